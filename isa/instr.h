@@ -263,7 +263,7 @@ struct SStore { DType dtype = DType::I32; uint8_t rs = 0; Addr addr; int8_t inde
 
 // ---- sync --------------------------------------------------------------------------------------
 inline constexpr int kNumEventIds = 8;
-inline constexpr int kNumCrossFlags = 16;
+inline constexpr int kNumCrossFlags = 11;  // ids 0-10 (hardware.md §1)
 struct SetFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; };
 struct WaitFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; };
 struct PipeBarrier { Pipe pipe = Pipe::ALL; };

@@ -84,46 +84,76 @@ float f16_to_f32(uint16_t h) {
 
 float bf16_to_f32(uint16_t b) { return f32_from_bits(static_cast<uint32_t>(b) << 16); }
 
-uint32_t round_to_binary(double x, int exp_bits, int man_bits, RoundMode m, Overflow o) {
+namespace {
+// Encodes sign * n * 2^q (n already rounded, n < 2^(man_bits+2)) into the format, applying overflow.
+uint32_t encode_rounded(uint32_t sign, uint64_t n, int q, int exp_bits, int man_bits, RoundMode m, Overflow o) {
   const int bias = (1 << (exp_bits - 1)) - 1;
-  const uint32_t sign = std::signbit(x) ? 1u << (exp_bits + man_bits) : 0u;
   const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
-  const uint32_t max_finite = inf - 1;
-  if (std::isnan(x)) return o == Overflow::Saturate ? 0u : (inf | (1u << (man_bits - 1)));
-  const bool neg = sign != 0;
-  if (std::isinf(x)) return sign | (o == Overflow::Saturate ? max_finite : inf);
-  const double a = std::fabs(x);
-  if (a == 0.0) return sign;
-  int e;
-  std::frexp(a, &e);  // a = f * 2^e, f in [0.5, 1): the leading bit has weight 2^(e-1)
-  const int emin = 1 - bias;
-  const int q = std::max(e - 1, emin) - man_bits;  // weight of the last significand bit
-  const double scaled = std::ldexp(a, -q);         // exact: fewer than 53 significant bits
-  const double ip = std::floor(scaled);
-  uint64_t n = round_magnitude(static_cast<uint64_t>(ip), scaled - ip, neg, m);
-  int qe = q;
-  if (n >> (man_bits + 1)) { n >>= 1; ++qe; }  // rounding carried into a new binade
-  const int biased = (n >> man_bits) ? qe + man_bits + bias : 0;
+  if (n >> (man_bits + 1)) { n >>= 1; ++q; }  // rounding carried into a new binade
+  const int biased = (n >> man_bits) ? q + man_bits + bias : 0;
   if (biased >= (1 << exp_bits) - 1) {
-    const bool to_inf = o == Overflow::Ieee && overflow_gives_inf(neg, m);
-    return sign | (to_inf ? inf : max_finite);
+    const bool to_inf = o == Overflow::Ieee && overflow_gives_inf(sign != 0, m);
+    return sign | (to_inf ? inf : inf - 1);
   }
   if (biased == 0) return sign | static_cast<uint32_t>(n);  // subnormal or zero
   return sign | (static_cast<uint32_t>(biased) << man_bits) | (static_cast<uint32_t>(n) & ((1u << man_bits) - 1));
+}
+
+// Rounds an integer significand sig * 2^e2 (sig > 0) whose leading bit has weight 2^lead to the format.
+uint32_t round_significand(uint32_t sign, uint64_t sig, int e2, int lead, int exp_bits, int man_bits, RoundMode m,
+                           Overflow o) {
+  const int emin = 2 - (1 << (exp_bits - 1));
+  const int q = std::max(lead, emin) - man_bits;  // weight of the last kept bit
+  const int shift = q - e2;
+  uint64_t n, rem, half;
+  if (shift <= 0) {
+    n = sig << -shift; rem = 0; half = 1;
+  } else if (shift >= 63) {
+    n = 0; rem = 1; half = uint64_t{1} << 62;  // far below the last bit: sticky only
+  } else {
+    n = sig >> shift; rem = sig & ((uint64_t{1} << shift) - 1); half = uint64_t{1} << (shift - 1);
+  }
+  const double frac = rem == 0 ? 0.0 : (rem < half ? 0.25 : (rem == half ? 0.5 : 0.75));
+  return encode_rounded(sign, round_magnitude(n, frac, sign != 0, m), q, exp_bits, man_bits, m, o);
+}
+
+// fp32 (finite or not, NaN handled by the caller) narrowed to a smaller binary format.
+uint32_t narrow_f32(uint32_t u, int exp_bits, int man_bits, RoundMode m, Overflow o) {
+  const uint32_t sign = (u >> 31) << (exp_bits + man_bits);
+  const uint32_t e = (u >> 23) & 0xff, man = u & 0x7fffff;
+  const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
+  if (e == 0xff) return o == Overflow::Saturate ? (man ? 0u : sign | (inf - 1)) : (sign | inf | (man ? 1u << (man_bits - 1) : 0));
+  if (e == 0 && man == 0) return sign;
+  if (e == 0) return round_significand(sign, man, -149, 31 - __builtin_clz(man) - 149, exp_bits, man_bits, m, o);
+  return round_significand(sign, man | 0x800000u, static_cast<int>(e) - 150, static_cast<int>(e) - 127, exp_bits,
+                           man_bits, m, o);
+}
+}  // namespace
+
+uint32_t round_to_binary(double x, int exp_bits, int man_bits, RoundMode m, Overflow o) {
+  const uint32_t sign = std::signbit(x) ? 1u << (exp_bits + man_bits) : 0u;
+  const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
+  if (std::isnan(x)) return o == Overflow::Saturate ? 0u : (inf | (1u << (man_bits - 1)));
+  if (std::isinf(x)) return sign | (o == Overflow::Saturate ? inf - 1 : inf);
+  if (x == 0.0) return sign;
+  int e;
+  const double f = std::frexp(std::fabs(x), &e);                        // |x| = f * 2^e, f in [0.5, 1)
+  const auto sig = static_cast<uint64_t>(std::ldexp(f, 53));            // exact 53-bit significand
+  return round_significand(sign, sig, e - 53, e - 1, exp_bits, man_bits, m, o);
 }
 
 uint16_t f32_to_f16(float x, RoundMode m, Overflow o) {
   const uint32_t u = f32_bits(x);
   if (std::isnan(x) && o == Overflow::Ieee)  // as F16C: quieted, top payload bits kept
     return static_cast<uint16_t>(((u >> 16) & 0x8000) | 0x7e00 | ((u >> 13) & 0x3ff));
-  return static_cast<uint16_t>(round_to_binary(x, 5, 10, m, o));
+  return static_cast<uint16_t>(narrow_f32(u, 5, 10, m, o));
 }
 
 uint16_t f32_to_bf16(float x, RoundMode m, Overflow o) {
   if (m == RoundMode::ODD) throw std::invalid_argument("rounding mode odd is defined for fp32 -> fp16 only");
   const uint32_t u = f32_bits(x);
   if (std::isnan(x) && o == Overflow::Ieee) return static_cast<uint16_t>((u >> 16) | 0x40);
-  return static_cast<uint16_t>(round_to_binary(x, 8, 7, m, o));
+  return static_cast<uint16_t>(narrow_f32(u, 8, 7, m, o));
 }
 
 uint16_t s32_to_f16(int32_t x, RoundMode m, Overflow o) {

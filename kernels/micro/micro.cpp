@@ -1,0 +1,148 @@
+#include "kernels/micro/micro.h"
+
+#include <stdexcept>
+
+#include "sim/machine/core_ctx.h"
+
+namespace npusim::kernels::micro {
+
+using namespace isa;
+using sim::CoreCtx;
+using sim::LaunchSpec;
+using sim::MixMode;
+
+namespace {
+sim::LaunchResult run(sim::Machine& m, LaunchSpec spec) {
+  auto r = m.launch(spec);
+  if (!r.ok()) throw std::runtime_error("microbenchmark '" + spec.name + "' faulted: " + r.faults[0].message);
+  return r;
+}
+}  // namespace
+
+MicroResult mte2_bandwidth(sim::Machine& m, int cores, uint64_t bytes_per_core, uint64_t chunk) {
+  const uint64_t src = m.gm().allocate("mte2_src_" + std::to_string(cores), bytes_per_core * cores);
+  LaunchSpec s{.name = "mte2_bandwidth", .block_dim = cores, .mix = MixMode::CubeOnly};
+  s.cube = [=](CoreCtx& c) {
+    const Addr buf = c.alloc(Buf::L1, chunk, "chunk");
+    const uint64_t base = src + c.block_idx() * bytes_per_core;
+    for (uint64_t off = 0; off < bytes_per_core; off += chunk)
+      c.issue(DataCopy{.dst = buf, .src = {Buf::GM, base + off}, .burst_bytes = static_cast<uint32_t>(chunk)});
+  };
+  const auto r = run(m, s);
+  const auto& hw = m.hw();
+  const double expected = std::min<double>(cores * hw.mte2.port_bytes_per_cycle, hw.hbm.bytes_per_cycle);
+  return {"mte2_bandwidth_" + std::to_string(cores) + "core", r.cycles,
+          static_cast<double>(bytes_per_core * cores) / r.cycles, expected, "B/cycle", r.instructions};
+}
+
+MicroResult mte3_bandwidth(sim::Machine& m, uint64_t bytes) {
+  const uint64_t chunk = 96 * 1024;
+  const uint64_t dst = m.gm().allocate("mte3_dst", bytes);
+  LaunchSpec s{.name = "mte3_bandwidth", .block_dim = 1, .mix = MixMode::VectorOnly};
+  s.vector = [=](CoreCtx& c) {
+    const Addr buf = c.alloc(Buf::UB, chunk, "chunk");
+    for (uint64_t off = 0; off < bytes; off += chunk)
+      c.issue(DataCopy{.dst = {Buf::GM, dst + off}, .src = buf, .burst_bytes = static_cast<uint32_t>(chunk)});
+  };
+  const auto r = run(m, s);
+  return {"mte3_bandwidth", r.cycles, static_cast<double>(bytes) / r.cycles,
+          static_cast<double>(m.hw().mte3.port_bytes_per_cycle), "B/cycle", r.instructions};
+}
+
+MicroResult mte1_bandwidth(sim::Machine& m, Buf dst, int loads) {
+  LaunchSpec s{.name = "mte1_bandwidth", .block_dim = 1, .mix = MixMode::CubeOnly};
+  s.cube = [=](CoreCtx& c) {
+    const Addr l1 = c.alloc(Buf::L1, 64 * 1024, "src");
+    const Addr l0 = c.alloc(dst, 64 * 1024, "dst");
+    for (int i = 0; i < loads; ++i) c.issue(Load2d{.dst = l0, .src = l1, .repeat = 128});
+  };
+  const auto r = run(m, s);
+  const auto& hw = m.hw();
+  const double expected = dst == Buf::L0A ? hw.mte1.l0a_bytes_per_cycle : hw.mte1.l0b_bytes_per_cycle;
+  return {std::string("mte1_bandwidth_") + std::string(buf_name(dst)), r.cycles,
+          static_cast<double>(loads) * 64 * 1024 / r.cycles, expected, "B/cycle", r.instructions};
+}
+
+MicroResult mmad_peak(sim::Machine& m, int mmads) {
+  LaunchSpec s{.name = "mmad_peak", .block_dim = 1, .mix = MixMode::CubeOnly};
+  s.cube = [=](CoreCtx& c) {
+    const Addr a = c.alloc(Buf::L0A, 32 * 1024, "a"), b = c.alloc(Buf::L0B, 32 * 1024, "b");
+    const Addr o = c.alloc(Buf::L0C, 64 * 1024, "c");
+    for (int i = 0; i < mmads; ++i) c.issue(Mmad{.c = o, .a = a, .b = b, .m = 128, .n = 128, .k = 128, .init = i == 0});
+  };
+  const auto r = run(m, s);
+  return {"mmad_peak", r.cycles, static_cast<double>(mmads) * 128 * 128 * 128 / r.cycles,
+          4096.0 / m.hw().cube.fractal_cycles_b16, "MAC/cycle", r.instructions};
+}
+
+MicroResult fixpipe_rate(sim::Machine& m, int ops) {
+  LaunchSpec s{.name = "fixpipe_rate", .block_dim = 1, .mix = MixMode::CubeOnly};
+  s.cube = [=](CoreCtx& c) {
+    const Addr l0c = c.alloc(Buf::L0C, 64 * 1024, "acc"), l1 = c.alloc(Buf::L1, 32 * 1024, "out");
+    for (int i = 0; i < ops; ++i)
+      c.issue(Fixpipe{.dst = l1, .src = l0c, .m = 128, .n = 128, .src_m_stride = 128, .dst_stride = 128, .nz2nd = false});
+  };
+  const auto r = run(m, s);
+  return {"fixpipe_rate", r.cycles, static_cast<double>(ops) * 128 * 128 / r.cycles,
+          static_cast<double>(m.hw().fixpipe.elems_per_cycle), "elements/cycle", r.instructions};
+}
+
+MicroResult vector_rate(sim::Machine& m, bool exp, int ops) {
+  LaunchSpec s{.name = exp ? "vexp_rate" : "vadd_rate", .block_dim = 1, .mix = MixMode::VectorOnly};
+  s.vector = [=](CoreCtx& c) {
+    // Sources and destination 64 KiB apart: different banks, so repeats are conflict-free.
+    const Addr x = c.alloc(Buf::UB, 65536, "x"), y = c.alloc(Buf::UB, 65536, "y"), z = c.alloc(Buf::UB, 65280, "z");
+    for (int i = 0; i < ops; ++i) {
+      if (exp) c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
+      else c.issue(VBinary{.op = VBinOp::Add, .dtype = DType::F32, .dst = z, .src0 = x, .src1 = {Buf::UB, y.off + 0x100}, .repeat = 255});
+    }
+  };
+  const auto r = run(m, s);
+  const double beats = exp ? m.hw().vector.exp_beats : m.hw().vector.simple_beats;
+  return {exp ? "vexp_rate" : "vadd_rate", r.cycles, static_cast<double>(ops) * 255 / r.cycles, 1.0 / beats,
+          "repeats/cycle", r.instructions};
+}
+
+MicroResult cross_flag_pingpong(sim::Machine& m, int rounds) {
+  LaunchSpec s{.name = "cross_flag_pingpong", .block_dim = 1, .mix = MixMode::Mix1_2};
+  s.cube = [=](CoreCtx& c) {
+    for (int i = 0; i < rounds; ++i) {
+      c.cross_set(2, 1, Pipe::S);
+      c.cross_wait(2);
+    }
+  };
+  s.vector = [=](CoreCtx& c) {
+    for (int i = 0; i < rounds; ++i) {
+      c.cross_wait(1);
+      c.cross_set(2, 2, Pipe::S);
+    }
+  };
+  const auto r = run(m, s);
+  const auto& hw = m.hw();
+  // A round trip: AIC set (issue) -> latency -> AIV wait (issue) -> AIV set (issue) -> latency -> AIC wait.
+  const double expected = 2.0 * hw.sync.cross_core_latency_cycles + 2.0 * hw.scalar.issue_cycles;
+  return {"cross_flag_pingpong", r.cycles, static_cast<double>(r.cycles) / rounds, expected, "cycles/round trip",
+          r.instructions};
+}
+
+std::vector<std::string> micro_names() {
+  return {"mte2_1core", "mte2_allcores", "mte3", "mte1_l0a", "mte1_l0b", "mmad", "fixpipe", "vadd", "vexp", "pingpong"};
+}
+
+MicroResult run_micro(sim::Machine& m, const std::string& name) {
+  const int cores = static_cast<int>(m.hw().chip.ai_cores);
+  const uint64_t l2 = static_cast<uint64_t>(m.hw().l2.bytes);
+  if (name == "mte2_1core") return mte2_bandwidth(m, 1, 16 << 20);
+  if (name == "mte2_allcores") return mte2_bandwidth(m, cores, (l2 * 3 / 2 / cores + 0x3ffff) & ~uint64_t{0x3ffff});
+  if (name == "mte3") return mte3_bandwidth(m, 96 * 1024 * 256);
+  if (name == "mte1_l0a") return mte1_bandwidth(m, Buf::L0A, 1000);
+  if (name == "mte1_l0b") return mte1_bandwidth(m, Buf::L0B, 1000);
+  if (name == "mmad") return mmad_peak(m, 1000);
+  if (name == "fixpipe") return fixpipe_rate(m, 1000);
+  if (name == "vadd") return vector_rate(m, false, 2000);
+  if (name == "vexp") return vector_rate(m, true, 2000);
+  if (name == "pingpong") return cross_flag_pingpong(m, 1000);
+  throw std::invalid_argument("unknown microbenchmark '" + name + "'");
+}
+
+}  // namespace npusim::kernels::micro

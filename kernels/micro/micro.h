@@ -1,0 +1,40 @@
+#pragma once
+// Microbenchmarks: small kernels that stream one unit at its peak so the simulated rate can be compared
+// with the configured one (sim/README.md "Validation"). Each returns the measured and the expected rate.
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine.h"
+
+namespace npusim::kernels::micro {
+
+struct MicroResult {
+  std::string name;
+  uint64_t cycles = 0;
+  double measured = 0, expected = 0;  // in `unit`
+  std::string unit;
+  uint64_t instructions = 0;
+  double ratio() const { return expected > 0 ? measured / expected : 0; }
+};
+
+// GM -> L1 on `cores` AICs, each streaming `bytes_per_core` of distinct data in `chunk`-byte DMAs.
+// Expected: min(cores * mte2.port, hbm) bytes/cycle when the data misses L2.
+MicroResult mte2_bandwidth(sim::Machine& m, int cores, uint64_t bytes_per_core, uint64_t chunk = 256 * 1024);
+// UB -> GM on one AIV: expected mte3.port bytes/cycle.
+MicroResult mte3_bandwidth(sim::Machine& m, uint64_t bytes);
+// L1 -> L0A (or L0B) with 64 KiB load2d instructions: expected mte1 rate.
+MicroResult mte1_bandwidth(sim::Machine& m, isa::Buf dst, int loads);
+// Back-to-back fp16 mmads of 128x128x128: expected 4096 MAC per cycle / fractal_cycles_b16.
+MicroResult mmad_peak(sim::Machine& m, int mmads);
+// L0C -> L1 fixpipes of 128 x 128: expected fixpipe.elems_per_cycle.
+MicroResult fixpipe_rate(sim::Machine& m, int ops);
+// Contiguous fp32 vector ops of 255 repeats (vadd or vexp): expected 1 / class beats repeats per cycle.
+MicroResult vector_rate(sim::Machine& m, bool exp, int ops);
+// AIC <-> AIV cross-core flag round trips: expected 2 * sync.cross_core_latency_cycles per round trip
+// (plus issue cycles), measured in cycles per round trip.
+MicroResult cross_flag_pingpong(sim::Machine& m, int rounds);
+
+std::vector<std::string> micro_names();
+MicroResult run_micro(sim::Machine& m, const std::string& name);  // default sizes
+
+}  // namespace npusim::kernels::micro

@@ -1,0 +1,187 @@
+#include "sim/check/race_checker.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_set>
+
+#include "isa/asm.h"
+#include "sim/check/gm_shadow.h"
+#include "sim/check/local_shadow.h"
+#include "sim/check/race_hits.h"
+
+namespace npusim::sim {
+
+namespace {
+
+constexpr size_t kMaxDedupe = size_t{1} << 20;  // pairs remembered; beyond, every race is only counted
+
+// The last kHistory instructions of one agent that touched memory, indexed by epoch (dense per agent,
+// unlike the launch-wide instruction id). Slots are reused in place, so strings keep their capacity.
+struct History {
+  std::vector<InstrInfo> infos;
+  std::vector<uint32_t> epochs;  // epoch held by each slot (0: empty)
+
+  void record(uint32_t epoch, const InstrInfo& info) {
+    const size_t slot = epoch % RaceChecker::kHistory;
+    if (slot >= infos.size()) {
+      const size_t n = std::min(RaceChecker::kHistory, std::max(slot + 1, 2 * infos.size()));
+      infos.resize(n);
+      epochs.resize(n, 0);
+    }
+    infos[slot] = info;
+    epochs[slot] = epoch;
+  }
+  const InstrInfo* find(uint32_t epoch) const {
+    const size_t slot = epoch % RaceChecker::kHistory;
+    return slot < infos.size() && epochs[slot] == epoch ? &infos[slot] : nullptr;
+  }
+};
+
+struct PairKey {
+  uint64_t earlier, later;  // (agent << 32) | epoch of each instruction
+  bool operator==(const PairKey&) const = default;
+};
+struct PairHash {
+  size_t operator()(const PairKey& k) const { return k.earlier * 0x9E3779B97F4A7C15ull ^ k.later; }
+};
+
+uint64_t event(AgentId a, uint32_t epoch) { return (uint64_t{a} << 32) | epoch; }
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+const char* kind_name(RaceKind k) { return k == RaceKind::RAW ? "RAW" : k == RaceKind::WAR ? "WAR" : "WAW"; }
+
+// Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.
+std::string describe(const InstrInfo& i) {
+  std::string s = "#";
+  s += std::to_string(i.id);
+  s += ' ';
+  s += i.core_name;
+  s += ' ';
+  s += isa::pipe_name(i.pipe);
+  s += " (cycle ";
+  s += std::to_string(i.cycle);
+  s += ") `";
+  s += i.text.empty() ? isa::to_asm(i.instr) : i.text;  // rendered only for reports
+  s += '`';
+  return s;
+}
+
+}  // namespace
+
+struct RaceChecker::Impl {
+  const HappensBefore& hb;
+  std::vector<int> core_of_agent;
+  LocalShadow local;
+  GmShadow gm;
+  RaceHits hits;
+  std::vector<History> history;       // per agent
+  std::vector<InstrInfo> agent_info;  // per agent: core name and pipe, from its first instruction
+  std::unordered_set<PairKey, PairHash> reported;
+  uint64_t dropped = 0;
+
+  Impl(const HappensBefore& h, std::vector<int> cores)
+      : hb(h), core_of_agent(std::move(cores)), local(core_of_agent), gm(h), history(core_of_agent.size()),
+        agent_info(core_of_agent.size()) {}
+
+  void remember(AgentId a, uint32_t epoch, const InstrInfo& info) {
+    if (agent_info[a].core_name.empty()) {
+      agent_info[a].core_name = info.core_name;
+      agent_info[a].pipe = info.pipe;
+    }
+    history[a].record(epoch, info);
+  }
+
+  std::string agent_name(AgentId a) const {
+    const InstrInfo& i = agent_info[a];
+    return i.core_name + ":" + std::string(isa::pipe_name(i.pipe));
+  }
+
+  std::string describe_earlier(const RaceHit& h) const {
+    if (const InstrInfo* i = history[h.other].find(h.other_epoch)) return describe(*i);
+    const std::string who = agent_info[h.other].core_name + " " + std::string(isa::pipe_name(agent_info[h.other].pipe));
+    if (h.has_id) return "instruction #" + std::to_string(h.other_id) + " " + who + " (older than the history window)";
+    return "instruction " + std::to_string(h.other_epoch) + " of " + who + " (older than the history window of " +
+           std::to_string(kHistory) + " instructions)";
+  }
+
+  std::string hint(AgentId earlier, AgentId later) const {
+    if (core_of_agent[earlier] == core_of_agent[later])
+      return "no set_flag/wait_flag orders " + std::string(isa::pipe_name(agent_info[earlier].pipe)) + " -> " +
+             std::string(isa::pipe_name(agent_info[later].pipe)) + " on " + agent_info[later].core_name;
+    return "no cross-core flag or SyncAll orders " + agent_name(earlier) + " before " + agent_name(later);
+  }
+
+  std::string message(const RaceHit& h, AgentId a, const InstrInfo& info) const {
+    const bool gm_buf = h.buf == isa::Buf::GM;
+    const char* verb_earlier = h.kind == RaceKind::WAR ? "reads" : "writes";
+    const char* verb_later = h.kind == RaceKind::RAW ? "reads" : "writes";
+    std::string m = std::string(kind_name(h.kind)) + " race on " + (gm_buf ? "" : info.core_name + " ") +
+                    std::string(isa::buf_name(h.buf)) + " [" + hex(h.lo) + ", " + hex(h.hi) + ")";
+    if (h.bytes != h.hi - h.lo) m += " (" + std::to_string(h.bytes) + " bytes in conflict)";
+    m += ": " + describe_earlier(h) + " " + verb_earlier + "; " + describe(info) + " " + verb_later +
+         " with no ordering between them: " + hint(h.other, a);
+    return m;
+  }
+
+  void emit(AgentId a, uint32_t epoch, const InstrInfo& info, std::vector<Fault>& faults) {
+    for (const RaceHit& h : hits.hits()) {
+      const PairKey key{event(h.other, h.other_epoch), event(a, epoch)};
+      if (reported.count(key)) continue;
+      if (reported.size() < kMaxDedupe) reported.insert(key);
+      if (faults.size() >= kMaxFaults) {
+        ++dropped;
+        continue;
+      }
+      faults.push_back(Fault{h.buf == isa::Buf::GM ? "gm-race" : "race", message(h, a, info)});
+    }
+  }
+
+  void reset() {
+    local.reset();
+    gm.reset();
+    for (History& h : history) std::fill(h.epochs.begin(), h.epochs.end(), 0);
+    reported.clear();
+    dropped = 0;
+  }
+};
+
+RaceChecker::RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent)
+    : impl_(new Impl(hb, std::move(core_of_agent))) {}
+
+RaceChecker::~RaceChecker() { delete impl_; }
+
+uint64_t RaceChecker::faults_dropped() const { return impl_->dropped; }
+
+void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, std::span<const AccessRange> ranges) {
+  if (ranges.empty()) return;
+  Impl& m = *impl_;
+  m.hits.clear();
+  bool local_ready = false;
+  for (const AccessRange& r : ranges) {
+    if (r.buf == isa::Buf::GM) {
+      checks_ += m.gm.access(a, epoch, info.id, r, m.hits);
+      continue;
+    }
+    if (!local_ready) {
+      m.local.begin(a, epoch, m.hb.clock(a));
+      local_ready = true;
+    }
+    checks_ += m.local.access(r, m.hits);
+  }
+  m.remember(a, epoch, info);
+  if (!m.hits.empty()) m.emit(a, epoch, info, faults_);
+}
+
+void RaceChecker::reset() {
+  impl_->reset();
+  faults_.clear();
+  checks_ = 0;
+}
+
+}  // namespace npusim::sim

@@ -1,0 +1,68 @@
+#pragma once
+// Race detection on buffer ranges (issue 3, "checks"): two accesses to overlapping bytes, at least one a
+// write, by different agents with no happens-before order between them. Local buffers (L1, L0A, L0B,
+// L0C, BT, FB, UB) are tracked per core at 32-byte-block granularity; GM is tracked with an interval map of
+// the exact byte ranges touched in the launch (so terabyte-scale address spaces cost nothing).
+// Reports name both instructions: core, pipe, start cycle and assembly text.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isa/instr.h"
+#include "sim/check/happens_before.h"
+
+namespace npusim::sim {
+
+// One byte range an instruction reads or writes. Local ranges are block-exact (a strided operand lists
+// its blocks, not its whole span); callers may pass many ranges per instruction.
+struct AccessRange {
+  isa::Buf buf;
+  uint64_t begin, end;  // bytes, end exclusive
+  bool write;
+};
+
+// Identifies an executed instruction in reports.
+struct InstrInfo {
+  uint64_t id = 0;       // unique in the launch, increasing in issue order
+  int core = 0;          // global core index (as in traces)
+  std::string core_name; // e.g. "aic3", "aiv7"
+  isa::Pipe pipe = isa::Pipe::S;
+  uint64_t cycle = 0;    // start cycle
+  std::string text;      // assembly text; when empty the checker renders isa::to_asm(instr) on demand
+  isa::Instr instr{};    // the instruction itself (cheap to keep; text is only made for reports)
+};
+
+struct Fault {
+  std::string kind;      // "race", "gm-race", "bounds", "deadlock", "flags-pending", "cross-flag-overflow", ...
+  std::string message;   // complete, human-readable, names the instructions involved
+};
+
+class RaceChecker {
+ public:
+  static constexpr size_t kHistory = 4096;   // InstrInfo records kept per agent for reports
+  static constexpr size_t kMaxFaults = 100;  // faults stored; further distinct races are only counted
+
+  // `core_of_agent[a]` is the core index of agent a (local buffers are per core).
+  RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent);
+  ~RaceChecker();
+  RaceChecker(const RaceChecker&) = delete;
+  RaceChecker& operator=(const RaceChecker&) = delete;
+  // Checks and records the accesses of one instruction executed by agent `a` (its clock already
+  // includes every acquire that precedes it). `epoch` is what tick(a) returned for this instruction
+  // (never 0: 0 means "no access" in the shadow state). Faults are appended to faults(): each pair of
+  // instructions at most once, at most kMaxFaults of them; reset() also clears faults and counters.
+  void on_access(AgentId a, uint32_t epoch, const InstrInfo& info, std::span<const AccessRange> ranges);
+  const std::vector<Fault>& faults() const { return faults_; }
+  uint64_t checks_run() const { return checks_; }  // local blocks + GM segments checked
+  uint64_t faults_dropped() const;                 // distinct races found beyond kMaxFaults
+  void reset();  // new launch: forget all shadow state
+
+ private:
+  struct Impl;
+  Impl* impl_;
+  std::vector<Fault> faults_;
+  uint64_t checks_ = 0;
+};
+
+}  // namespace npusim::sim

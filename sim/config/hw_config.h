@@ -1,0 +1,96 @@
+#pragma once
+// Typed hardware description. Every key is declared once in hw_schema.cpp (type, unit in the name,
+// one-line description); configs/README.md documents them. Hardware numbers live only in
+// configs/hw/*.yaml: nothing here has a default value.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace npusim::sim {
+
+// Bad configuration input: unknown / mistyped / missing key, bad --set, unreadable file. Exit status 2.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Topology : uint8_t { Split, Coupled };
+
+struct HwConfig {
+  std::string name;
+  Topology topology = Topology::Split;
+  struct Chip {
+    int64_t ai_cores = 0;       // AI Cores (split: one AIC each)
+    int64_t aiv_per_core = 0;   // vector cores per AI Core (split: 2; coupled: 0)
+    double clock_mhz = 0;
+  } chip;
+  struct Core {
+    int64_t l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, bt_bytes = 0, fb_bytes = 0, ub_bytes = 0;
+  } core;
+  struct Ub {
+    int64_t banks = 0, bank_groups = 0;
+  } ub;
+  struct Scalar {
+    int64_t issue_cycles = 0, gm_load_latency_cycles = 0;
+  } scalar;
+  struct Queue {
+    int64_t mte1_entries = 0, m_entries = 0, fix_entries = 0, mte2_entries = 0, mte3_entries = 0, v_entries = 0;
+  } queue;
+  struct Cube {
+    int64_t fractal_cycles_b16 = 0, fractal_cycles_s8 = 0, fractal_cycles_s4 = 0, fractal_cycles_f32 = 0;
+    int64_t startup_cycles = 0;
+  } cube;
+  struct Mte1 {
+    int64_t l0a_bytes_per_cycle = 0, l0b_bytes_per_cycle = 0, startup_cycles = 0;
+  } mte1;
+  struct Fixpipe {
+    int64_t elems_per_cycle = 0, startup_cycles = 0;
+  } fixpipe;
+  struct Mte2 {
+    int64_t port_bytes_per_cycle = 0, l2_hit_bytes_per_cycle = 0, startup_cycles = 0;
+  } mte2;
+  struct Mte3 {
+    int64_t port_bytes_per_cycle = 0, startup_cycles = 0;
+    int64_t ub_to_l1_bytes_per_cycle = 0;  // coupled only
+  } mte3;
+  struct Vector {
+    int64_t simple_beats = 0, simple_latency_cycles = 0;
+    int64_t div_beats = 0, div_latency_cycles = 0;
+    int64_t exp_beats = 0, exp_latency_cycles = 0;
+    int64_t ln_beats = 0, ln_latency_cycles = 0;
+    int64_t sqrt_beats = 0, sqrt_latency_cycles = 0;
+    int64_t reduce_beats = 0, reduce_latency_cycles = 0;
+    int64_t cast_beats = 0, cast_latency_cycles = 0;
+    int64_t l0c_to_ub_bytes_per_cycle = 0;  // coupled only
+  } vector;
+  struct L2 {
+    int64_t bytes = 0, line_bytes = 0, hit_latency_cycles = 0;
+  } l2;
+  struct Hbm {
+    int64_t bytes_per_cycle = 0, latency_cycles = 0;
+  } hbm;
+  struct Gm {
+    int64_t bytes = 0, burst_bytes = 0;
+  } gm;
+  struct Sync {
+    int64_t flag_latency_cycles = 0, cross_core_latency_cycles = 0, sync_all_cycles = 0, max_pending_cross_sets = 0;
+  } sync;
+};
+
+struct KeyInfo {
+  std::string path;         // dotted, e.g. "core.ub_bytes"
+  std::string type;         // int | float | string | enum(split|coupled)
+  std::string description;  // one line
+};
+const std::vector<KeyInfo>& hw_keys();
+
+// Resolves NAME (configs/hw/NAME.yaml) or a file path, applies `base:` inheritance, then `sets`
+// ("core.ub_bytes=131072"; an optional leading "hw." is accepted), then validates every key.
+HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>& sets = {});
+std::vector<std::string> bundled_hw_names();
+std::string default_hw_name();            // ascend910b2
+std::string hw_to_yaml(const HwConfig& c);  // resolved config, every key
+double cycles_to_us(const HwConfig& c, uint64_t cycles);
+
+}  // namespace npusim::sim

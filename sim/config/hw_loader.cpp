@@ -1,0 +1,194 @@
+// Loading a hardware description: file resolution, `base:` inheritance, --set overrides, validation.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "sim/config/hw_schema.h"
+
+#ifndef NPUSIM_CONFIG_DIR
+#error "NPUSIM_CONFIG_DIR must point at configs/"
+#endif
+
+namespace npusim::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+struct Value {
+  std::string text;
+  std::string where;  // "file:line"
+};
+using Flat = std::map<std::string, Value>;
+
+fs::path hw_dir() { return fs::path(NPUSIM_CONFIG_DIR) / "hw"; }
+
+fs::path resolve(const std::string& name_or_file) {
+  fs::path p(name_or_file);
+  if (p.has_extension() || name_or_file.find('/') != std::string::npos) {
+    if (!fs::exists(p)) throw ConfigError("hardware config file '" + name_or_file + "' does not exist");
+    return p;
+  }
+  fs::path bundled = hw_dir() / (name_or_file + ".yaml");
+  if (!fs::exists(bundled)) {
+    std::string names;
+    for (const auto& n : bundled_hw_names()) names += (names.empty() ? "" : ", ") + n;
+    throw ConfigError("--hw '" + name_or_file + "' is not a bundled config (valid: " + names + ") nor a file");
+  }
+  return bundled;
+}
+
+void flatten(const YAML::Node& n, const std::string& prefix, const std::string& file, Flat& out) {
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    const std::string path = prefix.empty() ? k : prefix + "." + k;
+    const std::string where = file + ":" + std::to_string(kv.first.Mark().line + 1);
+    if (kv.second.IsMap()) flatten(kv.second, path, file, out);
+    else if (kv.second.IsScalar()) out[path] = {kv.second.Scalar(), where};
+    else throw ConfigError(where + ": key '" + path + "' must be a scalar or a section");
+  }
+}
+
+Flat load_flat(const fs::path& file, std::set<std::string>& seen) {
+  const std::string canon = fs::weakly_canonical(file).string();
+  if (!seen.insert(canon).second) throw ConfigError(file.string() + ": 'base' inheritance forms a cycle");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(file.string() + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError("cannot read hardware config '" + file.string() + "'");
+  }
+  if (!root.IsMap()) throw ConfigError(file.string() + ": a hardware config is a map of sections");
+  Flat flat;
+  if (root["base"]) flat = load_flat(resolve(root["base"].as<std::string>()), seen);
+  Flat own;
+  flatten(root, "", file.string(), own);
+  own.erase("base");
+  for (auto& [k, v] : own) flat[k] = v;
+  return flat;
+}
+
+std::string valid_keys_near(const std::string& path) {
+  const std::string section = path.substr(0, path.find('.'));
+  std::string out, all;
+  for (const auto& k : hw_key_specs()) {
+    all += (all.empty() ? "" : ", ") + k.info.path;
+    if (k.info.path.rfind(section + ".", 0) == 0) out += (out.empty() ? "" : ", ") + k.info.path;
+  }
+  return out.empty() ? all : out;
+}
+
+void apply(HwConfig& c, const KeySpec& k, const Value& v) {
+  auto bad = [&](const std::string& what) {
+    throw ConfigError(v.where + ": key '" + k.info.path + "' = '" + v.text + "' " + what);
+  };
+  if (k.info.path == "name") { c.name = v.text; return; }
+  if (k.info.path == "topology") {
+    if (v.text == "split") c.topology = Topology::Split;
+    else if (v.text == "coupled") c.topology = Topology::Coupled;
+    else bad("is not one of split, coupled");
+    return;
+  }
+  try {
+    size_t used = 0;
+    if (k.ref_float) {
+      k.ref_float(c) = std::stod(v.text, &used);
+    } else {
+      k.ref_int(c) = std::stoll(v.text, &used, 0);
+    }
+    if (used != v.text.size()) throw std::invalid_argument("trailing text");
+  } catch (const std::logic_error&) {
+    bad(std::string("is not ") + (k.ref_float ? "a number" : "an integer"));
+  }
+}
+
+void validate(const HwConfig& c) {
+  for (const auto& k : hw_key_specs()) {
+    if (!k.ref_int && !k.ref_float) continue;
+    const double v = k.ref_int ? static_cast<double>(k.ref_int(const_cast<HwConfig&>(c))) : k.ref_float(const_cast<HwConfig&>(c));
+    const bool may_be_zero = k.info.path.find("latency") != std::string::npos ||
+                             k.info.path.find("startup") != std::string::npos ||
+                             k.info.path == "chip.aiv_per_core" || k.info.path == "vector.l0c_to_ub_bytes_per_cycle" ||
+                             k.info.path == "mte3.ub_to_l1_bytes_per_cycle" ||
+                             k.info.path.find("sync.") == 0;
+    if (v < 0 || (v == 0 && !may_be_zero))
+      throw ConfigError("key '" + k.info.path + "' = " + std::to_string(v) + " must be " +
+                        (may_be_zero ? ">= 0" : "> 0"));
+  }
+  if (c.topology == Topology::Split && c.chip.aiv_per_core < 1)
+    throw ConfigError("key 'chip.aiv_per_core' must be >= 1 for topology split");
+  if (c.topology == Topology::Coupled && c.chip.aiv_per_core != 0)
+    throw ConfigError("key 'chip.aiv_per_core' must be 0 for topology coupled (the core has its own vector unit)");
+  if (c.l2.bytes % c.l2.line_bytes != 0) throw ConfigError("key 'l2.bytes' must be a multiple of 'l2.line_bytes'");
+}
+}  // namespace
+
+std::vector<std::string> bundled_hw_names() {
+  std::vector<std::string> out;
+  if (fs::exists(hw_dir()))
+    for (const auto& e : fs::directory_iterator(hw_dir()))
+      if (e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string default_hw_name() { return "ascend910b2"; }
+
+HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>& sets) {
+  std::set<std::string> seen;
+  Flat flat = load_flat(resolve(name_or_file), seen);
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--set '" + s + "' must be KEY=VALUE");
+    std::string k = s.substr(0, eq);
+    if (k.rfind("hw.", 0) == 0) k = k.substr(3);
+    flat[k] = {s.substr(eq + 1), "--set " + s};
+  }
+  HwConfig c;
+  std::set<std::string> given;
+  for (const auto& [path, v] : flat) {
+    const auto it = std::find_if(hw_key_specs().begin(), hw_key_specs().end(),
+                                 [&](const KeySpec& k) { return k.info.path == path; });
+    if (it == hw_key_specs().end())
+      throw ConfigError(v.where + ": unknown hardware key '" + path + "' (valid: " + valid_keys_near(path) + ")");
+    apply(c, *it, v);
+    given.insert(path);
+  }
+  for (const auto& k : hw_key_specs())
+    if (!given.count(k.info.path))
+      throw ConfigError(name_or_file + ": missing required hardware key '" + k.info.path + "' (" + k.info.description + ")");
+  validate(c);
+  return c;
+}
+
+std::string hw_to_yaml(const HwConfig& c) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << c.name << YAML::Key << "topology" << YAML::Value
+      << (c.topology == Topology::Split ? "split" : "coupled");
+  std::string section;
+  for (const auto& k : hw_key_specs()) {
+    if (!k.ref_int && !k.ref_float) continue;
+    const auto dot = k.info.path.find('.');
+    const std::string sec = k.info.path.substr(0, dot);
+    if (sec != section) {
+      if (!section.empty()) out << YAML::EndMap;
+      out << YAML::Key << sec << YAML::Value << YAML::BeginMap;
+      section = sec;
+    }
+    out << YAML::Key << k.info.path.substr(dot + 1) << YAML::Value;
+    if (k.ref_int) out << k.ref_int(const_cast<HwConfig&>(c));
+    else out << k.ref_float(const_cast<HwConfig&>(c));
+  }
+  if (!section.empty()) out << YAML::EndMap;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+double cycles_to_us(const HwConfig& c, uint64_t cycles) { return static_cast<double>(cycles) / c.chip.clock_mhz; }
+
+}  // namespace npusim::sim

@@ -1,0 +1,213 @@
+#include "sim/machine/cost.h"
+
+#include <algorithm>
+
+#include "isa/footprint.h"
+
+namespace npusim::sim {
+
+namespace {
+using namespace isa;
+template <class... F> struct Overloaded : F... { using F::operator()...; };
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+int k0_of(DType t) { return t == DType::I8 ? 32 : t == DType::I4 ? 64 : t == DType::F32 ? 8 : 16; }
+
+struct ClassRates { int64_t beats, latency; };
+ClassRates rates(VecClass c, const HwConfig& hw) {
+  const auto& v = hw.vector;
+  switch (c) {
+    case VecClass::Simple: return {v.simple_beats, v.simple_latency_cycles};
+    case VecClass::Div: return {v.div_beats, v.div_latency_cycles};
+    case VecClass::Exp: return {v.exp_beats, v.exp_latency_cycles};
+    case VecClass::Ln: return {v.ln_beats, v.ln_latency_cycles};
+    case VecClass::Sqrt: return {v.sqrt_beats, v.sqrt_latency_cycles};
+    case VecClass::Reduce: return {v.reduce_beats, v.reduce_latency_cycles};
+    case VecClass::Cast: return {v.cast_beats, v.cast_latency_cycles};
+  }
+  return {1, 0};
+}
+
+// One vector operand's 8 block addresses in repeat r.
+struct Operand { Addr a; VStride s; bool present; };
+int blocks_of(const Operand& o, uint32_t r, int nblocks, uint64_t* out) {
+  if (!o.present) return 0;
+  for (int b = 0; b < nblocks; ++b)
+    out[b] = o.a.off + (uint64_t{r} * o.s.rep + uint64_t(b) * o.s.blk) * kBlockBytes;
+  return nblocks;
+}
+
+// Sum of per-repeat beats. The bank pattern of repeat r depends on r only through (r * rep) mod 16 for
+// each operand, so it repeats with period 16: compute one period and extrapolate.
+uint64_t vector_occupancy(std::initializer_list<Operand> reads, Operand write, uint32_t repeats, int src_blocks,
+                          int dst_blocks, int64_t class_beats) {
+  if (repeats == 0) return 0;
+  const uint32_t period = std::min<uint32_t>(repeats, 16);
+  uint64_t per[16];
+  for (uint32_t r = 0; r < period; ++r) {
+    uint64_t rd[24] = {}, wr[8] = {};
+    int nr = 0;
+    for (const auto& o : reads) nr += blocks_of(o, r, src_blocks, rd + nr);
+    const int nw = blocks_of(write, r, dst_blocks, wr);
+    per[r] = std::max<uint64_t>(repeat_conflict_beats(rd, nr, wr, nw), class_beats);
+  }
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < period; ++r) total += per[r] * ((repeats - r + period - 1) / period);
+  return total;
+}
+
+int blocks_for(DType t, int lanes) { return lanes * std::max(1, bytes_of(t)) / kBlockBytes; }
+
+template <class V>
+PipeCost vec_unary(const V& v, VecClass c, const HwConfig& hw) {
+  const int e = std::max(1, bytes_of(v.dtype));
+  const int lanes = lanes_per_repeat(e);
+  const auto r = rates(c, hw);
+  const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+  return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
+          static_cast<uint64_t>(r.latency)};
+}
+}  // namespace
+
+uint64_t repeat_conflict_beats(const uint64_t* rd, int nr, const uint64_t* wr, int nw) {
+  int rg[16] = {0}, wg[16] = {0};
+  for (int i = 0; i < nr; ++i) ++rg[(rd[i] >> 5) & 15];
+  for (int i = 0; i < nw; ++i) ++wg[(wr[i] >> 5) & 15];
+  int beats = 1;
+  for (int g = 0; g < 16; ++g) beats = std::max({beats, rg[g], wg[g]});
+  auto bank = [](uint64_t a) { return 16 * (a >> 16) + ((a >> 5) & 15); };
+  for (int i = 0; i < nr; ++i)
+    for (int j = 0; j < nw; ++j)
+      if (bank(rd[i]) == bank(wr[j]) && rd[i] != wr[j]) return beats + 1;
+  return beats;
+}
+
+VecClass vec_class(const Instr& in) {
+  if (auto* b = std::get_if<VBinary>(&in)) return b->op == VBinOp::Div ? VecClass::Div : VecClass::Simple;
+  if (auto* u = std::get_if<VUnary>(&in)) {
+    switch (u->op) {
+      case VUnaryOp::Exp: return VecClass::Exp;
+      case VUnaryOp::Ln: return VecClass::Ln;
+      case VUnaryOp::Rec: case VUnaryOp::Sqrt: case VUnaryOp::Rsqrt: return VecClass::Sqrt;
+      default: return VecClass::Simple;
+    }
+  }
+  if (std::holds_alternative<VReduce>(in) || std::holds_alternative<VBlockReduce>(in) ||
+      std::holds_alternative<VPairAdd>(in))
+    return VecClass::Reduce;
+  if (std::holds_alternative<VCast>(in)) return VecClass::Cast;
+  return VecClass::Simple;
+}
+
+uint64_t mmad_flops(const Mmad& m) { return 2ull * m.m * m.n * m.k; }
+
+uint64_t mmad_executed_flops(const Mmad& m) {
+  if (!m.m || !m.n || !m.k) return 0;
+  const uint64_t k0 = k0_of(m.a_dtype);
+  return 2ull * ceil_div(m.m, 16) * 16 * ceil_div(m.n, 16) * 16 * ceil_div(m.k, k0) * k0;
+}
+
+double fixpipe_bytes_per_cycle(const Fixpipe& f, const HwConfig& hw) {
+  return static_cast<double>(hw.fixpipe.elems_per_cycle) * std::max(1, bytes_of(f.dst_dtype));
+}
+
+PipeCost local_cost(const Instr& in, const HwConfig& hw) {
+  return std::visit(
+      Overloaded{
+          [&](const Mmad& m) -> PipeCost {
+            if (!m.m || !m.n || !m.k) return {1, 0};  // a no-op still takes an issue slot
+            const int64_t per = m.a_dtype == DType::F32  ? hw.cube.fractal_cycles_f32
+                                : m.a_dtype == DType::I8 ? hw.cube.fractal_cycles_s8
+                                : m.a_dtype == DType::I4 ? hw.cube.fractal_cycles_s4
+                                                         : hw.cube.fractal_cycles_b16;
+            const uint64_t steps = ceil_div(m.m, 16) * ceil_div(m.n, 16) * ceil_div(m.k, k0_of(m.a_dtype));
+            return {static_cast<uint64_t>(hw.cube.startup_cycles) + steps * per, 0};
+          },
+          [&](const Load2d& l) -> PipeCost {
+            const auto rate = l.dst.buf == Buf::L0A ? hw.mte1.l0a_bytes_per_cycle : hw.mte1.l0b_bytes_per_cycle;
+            return {ceil_div(uint64_t{l.repeat} * kFractalBytes, rate), static_cast<uint64_t>(hw.mte1.startup_cycles)};
+          },
+          [&](const Fixpipe& f) -> PipeCost {  // on-chip destinations (L1; UB on coupled cores)
+            const uint64_t elems = uint64_t{f.m} * f.n;
+            if (f.dst.buf == Buf::UB) {
+              const uint64_t bytes = elems * std::max(1, bytes_of(f.dst_dtype));
+              return {ceil_div(bytes, std::max<int64_t>(1, hw.vector.l0c_to_ub_bytes_per_cycle)), 0};
+            }
+            return {ceil_div(elems, hw.fixpipe.elems_per_cycle), static_cast<uint64_t>(hw.fixpipe.startup_cycles)};
+          },
+          [&](const DataCopy& d) -> PipeCost {  // on-chip only: UB -> L1 on coupled cores
+            const uint64_t bytes = uint64_t{d.nburst} * d.burst_bytes;
+            return {ceil_div(bytes, std::max<int64_t>(1, hw.mte3.ub_to_l1_bytes_per_cycle)),
+                    static_cast<uint64_t>(hw.mte3.startup_cycles)};
+          },
+          [&](const VBinary& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(vec_class(in), hw);
+            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+            return {vector_occupancy({{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, v.dst_s, true},
+                                     reps, 8, 8, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VScalar& v) { return vec_unary(v, VecClass::Simple, hw); },
+          [&](const VUnary& v) { return vec_unary(v, vec_class(in), hw); },
+          [&](const VCopy& v) { return vec_unary(v, VecClass::Simple, hw); },
+          [&](const VCast& v) -> PipeCost {
+            const int se = std::max(1, bytes_of(v.src_dtype)), de = std::max(1, bytes_of(v.dst_dtype));
+            const int lanes = lanes_per_repeat(std::max(se, de));
+            const auto r = rates(VecClass::Cast, hw);
+            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, blocks_for(v.src_dtype, lanes),
+                                     blocks_for(v.dst_dtype, lanes), r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VReduce& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(VecClass::Reduce, hw);
+            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VBlockReduce& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(VecClass::Reduce, hw);
+            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VPairAdd& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(VecClass::Reduce, hw);
+            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VBrcb& v) -> PipeCost {
+            const auto r = rates(VecClass::Simple, hw);
+            return {vector_occupancy({}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VDup& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(VecClass::Simple, hw);
+            return {vector_occupancy({}, {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VCmp& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(VecClass::Simple, hw);
+            return {vector_occupancy({{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
+                                     effective_repeats(v.mask, v.repeat, lanes), 8, 0, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const VSel& v) -> PipeCost {
+            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+            const auto r = rates(VecClass::Simple, hw);
+            return {vector_occupancy({{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
+                                     effective_repeats(v.mask, v.repeat, lanes), 8, 8, r.beats),
+                    static_cast<uint64_t>(r.latency)};
+          },
+          [&](const SLoad&) -> PipeCost { return {0, static_cast<uint64_t>(hw.scalar.gm_load_latency_cycles)}; },
+          [&](const auto&) -> PipeCost { return {0, 0}; }},
+      in);
+}
+
+}  // namespace npusim::sim

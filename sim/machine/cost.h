@@ -1,0 +1,35 @@
+#pragma once
+// The cost model: one function per instruction class, parameterised only by the hardware config.
+// An instruction occupies its pipe for `occupancy` cycles (the next instruction of the same pipe may start
+// then) and its results land `latency` cycles later (set_flag and pipe_barrier wait for them). Engine
+// start-up times (MTE1, FixPipe, MTE2/3) are latency: a queued transfer overlaps the previous one's tail.
+// GM transfers are costed by MemorySystem; everything else here. Formulas: sim/README.md "Cost model".
+#include <cstdint>
+
+#include "isa/instr.h"
+#include "sim/config/hw_config.h"
+
+namespace npusim::sim {
+
+struct PipeCost {
+  uint64_t occupancy = 0;
+  uint64_t latency = 0;
+};
+
+enum class VecClass : uint8_t { Simple, Div, Exp, Ln, Sqrt, Reduce, Cast };
+VecClass vec_class(const isa::Instr& in);
+
+// UB bank-conflict beats of one repeat: max over bank groups of blocks read (all sources) or written in
+// that group, at least 1, plus 1 when a block is read and another written in the same bank.
+uint64_t repeat_conflict_beats(const uint64_t* read_addrs, int n_reads, const uint64_t* write_addrs, int n_writes);
+
+// Cost of an instruction that does not touch GM (vector, cube, MTE1, on-chip FixPipe, scalar, sync).
+PipeCost local_cost(const isa::Instr& in, const HwConfig& hw);
+// FixPipe / MTE start-up and port rates used with MemorySystem for GM transfers.
+double fixpipe_bytes_per_cycle(const isa::Fixpipe& f, const HwConfig& hw);
+// Multiply-accumulates the cube executes for an mmad (whole fractals, padding included) and the
+// algorithmic flops 2*m*n*k.
+uint64_t mmad_executed_flops(const isa::Mmad& m);
+uint64_t mmad_flops(const isa::Mmad& m);
+
+}  // namespace npusim::sim

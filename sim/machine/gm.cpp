@@ -1,0 +1,53 @@
+#include "sim/machine/gm.h"
+
+#include <stdexcept>
+
+#include "sim/config/hw_config.h"
+
+namespace npusim::sim {
+
+namespace {
+constexpr uint64_t kAlign = 512;
+}
+
+GlobalMemory::GlobalMemory(uint64_t capacity_bytes, bool back_everything)
+    : capacity_(capacity_bytes), all_(back_everything) {}
+
+uint64_t GlobalMemory::allocate(const std::string& name, uint64_t bytes, bool materialize) {
+  const uint64_t off = (top_ + kAlign - 1) / kAlign * kAlign;
+  if (off + bytes > capacity_)
+    throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) + " bytes exceeds gm.bytes = " +
+                      std::to_string(capacity_) + " (" + std::to_string(off) + " bytes already allocated)");
+  top_ = off + bytes;
+  allocs_.push_back({name, off, bytes, all_ || materialize});
+  if (all_) data_.resize(top_, 0);
+  sparse_.emplace_back(!all_ && materialize ? bytes : 0, 0);
+  return off;
+}
+
+const GmAllocation& GlobalMemory::find(const std::string& name) const {
+  for (const auto& a : allocs_)
+    if (a.name == name) return a;
+  throw std::out_of_range("no GM allocation named '" + name + "'");
+}
+
+bool GlobalMemory::backed(uint64_t off, uint64_t len) const {
+  if (all_) return off + len <= data_.size();
+  for (size_t i = 0; i < allocs_.size(); ++i)
+    if (allocs_[i].materialized && off >= allocs_[i].offset && off + len <= allocs_[i].offset + allocs_[i].bytes)
+      return true;
+  return false;
+}
+
+uint8_t* GlobalMemory::ptr(uint64_t off, uint64_t len) {
+  if (all_) {
+    if (off + len > data_.size()) throw std::out_of_range("GM access beyond the allocated space");
+    return data_.data() + off;
+  }
+  for (size_t i = 0; i < allocs_.size(); ++i)
+    if (allocs_[i].materialized && off >= allocs_[i].offset && off + len <= allocs_[i].offset + allocs_[i].bytes)
+      return sparse_[i].data() + (off - allocs_[i].offset);
+  throw std::out_of_range("GM range is not materialised in timing mode");
+}
+
+}  // namespace npusim::sim

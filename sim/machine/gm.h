@@ -1,0 +1,41 @@
+#pragma once
+// Global memory: one byte address space with named allocations (inputs, outputs, workspace).
+// In full / functional mode every allocation is backed by host memory. In timing mode only allocations
+// marked `materialize` (data the scalar unit reads, e.g. block tables) are backed, so huge shapes fit.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace npusim::sim {
+
+struct GmAllocation {
+  std::string name;
+  uint64_t offset = 0, bytes = 0;
+  bool materialized = false;
+};
+
+class GlobalMemory {
+ public:
+  GlobalMemory(uint64_t capacity_bytes, bool back_everything);
+  // Allocates `bytes` at a 512-byte aligned offset; throws ConfigError-like std::runtime_error when the
+  // configured capacity (gm.bytes) is exceeded, naming the allocation.
+  uint64_t allocate(const std::string& name, uint64_t bytes, bool materialize = false);
+  const std::vector<GmAllocation>& allocations() const { return allocs_; }
+  const GmAllocation& find(const std::string& name) const;
+  // The span instructions execute on (empty in timing mode).
+  std::span<uint8_t> span() { return std::span<uint8_t>(data_); }
+  bool backed(uint64_t off, uint64_t len) const;
+  uint8_t* ptr(uint64_t off, uint64_t len);  // throws when [off, off+len) is not backed
+  uint64_t used_bytes() const { return top_; }
+  bool backs_everything() const { return all_; }
+
+ private:
+  uint64_t capacity_, top_ = 0;
+  bool all_;
+  std::vector<uint8_t> data_;                   // full / functional mode
+  std::vector<std::vector<uint8_t>> sparse_;   // timing mode: per materialised allocation
+  std::vector<GmAllocation> allocs_;
+};
+
+}  // namespace npusim::sim

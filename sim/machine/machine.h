@@ -1,0 +1,91 @@
+#pragma once
+// The simulated chip. One Machine per process (SystemC elaborates one module tree per process); it may
+// run several launches. A launch runs kernel programs on the scalar units of the chosen cores at simulated
+// time; their instructions flow into per-pipe queues and execute there (arithmetic + timing + checks).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/check/race_checker.h"
+#include "sim/config/hw_config.h"
+#include "sim/machine/gm.h"
+#include "sim/machine/memsys.h"
+
+namespace npusim::sim {
+
+class CoreCtx;
+class TraceWriter;
+using KernelFn = std::function<void(CoreCtx&)>;
+
+enum class SimMode : uint8_t { Full, Functional, Timing };
+std::string sim_mode_name(SimMode m);
+
+// Which cores a launch uses (block_dim counts AI Cores for CubeOnly and Mix1_2, vector cores for
+// VectorOnly). On a coupled chip every mode runs the `cube` program on block_dim coupled cores.
+enum class MixMode : uint8_t { CubeOnly, VectorOnly, Mix1_2 };
+
+struct LaunchSpec {
+  std::string name = "kernel";
+  int block_dim = 1;
+  MixMode mix = MixMode::Mix1_2;
+  KernelFn cube;    // runs on each AIC (or coupled core)
+  KernelFn vector;  // runs on each AIV
+};
+
+struct PipeStats {
+  uint64_t busy_cycles = 0, instructions = 0;
+};
+
+struct CoreStats {
+  std::string name;  // aic0, aiv1, core0
+  bool used = false;
+  std::array<PipeStats, 8> pipes{};  // indexed by isa::Pipe
+  uint64_t end_cycle = 0;
+};
+
+struct LaunchResult {
+  uint64_t cycles = 0;
+  std::vector<CoreStats> cores;
+  MemStats mem;
+  double l2_hit_rate = 0;
+  uint64_t flops = 0, executed_flops = 0, instructions = 0;
+  std::vector<Fault> faults;  // empty on success
+  uint64_t race_checks = 0;
+  double wall_s = 0;
+  bool ok() const { return faults.empty(); }
+};
+
+// A kernel program reported a problem that is the user's input, not the kernel's fault (e.g. a tiling
+// that does not fit a buffer). The CLI maps it to exit status 2.
+class KernelInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Machine {
+ public:
+  Machine(HwConfig hw, SimMode mode);
+  ~Machine();
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  const HwConfig& hw() const;
+  SimMode mode() const;
+  GlobalMemory& gm();
+  void set_trace(TraceWriter* trace);  // nullptr = no trace
+  // Runs one launch to completion (or to the first fatal fault / deadlock) and returns its statistics.
+  // After a fatal fault or a deadlock the machine cannot run another launch (throws std::logic_error).
+  LaunchResult launch(const LaunchSpec& spec);
+  // Global core index of AIC i / AIV j (split) or coupled core i, and the name shown in traces.
+  int num_cores() const;
+  std::string core_name(int core) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace npusim::sim

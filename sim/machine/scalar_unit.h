@@ -1,0 +1,32 @@
+#pragma once
+// Internal: the CoreCtx a kernel program receives, bound to one core of the machine.
+#include "sim/machine/core_ctx.h"
+#include "sim/machine/machine_impl.h"
+
+namespace npusim::sim {
+
+// Thrown through a kernel program when the launch is aborted (a fatal fault elsewhere).
+struct AbortLaunch {};
+
+class ScalarCtx final : public CoreCtx {
+ public:
+  ScalarCtx(Machine::Impl& m, CoreState& c);
+  int block_idx() const override;
+  int block_num() const override;
+  int sub_block_idx() const override;
+  isa::CoreKind kind() const override;
+  const HwConfig& hw() const override;
+  std::string name() const override;
+  isa::Addr alloc(isa::Buf buf, uint64_t bytes, const std::string& what, uint64_t align = 0) override;
+  void free_all(isa::Buf buf) override;
+  uint64_t capacity(isa::Buf buf) const override;
+  isa::Addr gm(const std::string& name, uint64_t offset = 0) const override;
+  void issue(const isa::Instr& in) override;
+  int64_t load_scalar(isa::DType t, isa::Addr gm_addr) override;
+
+ private:
+  Machine::Impl& m_;
+  CoreState& c_;
+};
+
+}  // namespace npusim::sim

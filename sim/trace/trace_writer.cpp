@@ -1,0 +1,225 @@
+// Streams the trace: every event is formatted and written the moment it is recorded, so memory stays flat
+// however long the run. Layout, units and the reasons behind them: traces/README.md.
+#include "sim/trace/trace_writer.h"
+
+#include <array>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string_view>
+
+namespace npusim::sim {
+namespace {
+
+// Lane names mirror the vendor simulator's trace.json (msprof op simulator) so its users feel at home.
+constexpr int kLanes = 7;
+constexpr std::array<std::string_view, kLanes> kLaneNames = {"SCALAR", "VECTOR", "CUBE", "MTE1",
+                                                             "MTE2",   "MTE3",   "FIXP"};
+static_assert(static_cast<int>(isa::Pipe::FIX) == kLanes - 1, "one lane per isa::Pipe before ALL");
+
+// pipe_of() gives ALL for pipe_barrier(all) and sync_all: the scalar unit is what waits on them, so they
+// are drawn on its lane.
+int lane_of(isa::Pipe pipe) {
+  if (pipe == isa::Pipe::ALL) return 0;
+  int lane = static_cast<int>(pipe);
+  if (lane >= kLanes) throw std::invalid_argument("trace: pipe value " + std::to_string(lane) + " is not an isa::Pipe");
+  return lane;
+}
+
+void check_core(int core) {
+  if (core < 0) throw std::invalid_argument("trace: core index " + std::to_string(core) + " is negative");
+}
+
+// Perfetto treats pid 0 as the kernel's idle process and rewrites tid 0 to the pid, and older versions
+// key threads by tid alone: so pids start at 1 and every lane's tid is unique in the whole trace.
+int64_t pid_of(int core) { return int64_t{core} + 1; }
+int64_t tid_of(int core, int lane) { return pid_of(core) * 10 + lane; }
+
+// A JSON string literal; nlohmann does the escaping (quotes, backslashes, control characters) and
+// replaces invalid UTF-8 instead of throwing, so no instruction text can break the file.
+std::string json_string(std::string_view text) {
+  return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// RFC 4180 field: wrapped in double quotes, inner quotes doubled.
+std::string csv_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string csv_field(std::string_view text) {
+  bool plain = text.find_first_of(",\"\r\n") == std::string_view::npos;
+  return plain ? std::string(text) : csv_quoted(text);
+}
+
+// The slice name is the mnemonic, so viewers colour and aggregate by instruction kind.
+std::string mnemonic(std::string_view text) {
+  std::string_view head = text.substr(0, text.find(' '));
+  return head.empty() ? std::string("?") : std::string(head);
+}
+
+// Microseconds with exactly 6 decimals, from whole picoseconds (integer arithmetic: no float printing).
+std::string format_us(uint64_t ps) {
+  std::string frac = std::to_string(ps % 1000000);
+  return std::to_string(ps / 1000000) + "." + std::string(6 - frac.size(), '0') + frac;
+}
+
+std::string lane_pid_tid(int core, int lane) {
+  return "\"pid\":" + std::to_string(pid_of(core)) + ",\"tid\":" + std::to_string(tid_of(core, lane));
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(const std::string& json_path, const std::string& csv_path, double clock_mhz,
+                         TraceFilter filter)
+    : json_path_(json_path), csv_path_(csv_path), cycles_per_us_(clock_mhz), filter_(std::move(filter)) {
+  if (!std::isfinite(clock_mhz) || clock_mhz <= 0)
+    throw std::invalid_argument("trace: clock_mhz must be a positive number, got " + std::to_string(clock_mhz));
+  if (filter_.from_cycle >= filter_.to_cycle)
+    throw std::invalid_argument("trace window " + std::to_string(filter_.from_cycle) + ":" +
+                                std::to_string(filter_.to_cycle) + " is empty: FROM must be below TO");
+  if (!json_path_.empty()) {
+    json_.open(json_path_, std::ios::binary | std::ios::trunc);
+    if (!json_) throw std::runtime_error("cannot open trace file '" + json_path_ + "' for writing");
+    nlohmann::ordered_json filter_json = {
+        {"cores", nullptr}, {"from_cycle", filter_.from_cycle}, {"to_cycle", nullptr}};
+    if (filter_.cores) filter_json["cores"] = *filter_.cores;
+    if (filter_.to_cycle != UINT64_MAX) filter_json["to_cycle"] = filter_.to_cycle;
+    nlohmann::ordered_json other = {{"generator", "npusim"}, {"trace_format_version", 1}, {"clock_mhz", clock_mhz},
+                                    {"ts_unit", "us"},       {"lanes", kLaneNames},       {"filter", filter_json}};
+    // traceEvents comes last so that the array can stay open while the run streams into it.
+    json_ << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << ",\"traceEvents\":[";
+    check_stream(json_, json_path_);
+  }
+  if (!csv_path_.empty()) {
+    csv_.open(csv_path_, std::ios::binary | std::ios::trunc);
+    if (!csv_) throw std::runtime_error("cannot open trace file '" + csv_path_ + "' for writing");
+    csv_ << "core,core_name,pipe,start,end,cycles,id,bytes,flops,instruction\n";
+    check_stream(csv_, csv_path_);
+  }
+}
+
+TraceWriter::~TraceWriter() {
+  if (json_.is_open()) {
+    json_ << "\n]}\n";
+    json_.close();
+  }
+  if (csv_.is_open()) csv_.close();
+}
+
+void TraceWriter::name_core(int core, const std::string& core_name) {
+  check_core(core);
+  if (!keep_core(core) || named_.count(core)) return;
+  named_.insert(core);
+  if (!json_.is_open()) return;
+  std::string pid = "\"pid\":" + std::to_string(pid_of(core));
+  emit("{\"name\":\"process_name\",\"ph\":\"M\"," + pid + ",\"args\":{\"name\":" + json_string(core_name) + "}}");
+  emit("{\"name\":\"process_sort_index\",\"ph\":\"M\"," + pid + ",\"args\":{\"sort_index\":" + std::to_string(core) +
+       "}}");
+  for (int lane = 0; lane < kLanes; ++lane) {
+    std::string ids = lane_pid_tid(core, lane);
+    emit("{\"name\":\"thread_name\",\"ph\":\"M\"," + ids + ",\"args\":{\"name\":\"" + std::string(kLaneNames[lane]) +
+         "\"}}");
+    emit("{\"name\":\"thread_sort_index\",\"ph\":\"M\"," + ids + ",\"args\":{\"sort_index\":" + std::to_string(lane) +
+         "}}");
+  }
+  check_stream(json_, json_path_);
+}
+
+void TraceWriter::slice(const TraceSlice& s) {
+  check_core(s.core);
+  int lane = lane_of(s.pipe);
+  if (s.end < s.start)
+    throw std::invalid_argument("trace: instruction " + std::to_string(s.id) + " ends (cycle " + std::to_string(s.end) +
+                                ") before it starts (cycle " + std::to_string(s.start) + "): " + s.text);
+  if (!keep(s.core, s.start, s.end)) return;
+  if (!named_.count(s.core)) name_core(s.core, s.core_name);
+  if (json_.is_open()) {
+    // dur is the difference of the two rounded instants, so back-to-back slices touch exactly.
+    uint64_t start_ps = picoseconds(2 * s.start), end_ps = picoseconds(2 * s.end);
+    std::string ts = format_us(start_ps), dur = format_us(end_ps - start_ps);
+    emit("{\"name\":" + json_string(mnemonic(s.text)) + ",\"cat\":\"instr\",\"ph\":\"X\"," +
+         lane_pid_tid(s.core, lane) + ",\"ts\":" + ts + ",\"dur\":" + dur +
+         ",\"args\":{\"instr\":" + json_string(s.text) + ",\"cycles\":" + std::to_string(s.end - s.start) +
+         ",\"bytes\":" + std::to_string(s.bytes) + ",\"flops\":" + std::to_string(s.flops) +
+         ",\"id\":" + std::to_string(s.id) + ",\"start_cycle\":" + std::to_string(s.start) +
+         ",\"end_cycle\":" + std::to_string(s.end) + "}}");
+    if (s.flow_out) {
+      emit_flow_tail(*s.flow_out, s.core, lane, s.end > s.start ? 2 * s.end - 1 : 2 * s.start, s.end);
+      open_flows_.insert(*s.flow_out);
+    }
+    check_stream(json_, json_path_);
+  }
+  if (csv_.is_open()) write_csv_row(s);
+  ++written_;
+}
+
+// Viewers attach a flow event to a slice by time, and Perfetto, which rounds to whole nanoseconds, to
+// whichever slice it has open on the lane when it reads the event: a tail placed exactly on a boundary
+// may attach to a neighbour. So the tail sits half a cycle inside the set's last cycle and, when the set
+// was recorded with flow_out, directly after the set's slice in the file; the head binds to the next slice
+// (the one starting at to_cycle), placed half a cycle before it, so it can never bind to a wait that began
+// earlier (Perfetto would flip such an arrow).
+void TraceWriter::flow(uint64_t flow_id, int from_core, isa::Pipe from_pipe, uint64_t from_cycle, int to_core,
+                       isa::Pipe to_pipe, uint64_t to_cycle) {
+  check_core(from_core);
+  check_core(to_core);
+  int from_lane = lane_of(from_pipe), to_lane = lane_of(to_pipe);
+  bool tail_written = open_flows_.erase(flow_id) > 0;
+  uint64_t tail_half = from_cycle > 0 ? 2 * from_cycle - 1 : 0;
+  if (!tail_written && !keep_point(from_core, tail_half)) return;
+  if (!keep_point(to_core, 2 * to_cycle) || !json_.is_open()) return;
+  if (!tail_written) emit_flow_tail(flow_id, from_core, from_lane, tail_half, from_cycle);
+  emit("{\"name\":\"sync\",\"cat\":\"sync\",\"ph\":\"f\",\"id\":" + std::to_string(flow_id) + "," +
+       lane_pid_tid(to_core, to_lane) + ",\"ts\":" + format_us(picoseconds(to_cycle > 0 ? 2 * to_cycle - 1 : 0)) +
+       ",\"args\":{\"cycle\":" + std::to_string(to_cycle) + "}}");
+  check_stream(json_, json_path_);
+}
+
+void TraceWriter::emit_flow_tail(uint64_t flow_id, int core, int lane, uint64_t half_cycle, uint64_t cycle) {
+  emit("{\"name\":\"sync\",\"cat\":\"sync\",\"ph\":\"s\",\"id\":" + std::to_string(flow_id) + "," +
+       lane_pid_tid(core, lane) + ",\"ts\":" + format_us(picoseconds(half_cycle)) +
+       ",\"args\":{\"cycle\":" + std::to_string(cycle) + "}}");
+}
+
+bool TraceWriter::keep_core(int core) const { return !filter_.cores || filter_.cores->count(core) > 0; }
+
+// A slice is kept when it overlaps [from_cycle, to_cycle); an instant (start == end) counts as its cycle.
+bool TraceWriter::keep(int core, uint64_t start, uint64_t end) const {
+  bool after_from = end > filter_.from_cycle || (end == start && start >= filter_.from_cycle);
+  return keep_core(core) && start < filter_.to_cycle && after_from;
+}
+
+// A flow end is kept when the cycle holding it lies in the window, so the slice it binds to is kept too.
+bool TraceWriter::keep_point(int core, uint64_t half_cycle) const {
+  uint64_t cycle = half_cycle / 2;
+  return keep_core(core) && cycle >= filter_.from_cycle && cycle < filter_.to_cycle;
+}
+
+// Whole picoseconds: cycle resolution for any clock below 1 THz. The product is rounded once, in 80-bit
+// long double, the same on every x86-64 host.
+uint64_t TraceWriter::picoseconds(uint64_t half_cycles) const {
+  return static_cast<uint64_t>(std::roundl(static_cast<long double>(half_cycles) * 500000.0L / cycles_per_us_));
+}
+
+void TraceWriter::emit(const std::string& event) {
+  json_ << (first_ ? "\n" : ",\n") << event;
+  first_ = false;
+}
+
+void TraceWriter::write_csv_row(const TraceSlice& s) {
+  csv_ << s.core << ',' << csv_field(s.core_name) << ',' << kLaneNames[lane_of(s.pipe)] << ',' << s.start << ','
+       << s.end << ',' << (s.end - s.start) << ',' << s.id << ',' << s.bytes << ',' << s.flops << ','
+       << csv_quoted(s.text) << '\n';
+  check_stream(csv_, csv_path_);
+}
+
+void TraceWriter::check_stream(std::ofstream& out, const std::string& path) const {
+  if (!out) throw std::runtime_error("writing trace file '" + path + "' failed (disk full or removed?)");
+}
+
+}  // namespace npusim::sim

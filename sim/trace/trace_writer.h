@@ -1,0 +1,73 @@
+#pragma once
+// Streams the per-instruction trace to disk while the simulation runs: Chrome trace-event JSON (opens in
+// Perfetto / chrome://tracing; one process per core, one thread per pipe including the scalar unit, one
+// slice per instruction, flow arrows from each set to the wait it releases) and instructions.csv.
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_set>
+
+#include "isa/instr.h"
+
+namespace npusim::sim {
+
+struct TraceFilter {
+  std::optional<std::set<int>> cores;  // only these global core indices
+  uint64_t from_cycle = 0;             // only slices overlapping [from_cycle, to_cycle)
+  uint64_t to_cycle = UINT64_MAX;
+};
+
+struct TraceSlice {
+  int core = 0;                   // global core index (the JSON's pid is core + 1: viewers treat pid 0 as special)
+  std::string core_name;          // "aic0", "aiv1", "core0" (coupled)
+  isa::Pipe pipe = isa::Pipe::S;  // the lane: JSON tid = pid * 10 + pipe index; S and ALL use the scalar lane
+  uint64_t start = 0, end = 0;    // cycles
+  uint64_t id = 0;                // instruction id, unique in the launch
+  std::string text;               // assembly text
+  uint64_t bytes = 0;             // bytes moved (DMA) or touched
+  uint64_t flops = 0;             // arithmetic operations (mmad: 2*m*n*k)
+  // On a set: the id of the flow arrow that starts at this instruction (flow() later draws its head).
+  // Recording the tail with the set keeps it next to the set in the file, where Perfetto binds it to the
+  // set even when the next instruction on the lane starts on the same (sub-nanosecond) instant.
+  std::optional<uint64_t> flow_out;
+};
+
+class TraceWriter {
+ public:
+  // Either path may be empty to skip that file. clock_mhz converts cycles to the JSON's microseconds.
+  TraceWriter(const std::string& json_path, const std::string& csv_path, double clock_mhz, TraceFilter filter = {});
+  ~TraceWriter();  // closes the JSON array
+  void slice(const TraceSlice& s);
+  // A flow arrow from the set instruction that ended at from_cycle on (from_core, from_pipe) to the first
+  // slice that starts at or after to_cycle on (to_core, to_pipe): the wait, or, when the wait's slice spans
+  // the stall, the instruction its release let through (to_cycle = the release). If the set's slice carried
+  // flow_out == flow_id, the tail is already written and from_cycle is not used.
+  void flow(uint64_t flow_id, int from_core, isa::Pipe from_pipe, uint64_t from_cycle, int to_core, isa::Pipe to_pipe,
+            uint64_t to_cycle);
+  // Names a core's process and pipes' threads (called once per core before its slices; a core's first
+  // slice names it from TraceSlice::core_name if this was not called). Repeated calls are ignored.
+  void name_core(int core, const std::string& core_name);
+  uint64_t slices_written() const { return written_; }
+
+ private:
+  bool keep(int core, uint64_t start, uint64_t end) const;
+  bool keep_core(int core) const;
+  bool keep_point(int core, uint64_t half_cycle) const;
+  uint64_t picoseconds(uint64_t half_cycles) const;  // simulated time of a half-cycle count
+  void emit(const std::string& event);               // one traceEvents element, comma-separated
+  void check_stream(std::ofstream& out, const std::string& path) const;
+  void write_csv_row(const TraceSlice& s);
+  void emit_flow_tail(uint64_t flow_id, int core, int lane, uint64_t half_cycle, uint64_t cycle);
+  std::ofstream json_, csv_;
+  std::string json_path_, csv_path_;
+  double cycles_per_us_;
+  TraceFilter filter_;
+  bool first_ = true;
+  uint64_t written_ = 0;
+  std::set<int> named_;                      // cores whose process / thread names were written
+  std::unordered_set<uint64_t> open_flows_;  // flow tails written with their set, heads not yet
+};
+
+}  // namespace npusim::sim

@@ -1,0 +1,131 @@
+#pragma once
+// Small kernels used by the machine tests: a cube + vector pipeline through GM with cross-core flags
+// (split) or through the L0C -> UB path (coupled), and deliberately broken variants for the checks.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "isa/numeric.h"
+#include "sim/machine/core_ctx.h"
+#include "sim/machine/machine.h"
+
+namespace npusim::sim::testing {
+
+using namespace isa;
+
+inline constexpr int kDim = 32;  // each block: C (32x32) = A (32x32) * B (32x32), fp16 in, fp32 acc
+
+struct MixedBreak {
+  bool skip_cross_flag = false;  // AIVs read the workspace without waiting for the AIC
+};
+
+inline void cube_matmul(CoreCtx& c, Addr a_gm, Addr b_gm) {
+  const Addr l1a = c.alloc(Buf::L1, kDim * kDim * 2, "l1a"), l1b = c.alloc(Buf::L1, kDim * kDim * 2, "l1b");
+  const Addr l0a = c.alloc(Buf::L0A, kDim * kDim * 2, "l0a"), l0b = c.alloc(Buf::L0B, kDim * kDim * 2, "l0b");
+  const Addr l0c = c.alloc(Buf::L0C, kDim * kDim * 4, "l0c");
+  // ND -> NZ: 32 rows per column group of 16 -> column-group stride 32 blocks.
+  c.issue(Nd2Nz{.dst = l1a, .src = a_gm, .n_value = kDim, .d_value = kDim, .src_d_value = kDim, .dst_nz_c0_stride = kDim});
+  c.issue(Nd2Nz{.dst = l1b, .src = b_gm, .n_value = kDim, .d_value = kDim, .src_d_value = kDim, .dst_nz_c0_stride = kDim});
+  c.set_flag(Pipe::MTE2, Pipe::MTE1, 0);
+  c.wait_flag(Pipe::MTE2, Pipe::MTE1, 0);
+  const int mb = kDim / 16, kb = kDim / 16, nb = kDim / 16;
+  for (int i = 0; i < mb; ++i)  // A: NZ fractal (kb, i) -> ZZ fractal (i, kb)
+    c.issue(Load2d{.dst = {Buf::L0A, l0a.off + uint64_t(i) * kb * 512}, .src = l1a, .start_index = uint16_t(i),
+                   .repeat = uint8_t(kb), .src_stride = uint16_t(mb)});
+  for (int k = 0; k < kb; ++k)  // B: NZ fractal (nb, k) -> ZN fractal (k, nb), transposed
+    c.issue(Load2d{.dst = {Buf::L0B, l0b.off + uint64_t(k) * nb * 512}, .src = l1b, .start_index = uint16_t(k),
+                   .repeat = uint8_t(nb), .src_stride = uint16_t(kb), .transpose = true});
+  c.set_flag(Pipe::MTE1, Pipe::M, 0);
+  c.wait_flag(Pipe::MTE1, Pipe::M, 0);
+  c.issue(Mmad{.c = l0c, .a = l0a, .b = l0b, .m = kDim, .n = kDim, .k = kDim});
+  c.set_flag(Pipe::M, Pipe::FIX, 0);
+  c.wait_flag(Pipe::M, Pipe::FIX, 0);
+}
+
+// Split: AIC computes C_b into workspace; each AIV doubles its 16 rows, casts to fp16 and stores them.
+inline LaunchSpec mixed_split(int blocks, MixedBreak brk = {}) {
+  LaunchSpec s{.name = "mixed", .block_dim = blocks, .mix = MixMode::Mix1_2};
+  s.cube = [](CoreCtx& c) {
+    const int b = c.block_idx();
+    cube_matmul(c, c.gm("a", uint64_t(b) * kDim * kDim * 2), c.gm("b"));
+    c.issue(Fixpipe{.dst = c.gm("ws", uint64_t(b) * kDim * kDim * 4), .src = {Buf::L0C, 0}, .src_dtype = DType::F32,
+                    .dst_dtype = DType::F32, .m = kDim, .n = kDim, .src_m_stride = kDim, .dst_stride = kDim});
+    c.cross_set(2, 3, Pipe::FIX);
+  };
+  s.vector = [brk](CoreCtx& c) {
+    const int b = c.block_idx(), h = c.sub_block_idx(), rows = kDim / 2;
+    if (!brk.skip_cross_flag) c.cross_wait(3);
+    const Addr f32 = c.alloc(Buf::UB, rows * kDim * 4, "f32"), f16 = c.alloc(Buf::UB, rows * kDim * 2, "f16");
+    c.issue(DataCopy{.dst = f32, .src = c.gm("ws", (uint64_t(b) * kDim + h * rows) * kDim * 4),
+                     .burst_bytes = rows * kDim * 4});
+    c.set_flag(Pipe::MTE2, Pipe::V, 0);
+    c.wait_flag(Pipe::MTE2, Pipe::V, 0);
+    const uint8_t reps = rows * kDim / 64;
+    c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = f32, .src = f32, .scalar = 2.0, .repeat = reps});
+    c.pipe_barrier(Pipe::V);
+    c.issue(VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps,
+                  .dst_s = {1, 4}});
+    c.set_flag(Pipe::V, Pipe::MTE3, 0);
+    c.wait_flag(Pipe::V, Pipe::MTE3, 0);
+    c.issue(DataCopy{.dst = c.gm("out", (uint64_t(b) * kDim + h * rows) * kDim * 2), .src = f16,
+                     .burst_bytes = rows * kDim * 2});
+  };
+  return s;
+}
+
+// Coupled: one core does everything, handing L0C to UB directly.
+inline LaunchSpec mixed_coupled(int blocks) {
+  LaunchSpec s{.name = "mixed", .block_dim = blocks, .mix = MixMode::Mix1_2};
+  s.cube = [](CoreCtx& c) {
+    const int b = c.block_idx();
+    cube_matmul(c, c.gm("a", uint64_t(b) * kDim * kDim * 2), c.gm("b"));
+    const Addr f32 = c.alloc(Buf::UB, kDim * kDim * 4, "f32"), f16 = c.alloc(Buf::UB, kDim * kDim * 2, "f16");
+    c.set_flag(Pipe::M, Pipe::V, 1);  // the coupled L0C->UB move runs on V, after the mmad
+    c.wait_flag(Pipe::M, Pipe::V, 1);
+    c.issue(Fixpipe{.dst = f32, .src = {Buf::L0C, 0}, .src_dtype = DType::F32, .dst_dtype = DType::F32, .m = kDim,
+                    .n = kDim, .src_m_stride = kDim, .dst_stride = kDim});
+    c.pipe_barrier(Pipe::V);
+    const uint8_t reps = kDim * kDim / 64;
+    c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = f32, .src = f32, .scalar = 2.0, .repeat = reps});
+    c.pipe_barrier(Pipe::V);
+    c.issue(VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps,
+                  .dst_s = {1, 4}});
+    c.set_flag(Pipe::V, Pipe::MTE3, 0);
+    c.wait_flag(Pipe::V, Pipe::MTE3, 0);
+    c.issue(DataCopy{.dst = c.gm("out", uint64_t(b) * kDim * kDim * 2), .src = f16, .burst_bytes = kDim * kDim * 2});
+  };
+  return s;
+}
+
+// Small integers: every product and sum is exact, so the expected output is plain integer arithmetic.
+struct MixedData {
+  std::vector<uint16_t> a, b;
+  int blocks;
+  explicit MixedData(int n_blocks) : blocks(n_blocks) {
+    for (int i = 0; i < n_blocks * kDim * kDim; ++i) a.push_back(f32_to_f16(static_cast<float>((i * 7 % 9) - 4)));
+    for (int i = 0; i < kDim * kDim; ++i) b.push_back(f32_to_f16(static_cast<float>((i * 5 % 7) - 3)));
+  }
+  float expected(int blk, int r, int col) const {
+    float acc = 0;
+    for (int k = 0; k < kDim; ++k)
+      acc += f16_to_f32(a[(blk * kDim + r) * kDim + k]) * f16_to_f32(b[k * kDim + col]);
+    return 2 * acc;
+  }
+  void load(Machine& m) const {
+    auto& gm = m.gm();
+    const uint64_t ao = gm.allocate("a", a.size() * 2), bo = gm.allocate("b", b.size() * 2);
+    gm.allocate("ws", uint64_t(blocks) * kDim * kDim * 4);
+    gm.allocate("out", uint64_t(blocks) * kDim * kDim * 2);
+    if (!gm.backs_everything()) return;
+    std::memcpy(gm.ptr(ao, a.size() * 2), a.data(), a.size() * 2);
+    std::memcpy(gm.ptr(bo, b.size() * 2), b.data(), b.size() * 2);
+  }
+  std::vector<uint16_t> output(Machine& m) const {
+    const auto& o = m.gm().find("out");
+    std::vector<uint16_t> v(o.bytes / 2);
+    std::memcpy(v.data(), m.gm().ptr(o.offset, o.bytes), o.bytes);
+    return v;
+  }
+};
+
+}  // namespace npusim::sim::testing

@@ -1,0 +1,127 @@
+// Exact cycle counts of the cost model, each with its derivation from the ascend910b2 config.
+#include <gtest/gtest.h>
+
+#include "sim/config/hw_config.h"
+#include "sim/machine/cost.h"
+#include "sim/machine/memsys.h"
+
+namespace npusim::sim {
+namespace {
+
+using namespace isa;
+
+const HwConfig& b2() {
+  static const HwConfig c = load_hw("ascend910b2");
+  return c;
+}
+
+TEST(CostModel, MmadCostsOneCyclePerFractalStep) {
+  // 128 x 256 x 64 fp16: 8 * 16 * 4 = 512 fractal steps at cube.fractal_cycles_b16 = 1, startup 0.
+  Mmad m{.m = 128, .n = 256, .k = 64};
+  EXPECT_EQ(local_cost(m, b2()).occupancy, 512u);
+  // fp32 inputs: k0 = 8 -> 8 * 16 * 8 = 1024 steps at 2 cycles.
+  m.a_dtype = DType::F32;
+  EXPECT_EQ(local_cost(m, b2()).occupancy, 2048u);
+  // Partial fractals count whole: 17 x 17 x 17 fp16 = 2 * 2 * 2 = 8 steps.
+  EXPECT_EQ(local_cost(Mmad{.m = 17, .n = 17, .k = 17}, b2()).occupancy, 8u);
+  EXPECT_EQ(mmad_flops(Mmad{.m = 17, .n = 17, .k = 17}), 2u * 17 * 17 * 17);
+  EXPECT_EQ(mmad_executed_flops(Mmad{.m = 17, .n = 17, .k = 17}), 2u * 32 * 32 * 32);
+}
+
+TEST(CostModel, Load2dIsBytesOverRateWithStartupAsLatency) {
+  // 16 fractals = 8192 B into L0A at 256 B/cycle = 32 cycles busy; the 28-cycle start-up is latency.
+  EXPECT_EQ(local_cost(Load2d{.dst = {Buf::L0A, 0}, .repeat = 16}, b2()).occupancy, 32u);
+  EXPECT_EQ(local_cost(Load2d{.dst = {Buf::L0A, 0}, .repeat = 16}, b2()).latency, 28u);
+  // Into L0B at 128 B/cycle: 64 busy.
+  EXPECT_EQ(local_cost(Load2d{.dst = {Buf::L0B, 0}, .repeat = 16}, b2()).occupancy, 64u);
+}
+
+TEST(CostModel, FixpipeToL1IsElementsOverRateWithStartupAsLatency) {
+  // 128 x 128 = 16384 elements at 64 per cycle = 256 cycles busy, 20 cycles start-up latency.
+  const Fixpipe f{.dst = {Buf::L1, 0}, .m = 128, .n = 128, .src_m_stride = 128};
+  EXPECT_EQ(local_cost(f, b2()).occupancy, 256u);
+  EXPECT_EQ(local_cost(f, b2()).latency, 20u);
+}
+
+TEST(CostModel, ContiguousVectorOpTakesOneBeatPerRepeat) {
+  // vadd.f32 over 8 repeats: src0 at 0 (groups 0-7), src1 at 0x2100 (groups 8-15), dst at 0x14000 (groups
+  // 0-7 of the next 64 KiB bank row): one block per group and operand, reads and writes in different banks
+  // -> 1 beat per repeat.
+  VBinary v{.op = VBinOp::Add,
+            .dtype = DType::F32,
+            .dst = {Buf::UB, 0x14000},
+            .src0 = {Buf::UB, 0},
+            .src1 = {Buf::UB, 0x2000 + 0x100},
+            .repeat = 8};
+  const auto c = local_cost(v, b2());
+  EXPECT_EQ(c.occupancy, 8u);
+  EXPECT_EQ(c.latency, 8u);  // vector.simple_latency_cycles
+}
+
+TEST(CostModel, BlockStrideSixteenPutsAllBlocksInOneGroup) {
+  // hardware.md §2: dst blkStride 16 (512 B) -> all 8 blocks in one group -> 8 beats per repeat;
+  // blkStride 8 -> 4 beats. Sources contiguous in other groups.
+  VDup d{.dtype = DType::F32, .dst = {Buf::UB, 0}, .repeat = 2, .dst_s = {16, 128}};
+  EXPECT_EQ(local_cost(d, b2()).occupancy, 16u);
+  d.dst_s = {8, 64};
+  EXPECT_EQ(local_cost(d, b2()).occupancy, 8u);
+}
+
+TEST(CostModel, ClassBeatsApplyToTranscendentals) {
+  // vexp: vector.exp_beats = 2 per conflict-free repeat, latency 24.
+  VUnary u{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = {Buf::UB, 0x8000}, .src = {Buf::UB, 0x100}, .repeat = 10};
+  EXPECT_EQ(local_cost(u, b2()).occupancy, 20u);
+  EXPECT_EQ(local_cost(u, b2()).latency, 24u);
+}
+
+TEST(CostModel, ReadAndWriteInTheSameBankCostAnExtraBeat) {
+  const uint64_t rd[1] = {0x0}, wr[1] = {0x200};  // same group 0, same bank (addr >> 16 equal)
+  EXPECT_EQ(repeat_conflict_beats(rd, 1, wr, 1), 2u);
+  const uint64_t wr2[1] = {0x10000};  // group 0 but bank 16
+  EXPECT_EQ(repeat_conflict_beats(rd, 1, wr2, 1), 1u);
+}
+
+TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {
+  MemorySystem m(b2());
+  // 64 KiB cold: 65536 / 32 B per cycle = 2048 cycles busy; latency = 50 startup + 400 HBM.
+  const auto t = m.read({{Buf::GM, 0, 65536, false}}, 0, 32, 110, 50);
+  EXPECT_EQ(t.occupancy, 2048u);
+  EXPECT_EQ(t.latency, 450u);
+  // Read again: every line hits L2 -> 65536 / 110 = 595.8 -> 596; latency 50 + L2 150.
+  const auto h = m.read({{Buf::GM, 0, 65536, false}}, 5000, 32, 110, 50);
+  EXPECT_EQ(h.occupancy, 596u);
+  EXPECT_EQ(h.latency, 200u);
+  EXPECT_DOUBLE_EQ(m.l2_hit_rate(), 0.5);
+}
+
+TEST(MemorySystem, WrittenDataIsServedFromL2) {
+  MemorySystem m(b2());
+  m.write({{Buf::GM, 4096, 4096 + 8192, true}}, 0, 64, 50);
+  const auto t = m.read({{Buf::GM, 4096, 4096 + 8192, false}}, 100, 32, 110, 50);
+  EXPECT_EQ(t.latency, 200u);  // all hits: 50 startup + 150 L2
+  EXPECT_EQ(m.stats().l2_hit_bytes, 8192u);
+}
+
+TEST(MemorySystem, ShortRowsCostWholeBursts) {
+  MemorySystem m(b2());
+  // 16 rows of 32 B each 1 KiB apart: each row costs one 128 B burst -> 2048 B / 32 = 64 cycles.
+  std::vector<Access> rows;
+  for (int r = 0; r < 16; ++r) rows.push_back({Buf::GM, uint64_t(r) * 1024, uint64_t(r) * 1024 + 32, false});
+  EXPECT_EQ(m.read(rows, 0, 32, 110, 0).occupancy, 64u);
+}
+
+TEST(MemorySystem, ConcurrentStreamsShareHbm) {
+  HwConfig hw = b2();
+  hw.hbm.bytes_per_cycle = 64;  // two 32 B/cycle ports saturate it; a third must wait
+  MemorySystem m(hw);
+  const uint64_t n = 64 * 1024;
+  auto a = m.read({{Buf::GM, 0, n, false}}, 0, 32, 110, 0);
+  auto b = m.read({{Buf::GM, n, 2 * n, false}}, 0, 32, 110, 0);
+  auto c = m.read({{Buf::GM, 2 * n, 3 * n, false}}, 0, 32, 110, 0);
+  EXPECT_EQ(a.occupancy, 2048u);  // port-bound: the HBM reservation ends at 1024
+  EXPECT_EQ(b.occupancy, 2048u);  // reservation ends at 2048
+  EXPECT_EQ(c.occupancy, 3072u);  // queued behind both on HBM: ends at 3072
+}
+
+}  // namespace
+}  // namespace npusim::sim

@@ -1,0 +1,14 @@
+#pragma once
+// One function per subcommand; each parses its own options and returns the process exit status.
+#include <string>
+#include <vector>
+
+namespace npusim::cli {
+
+using Args = std::vector<std::string>;  // the arguments after the subcommand name
+
+int cmd_hw(const Args& args);     // npusim hw list | hw show NAME [--set K=V]...
+int cmd_asm(const Args& args);    // npusim asm PROGRAM.s [...]: an assembly program on one core
+int cmd_micro(const Args& args);  // npusim micro [NAME...]: microbenchmarks vs configured rates
+
+}  // namespace npusim::cli

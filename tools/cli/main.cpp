@@ -1,0 +1,47 @@
+// npusim: the command line. Thin: dispatches to one function per subcommand and maps errors to the exit
+// statuses of design.md.
+#include <iostream>
+#include <map>
+
+#include "sim/config/hw_config.h"
+#include "tools/cli/cli_error.h"
+#include "tools/cli/commands.h"
+
+namespace {
+const char* kUsage =
+    "usage: npusim <command> [options]\n"
+    "commands:\n"
+    "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
+    "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
+    "                run an assembly program on one core of the simulated chip\n"
+    "  micro [NAME...] [--hw NAME|FILE] [--set KEY=VALUE]...   microbenchmarks vs the configured rates\n"
+    "  hw list | hw show NAME [--set KEY=VALUE]...            bundled hardware configs, resolved\n"
+    "run 'npusim <command> --help' for the options of a command\n";
+}
+
+int main(int argc, char** argv) {
+  using namespace npusim::cli;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kUsage;
+    return argc < 2 ? kExitInput : kExitOk;
+  }
+  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}};
+  const std::string name = argv[1];
+  const auto it = commands.find(name);
+  if (it == commands.end()) {
+    std::cerr << "npusim: unknown command '" << name << "' (valid: asm, hw, micro)\n" << kUsage;
+    return kExitInput;
+  }
+  try {
+    return it->second(Args(argv + 2, argv + argc));
+  } catch (const InputError& e) {
+    std::cerr << "npusim " << name << ": " << e.what() << "\n";
+    return kExitInput;
+  } catch (const npusim::sim::ConfigError& e) {
+    std::cerr << "npusim " << name << ": " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::exception& e) {
+    std::cerr << "npusim " << name << ": internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}

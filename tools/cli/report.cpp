@@ -1,0 +1,99 @@
+#include "tools/cli/report.h"
+
+#include <sys/resource.h>
+
+#include <sstream>
+
+#include "isa/instr.h"
+
+namespace npusim::cli {
+
+using nlohmann::json;
+
+uint64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<uint64_t>(u.ru_maxrss) * 1024;
+}
+
+namespace {
+std::string kind_of(const std::string& core_name) {
+  return core_name.rfind("aic", 0) == 0 ? "aic" : core_name.rfind("aiv", 0) == 0 ? "aiv" : "core";
+}
+}  // namespace
+
+json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std::string& op, const std::string& case_name) {
+  const auto& hw = m.hw();
+  json j;
+  j["op"] = op;
+  j["hw"] = hw.name;
+  j["case"] = case_name;
+  j["mode"] = sim::sim_mode_name(m.mode());
+  j["cycles"] = r.cycles;
+  j["time_us"] = sim::cycles_to_us(hw, r.cycles);
+  json busy = json::object(), util = json::object();
+  std::map<std::string, std::map<std::string, uint64_t>> per_kind;
+  std::map<std::string, int> cores_of_kind;
+  int used = 0;
+  for (const auto& c : r.cores) {
+    if (!c.used) continue;
+    ++used;
+    const std::string k = kind_of(c.name);
+    ++cores_of_kind[k];
+    json pipes = json::object();
+    for (int p = 0; p < isa::kNumPipes; ++p) {
+      const auto& ps = c.pipes[p];
+      if (!ps.instructions) continue;
+      const std::string pn(isa::pipe_name(static_cast<isa::Pipe>(p)));
+      pipes[pn] = ps.busy_cycles;
+      per_kind[k][pn] += ps.busy_cycles;
+    }
+    busy[c.name] = pipes;
+  }
+  std::string bound;
+  double best = -1;
+  for (const auto& [k, pipes] : per_kind)
+    for (const auto& [pn, cycles] : pipes) {
+      const double u = r.cycles ? static_cast<double>(cycles) / (static_cast<double>(r.cycles) * cores_of_kind[k]) : 0;
+      util[k][pn] = u;
+      if (u > best && pn != "s") best = u, bound = k + "." + pn;
+    }
+  j["cores_used"] = used;
+  j["busy_cycles"] = busy;
+  j["utilization"] = util;
+  j["bound"] = bound;
+  j["gm_bytes_read"] = r.mem.bytes_read;
+  j["gm_bytes_written"] = r.mem.bytes_written;
+  j["hbm_bytes"] = r.mem.hbm_bytes;
+  j["l2_hit_rate"] = r.l2_hit_rate;
+  j["flops"] = r.flops;
+  j["executed_flops"] = r.executed_flops;
+  const double secs = sim::cycles_to_us(hw, r.cycles) * 1e-6;
+  j["achieved_tflops"] = secs > 0 ? static_cast<double>(r.flops) / secs * 1e-12 : 0.0;
+  json faults = json::array();
+  std::map<std::string, int> counts;
+  for (const auto& f : r.faults) {
+    faults.push_back({{"kind", f.kind}, {"message", f.message}});
+    ++counts[f.kind];
+  }
+  j["checks"] = {{"race_checks_run", r.race_checks}, {"faults", counts}, {"fault_list", faults}};
+  j["sim"] = {{"wall_s", r.wall_s},
+              {"peak_rss_bytes", peak_rss_bytes()},
+              {"instructions", r.instructions},
+              {"instructions_per_s", r.wall_s > 0 ? r.instructions / r.wall_s : 0.0},
+              {"cycles_per_s", r.wall_s > 0 ? r.cycles / r.wall_s : 0.0}};
+  return j;
+}
+
+std::string summary_text(const json& j) {
+  std::ostringstream os;
+  os << j["case"].get<std::string>() << " on " << j["hw"].get<std::string>() << " (" << j["mode"].get<std::string>()
+     << " mode): " << j["cycles"].get<uint64_t>() << " cycles = " << j["time_us"].get<double>() << " us, "
+     << j["sim"]["instructions"].get<uint64_t>() << " instructions";
+  if (!j["bound"].get<std::string>().empty()) os << ", busiest pipe " << j["bound"].get<std::string>();
+  if (j["flops"].get<uint64_t>()) os << ", " << j["achieved_tflops"].get<double>() << " TFLOPS";
+  os << "\n";
+  return os.str();
+}
+
+}  // namespace npusim::cli

@@ -1,0 +1,96 @@
+#include "tools/cli/sim_options.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "sim/config/hw_config.h"
+
+namespace npusim::cli {
+
+namespace fs = std::filesystem;
+
+void add_sim_options(po::options_description& desc, SimOptions& o) {
+  desc.add_options()("hw", po::value(&o.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)")(
+      "set", po::value(&o.sets), "override: hw.KEY=VALUE (repeatable)")(
+      "mode", po::value(&o.mode), "full (default) | functional | timing")(
+      "out", po::value(&o.out), "output folder (default ./npusim-out/<case>)")(
+      "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
+      "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
+      "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO");
+}
+
+sim::SimMode parse_mode(const std::string& s) {
+  if (s == "full") return sim::SimMode::Full;
+  if (s == "functional") return sim::SimMode::Functional;
+  if (s == "timing") return sim::SimMode::Timing;
+  throw InputError("--mode '" + s + "' must be full, functional or timing");
+}
+
+sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string& window) {
+  sim::TraceFilter f;
+  try {
+    if (!cores.empty()) {
+      f.cores.emplace();
+      std::stringstream ss(cores);
+      for (std::string t; std::getline(ss, t, ',');) f.cores->insert(std::stoi(t));
+    }
+    if (!window.empty()) {
+      const auto colon = window.find(':');
+      if (colon == std::string::npos) throw std::invalid_argument("");
+      f.from_cycle = std::stoull(window.substr(0, colon));
+      f.to_cycle = colon + 1 < window.size() ? std::stoull(window.substr(colon + 1)) : UINT64_MAX;
+    }
+  } catch (const std::logic_error&) {
+    throw InputError("--trace-cores '" + cores + "' must be a comma list of core indices and --trace-window '" + window +
+                     "' must be FROM:TO cycles");
+  }
+  return f;
+}
+
+SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
+  std::vector<std::string> hw_sets;
+  for (const auto& s : o.sets) {
+    if (s.rfind("hw.", 0) != 0)
+      throw InputError("--set '" + s + "': this command accepts only hw.KEY=VALUE overrides");
+    hw_sets.push_back(s);
+  }
+  const auto mode = parse_mode(o.mode);
+  auto hw = sim::load_hw(o.hw.empty() ? sim::default_hw_name() : o.hw, hw_sets);
+  out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
+  fs::create_directories(out_);
+  machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
+  if (o.trace) {
+    trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / "trace.json").string(),
+                                                (fs::path(out_) / "instructions.csv").string(),
+                                                machine_->hw().chip.clock_mhz, parse_trace_filter(o.trace_cores, o.trace_window));
+    machine_->set_trace(trace_.get());
+  }
+}
+
+void SimSession::write_outputs(const nlohmann::json& report, const std::string& extra_yaml) {
+  machine_->set_trace(nullptr);
+  trace_.reset();  // closes trace.json
+  std::ofstream(fs::path(out_) / "report.json") << report.dump(2) << "\n";
+  std::ofstream(fs::path(out_) / "resolved.yaml") << "hw:\n"
+                                                   << [&] {
+                                                        std::string y = sim::hw_to_yaml(machine_->hw()), out;
+                                                        std::stringstream ss(y);
+                                                        for (std::string l; std::getline(ss, l);) out += "  " + l + "\n";
+                                                        return out;
+                                                      }()
+                                                   << extra_yaml;
+}
+
+int report_faults(const sim::LaunchResult& r) {
+  bool input = false;
+  for (const auto& f : r.faults) {
+    std::cerr << "fault [" << f.kind << "]: " << f.message << "\n";
+    input |= f.kind == "input";
+  }
+  if (r.faults.empty()) return kExitOk;
+  return input ? kExitInput : kExitFault;
+}
+
+}  // namespace npusim::cli

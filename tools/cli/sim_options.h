@@ -1,0 +1,43 @@
+#pragma once
+// Options shared by every command that simulates (--hw, --set, --mode, --out, --trace...) and the session
+// that owns the machine, the trace writer and the output folder.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine.h"
+#include "sim/trace/trace_writer.h"
+#include "tools/cli/options.h"
+
+namespace npusim::cli {
+
+struct SimOptions {
+  std::string hw, mode = "full", out, trace_cores, trace_window;
+  std::vector<std::string> sets;
+  bool trace = false;
+};
+
+void add_sim_options(po::options_description& desc, SimOptions& o);
+
+class SimSession {
+ public:
+  // Loads the hardware (hw.-prefixed or bare --set keys), builds the machine and, with --trace, the trace.
+  SimSession(const SimOptions& o, const std::string& case_name);
+  sim::Machine& machine() { return *machine_; }
+  const std::string& out_dir() const { return out_; }
+  // Writes report.json and resolved.yaml (plus `extra_yaml`, e.g. the case and tiling) into the output folder.
+  void write_outputs(const nlohmann::json& report, const std::string& extra_yaml = "");
+
+ private:
+  std::unique_ptr<sim::Machine> machine_;
+  std::unique_ptr<sim::TraceWriter> trace_;
+  std::string out_;
+};
+
+// Prints every fault to stderr; returns 0, 2 (an input fault such as a tiling that does not fit) or 3.
+int report_faults(const sim::LaunchResult& r);
+sim::SimMode parse_mode(const std::string& s);
+sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string& window);
+
+}  // namespace npusim::cli
