@@ -1,4 +1,4 @@
-// Mmad: operand validation and the Reference implementation (the plain definition of isa/README.d/cube.md).
+// Mmad: operand validation and the Reference implementation (the plain definition of isa/README.md section 3).
 // The Fast implementation (mmad_fast.cpp) must give the same bits; tests/isa/test_mmad_fast.cpp checks it.
 #include <string>
 

@@ -1,5 +1,5 @@
 // Fixpipe: L0C (fp32 / s32 NZ fractals) -> GM / L1 (or UB on coupled cores), with quantisation scale, ReLU and
-// conversion per element, written ND (nz2nd) or NZ. Reference: isa/README.d/cube.md "fixpipe".
+// conversion per element, written ND (nz2nd) or NZ. Reference: isa/README.md section 3 "fixpipe".
 #include <cmath>
 #include <cstring>
 #include <string>

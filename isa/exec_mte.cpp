@@ -1,5 +1,5 @@
 // Data movement semantics: DataCopy (MTE2 / MTE3 bursts), Nd2Nz (GM ND -> L1 NZ) and Load2d (L1 -> L0A / L0B).
-// Reference: isa/README.d/mte.md. Every buffer access is validated by operand_bytes() before any byte moves, so a
+// Reference: isa/README.md section 2. Every buffer access is validated by operand_bytes() before any byte moves, so a
 // failing instruction leaves all buffers untouched.
 #include <algorithm>
 #include <cmath>

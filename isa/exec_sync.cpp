@@ -11,7 +11,8 @@ namespace {
 void check_event(Pipe src, Pipe dst, uint8_t event) {
   check_field("event", event, 0, kNumEventIds - 1);
   if (src == Pipe::ALL || dst == Pipe::ALL) isa_fail("a flag connects two real pipes, not 'all'");
-  if (!event_pair_valid(src, dst, CoreKind::Coupled))
+  if (!event_pair_valid(src, dst, CoreKind::Cube) && !event_pair_valid(src, dst, CoreKind::Vector) &&
+      !event_pair_valid(src, dst, CoreKind::Coupled))
     isa_fail("no hardware event " + std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst)));
 }
 }  // namespace

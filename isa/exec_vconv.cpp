@@ -1,5 +1,5 @@
 // vconv: element type conversion. Each supported (source, destination) pair maps to one function of
-// isa/numeric.h; isa/README.d/vector.md lists the pairs, rounding modes and the saturation flag.
+// isa/numeric.h; isa/README.md section 4 lists the pairs, rounding modes and the saturation flag.
 #include <cstring>
 #include <string>
 

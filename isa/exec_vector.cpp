@@ -1,5 +1,5 @@
 // Elementwise vector arithmetic: vadd vsub vmul vdiv vmax vmin, vadds vmuls vmaxs vmins and the unary ops.
-// Semantics and the reasons for them: isa/README.d/vector.md.
+// Semantics and the reasons for them: isa/README.md section 4.
 #include <memory>
 
 #include "isa/exec_impl.h"

@@ -1,5 +1,5 @@
 // Vector data movement without arithmetic: vcopy, vdup, vbrcb. Bits are copied unchanged (NaN payloads and
-// signalling bits included), so every 16- and 32-bit type is accepted. isa/README.d/vector.md.
+// signalling bits included), so every 16- and 32-bit type is accepted. isa/README.md section 4.
 #include <cstring>
 #include <memory>
 

@@ -1,7 +1,7 @@
 // Reductions: vcmax vcmin vcadd (whole repeat), vcgmax vcgmin vcgadd (per 32-byte block), vcpadd (pairs).
 // All three are the same balanced pairwise tree over a repeat's lanes, stopped after a different number of
 // levels: 1 for vcpadd, log2(lanes per block) for block reduce, log2(lanes) for whole reduce.
-// isa/README.d/vector.md gives the tree, the identities and the rounding of every node.
+// isa/README.md section 4 gives the tree, the identities and the rounding of every node.
 #include <cstring>
 #include <limits>
 #include <vector>

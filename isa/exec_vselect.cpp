@@ -1,5 +1,5 @@
 // Compare and select: vcmp writes one bit per lane, vsel picks src0 or src1 (or a scalar) by those bits.
-// isa/README.d/vector.md.
+// isa/README.md section 4.
 #include <immintrin.h>
 
 #include <cstring>

@@ -32,9 +32,19 @@ bool lane_enabled(const VecMask& m, uint32_t r, int l, int lanes) {
 }
 
 // Blocks of one operand: block b of repeat r is enabled when any of its lanes is.
+bool full_mask(const VecMask& m, int lanes) {
+  if (m.counter) return m.lo % lanes == 0;
+  return m.lo == ~0ull && (lanes <= 64 || m.hi == ~0ull);
+}
+
 void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats, int lanes, int elem, bool write) {
   const int epb = kBlockBytes / elem;
   const int blocks = lanes / epb;
+  if (st.blk == 1 && full_mask(m, lanes)) {  // every block of a repeat, contiguous: one piece per repeat
+    for (uint32_t r = 0; r < repeats; ++r)
+      s.add(a.buf, a.off + uint64_t{r} * st.rep * kBlockBytes, uint64_t(blocks) * kBlockBytes, write);
+    return;
+  }
   for (uint32_t r = 0; r < repeats; ++r)
     for (int b = 0; b < blocks; ++b) {
       bool any = false;

@@ -88,7 +88,7 @@ struct Mmad {
   DType a_dtype = DType::F16;
   uint16_t m = 16, n = 16, k = 16;  // each <= 4095; 0 makes the instruction a no-op
   bool init = true;                 // start from zero instead of accumulating onto C
-  uint8_t unit_flag = 0;            // 0, 2 or 3 (timing hint; 2 / 3 cannot accumulate)
+  uint8_t unit_flag = 0;            // 0, 2 or 3: a timing hint with no functional effect (README section 3)
   bool bias = false;                // start from bias_addr's fp32 / s32 row vector (BT) instead
   Addr bias_addr{Buf::BT, 0};
 };

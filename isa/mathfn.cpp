@@ -1,4 +1,4 @@
-// Vector-unit transcendental and division algorithms (specification: isa/README.d/mathfn.md).
+// Vector-unit transcendental and division algorithms (specification: isa/README.md section 5).
 // Each algorithm is written once, as a branch-free always-inline kernel in mathfn_recip.h /
 // mathfn_explog.h; the scalar function and the array loop both call it, so they give the same bits,
 // and the loops auto-vectorise (-O3 -march=x86-64-v3; check with -fopt-info-vec-optimized).

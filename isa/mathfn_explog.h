@@ -2,7 +2,7 @@
 // Internal to isa/mathfn.cpp: exp and ln of the modelled vector unit. Range reduction in fp32 with a
 // two-constant (Cody-Waite) ln 2, a minimax polynomial in Horner form (separate multiply and add, no
 // FMA), and the exponent handled in integer arithmetic. Step-by-step specification and the origin of
-// every constant: isa/README.d/mathfn.md.
+// every constant: isa/README.md section 5.
 #include "isa/mathfn_bits.h"
 
 namespace npusim::isa::mathfn_detail {

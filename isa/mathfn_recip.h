@@ -2,7 +2,7 @@
 // Internal to isa/mathfn.cpp: reciprocal, division, reciprocal square root and square root of the
 // modelled vector unit. Each is a seed refined by Newton-Raphson steps written as separate fp32
 // multiplies and adds (no FMA, no IEEE divide/sqrt), on a mantissa normalised to [1, 2) or [1, 4),
-// with the exponent handled in integer arithmetic. Step-by-step specification: isa/README.d/mathfn.md.
+// with the exponent handled in integer arithmetic. Step-by-step specification: isa/README.md section 5.
 #include "isa/mathfn_bits.h"
 
 namespace npusim::isa::mathfn_detail {

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to isa/: the two implementations of Mmad (exec_cube.cpp validates, then calls one of them) and the
-// operand layouts they share. isa/README.d/cube.md is the specification; both paths produce identical bits.
+// operand layouts they share. isa/README.md section 3 is the specification; both paths produce identical bits.
 #include <cstdint>
 #include <cstring>
 

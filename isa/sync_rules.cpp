@@ -37,7 +37,8 @@ bool event_pair_valid(Pipe src, Pipe dst, CoreKind kind) {
   switch (kind) {
     case CoreKind::Cube: return listed(kCubePairs, src, dst);
     case CoreKind::Vector: return listed(kVectorPairs, src, dst);
-    case CoreKind::Coupled:
+    case CoreKind::Coupled:  // no FixPipe on coupled parts (hardware.md §1): L0C leaves through V
+      if (src == Pipe::FIX || dst == Pipe::FIX) return false;
       return listed(kCubePairs, src, dst) || listed(kVectorPairs, src, dst) || listed(kCoupledExtra, src, dst);
   }
   return false;
@@ -47,7 +48,8 @@ bool core_has_pipe(CoreKind kind, Pipe p) {
   switch (p) {
     case Pipe::S: case Pipe::ALL: case Pipe::MTE2: case Pipe::MTE3: return true;
     case Pipe::V: return kind != CoreKind::Cube;
-    case Pipe::M: case Pipe::MTE1: case Pipe::FIX: return kind != CoreKind::Vector;
+    case Pipe::M: case Pipe::MTE1: return kind != CoreKind::Vector;
+    case Pipe::FIX: return kind == CoreKind::Cube;
   }
   return false;
 }

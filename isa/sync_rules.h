@@ -1,6 +1,7 @@
 #pragma once
 // Which set_flag / wait_flag pipe pairs exist on each kind of core (hardware.md §4, from the Ascend C
-// HardEvent enumeration in kernel_event.h): an AIC has no vector pipe, an AIV no cube pipes.
+// HardEvent enumeration in kernel_event.h): an AIC has no vector pipe, an AIV no cube pipes, and a coupled
+// core (310P) has cube and vector pipes but no FixPipe: its L0C results move to UB on the vector pipe.
 #include "isa/instr.h"
 
 namespace npusim::isa {

@@ -2,7 +2,7 @@
 // Vector-unit geometry shared by every V-pipe instruction: which lanes of which repeats run (repeat field and
 // mask), where each lane of an operand lives in UB, which bytes an operand touches (its footprint), and the
 // bounds and overlap rules checked on those footprints before anything is written.
-// The rules themselves are specified in isa/README.d/vector.md.
+// The rules themselves are specified in isa/README.md section 4.
 #include <cstdint>
 #include <functional>
 #include <span>

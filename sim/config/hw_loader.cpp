@@ -65,7 +65,12 @@ Flat load_flat(const fs::path& file, std::set<std::string>& seen) {
   }
   if (!root.IsMap()) throw ConfigError(file.string() + ": a hardware config is a map of sections");
   Flat flat;
-  if (root["base"]) flat = load_flat(resolve(root["base"].as<std::string>()), seen);
+  if (root["base"]) {  // a bundled name, or a path relative to the including file
+    std::string base = root["base"].as<std::string>();
+    if ((base.find('/') != std::string::npos || fs::path(base).has_extension()) && fs::path(base).is_relative())
+      base = (file.parent_path() / base).string();
+    flat = load_flat(resolve(base), seen);
+  }
   Flat own;
   flatten(root, "", file.string(), own);
   own.erase("base");
@@ -99,7 +104,8 @@ void apply(HwConfig& c, const KeySpec& k, const Value& v) {
     if (k.ref_float) {
       k.ref_float(c) = std::stod(v.text, &used);
     } else {
-      k.ref_int(c) = std::stoll(v.text, &used, 0);
+      const bool hexa = v.text.rfind("0x", 0) == 0 || v.text.rfind("0X", 0) == 0;
+      k.ref_int(c) = std::stoll(v.text, &used, hexa ? 16 : 10);  // no octal surprise for "010"
     }
     if (used != v.text.size()) throw std::invalid_argument("trailing text");
   } catch (const std::logic_error&) {
@@ -116,9 +122,11 @@ void validate(const HwConfig& c) {
                              k.info.path == "chip.aiv_per_core" || k.info.path == "vector.l0c_to_ub_bytes_per_cycle" ||
                              k.info.path == "mte3.ub_to_l1_bytes_per_cycle" ||
                              k.info.path.find("sync.") == 0;
-    if (v < 0 || (v == 0 && !may_be_zero))
-      throw ConfigError("key '" + k.info.path + "' = " + std::to_string(v) + " must be " +
-                        (may_be_zero ? ">= 0" : "> 0"));
+    if (v < 0 || (v == 0 && !may_be_zero)) {
+      std::ostringstream shown;
+      shown << v;  // integers print without a fraction
+      throw ConfigError("key '" + k.info.path + "' = " + shown.str() + " must be " + (may_be_zero ? ">= 0" : "> 0"));
+    }
   }
   if (c.topology == Topology::Split && c.chip.aiv_per_core < 1)
     throw ConfigError("key 'chip.aiv_per_core' must be >= 1 for topology split");
@@ -161,7 +169,8 @@ HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>
   }
   for (const auto& k : hw_key_specs())
     if (!given.count(k.info.path))
-      throw ConfigError(name_or_file + ": missing required hardware key '" + k.info.path + "' (" + k.info.description + ")");
+      throw ConfigError(name_or_file + ": missing required hardware key '" + k.info.path + "' (" + k.info.description +
+                        "); keys of its section: " + valid_keys_near(k.info.path));
   validate(c);
   return c;
 }

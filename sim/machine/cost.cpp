@@ -1,6 +1,7 @@
 #include "sim/machine/cost.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "isa/footprint.h"
 
@@ -37,11 +38,55 @@ int blocks_of(const Operand& o, uint32_t r, int nblocks, uint64_t* out) {
   return nblocks;
 }
 
-// Sum of per-repeat beats. The bank pattern of repeat r depends on r only through (r * rep) mod 16 for
-// each operand, so it repeats with period 16: compute one period and extrapolate.
-uint64_t vector_occupancy(std::initializer_list<Operand> reads, Operand write, uint32_t repeats, int src_blocks,
-                          int dst_blocks, int64_t class_beats) {
+// Sum of per-repeat beats. The bank-group pattern of repeat r depends on r only through (r * rep) mod 16
+// for each operand, so it repeats with period 16: compute one period and extrapolate. (The bank-row term
+// addr / row_bytes can change within a long instruction that crosses a 64 KiB row; the extrapolation
+// then uses the first period's rows: an approximation of at most one beat per repeat.)
+uint64_t vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
+                                   uint32_t repeats, int src_blocks, int dst_blocks, int64_t class_beats);
+
+// Kernels issue the same vector instruction shapes over and over; the bank-conflict walk is a pure
+// function of the operands, so a small direct-mapped memo makes it nearly free.
+struct OccKey {
+  uint64_t addr[4];
+  uint32_t stride[4];
+  int64_t groups, row_bytes;
+  uint32_t repeats;
+  int32_t src_blocks, dst_blocks;
+  int64_t class_beats;
+  bool operator==(const OccKey&) const = default;
+};
+
+uint64_t vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write, uint32_t repeats,
+                          int src_blocks, int dst_blocks, int64_t class_beats) {
   if (repeats == 0) return 0;
+  OccKey k{};
+  for (int j = 0; j < 4; ++j) k.addr[j] = ~0ull, k.stride[j] = ~0u;  // unused slots differ from any operand
+  k.groups = ub.groups, k.row_bytes = ub.row_bytes;
+  int i = 0;
+  for (const auto& o : reads) {
+    k.addr[i] = o.present ? o.a.off : ~0ull;
+    k.stride[i++] = (uint32_t{o.s.blk} << 16) | o.s.rep;
+  }
+  k.addr[3] = write.present ? write.a.off : ~0ull;
+  k.stride[3] = (uint32_t{write.s.blk} << 16) | write.s.rep;
+  k.repeats = repeats, k.src_blocks = src_blocks, k.dst_blocks = dst_blocks, k.class_beats = class_beats;
+  uint64_t h = 1469598103934665603ull;
+  for (uint64_t v : {k.addr[0], k.addr[1], k.addr[2], k.addr[3], uint64_t{k.stride[0]} << 32 | k.stride[1],
+                     uint64_t{k.stride[2]} << 32 | k.stride[3], uint64_t{repeats} << 32 | uint32_t(src_blocks << 8 | dst_blocks),
+                     static_cast<uint64_t>(class_beats)})
+    h = (h ^ v) * 1099511628211ull;
+  h = (h ^ static_cast<uint64_t>(ub.groups * 131 + ub.row_bytes)) * 1099511628211ull;
+  struct Entry { OccKey key; uint64_t value; bool valid; };
+  static thread_local std::vector<Entry> memo(4096);
+  Entry& e = memo[h & 4095];
+  if (e.valid && e.key == k) return e.value;
+  e = {k, vector_occupancy_uncached(ub, reads, write, repeats, src_blocks, dst_blocks, class_beats), true};
+  return e.value;
+}
+
+uint64_t vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
+                                   uint32_t repeats, int src_blocks, int dst_blocks, int64_t class_beats) {
   const uint32_t period = std::min<uint32_t>(repeats, 16);
   uint64_t per[16];
   for (uint32_t r = 0; r < period; ++r) {
@@ -49,7 +94,7 @@ uint64_t vector_occupancy(std::initializer_list<Operand> reads, Operand write, u
     int nr = 0;
     for (const auto& o : reads) nr += blocks_of(o, r, src_blocks, rd + nr);
     const int nw = blocks_of(write, r, dst_blocks, wr);
-    per[r] = std::max<uint64_t>(repeat_conflict_beats(rd, nr, wr, nw), class_beats);
+    per[r] = std::max<uint64_t>(repeat_conflict_beats(ub, rd, nr, wr, nw), class_beats);
   }
   uint64_t total = 0;
   for (uint32_t r = 0; r < period; ++r) total += per[r] * ((repeats - r + period - 1) / period);
@@ -58,27 +103,52 @@ uint64_t vector_occupancy(std::initializer_list<Operand> reads, Operand write, u
 
 int blocks_for(DType t, int lanes) { return lanes * std::max(1, bytes_of(t)) / kBlockBytes; }
 
+// Reductions read one operand with the common strides and write a few packed results.
+template <class V>
+PipeCost reduce_cost(const V& v, const HwConfig& hw) {
+  const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
+  const auto r = rates(VecClass::Reduce, hw);
+  const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+  return {vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
+          static_cast<uint64_t>(r.latency)};
+}
+
 template <class V>
 PipeCost vec_unary(const V& v, VecClass c, const HwConfig& hw) {
   const int e = std::max(1, bytes_of(v.dtype));
   const int lanes = lanes_per_repeat(e);
   const auto r = rates(c, hw);
   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-  return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
+  return {vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
           static_cast<uint64_t>(r.latency)};
 }
 }  // namespace
 
-uint64_t repeat_conflict_beats(const uint64_t* rd, int nr, const uint64_t* wr, int nw) {
-  int rg[16] = {0}, wg[16] = {0};
-  for (int i = 0; i < nr; ++i) ++rg[(rd[i] >> 5) & 15];
-  for (int i = 0; i < nw; ++i) ++wg[(wr[i] >> 5) & 15];
+UbBanks ub_banks(const HwConfig& hw) {
+  const int64_t rows = std::max<int64_t>(1, hw.ub.banks / hw.ub.bank_groups);
+  return {hw.ub.bank_groups, std::max<int64_t>(kBlockBytes, hw.core.ub_bytes / rows)};
+}
+
+uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, const uint64_t* wr, int nw) {
+  const auto groups = static_cast<uint64_t>(ub.groups);
+  auto group = [&](uint64_t a) { return (a / kBlockBytes) % groups; };
+  // bank = groups * row + group, row = addr / row_bytes (910B: 3 rows of 64 KiB, 16 groups).
+  auto bank = [&](uint64_t a) { return groups * (a / static_cast<uint64_t>(ub.row_bytes)) + group(a); };
+  int rg[64] = {0}, wg[64] = {0};
+  for (int i = 0; i < nr; ++i) ++rg[group(rd[i]) & 63];
+  for (int i = 0; i < nw; ++i) ++wg[group(wr[i]) & 63];
   int beats = 1;
-  for (int g = 0; g < 16; ++g) beats = std::max({beats, rg[g], wg[g]});
-  auto bank = [](uint64_t a) { return 16 * (a >> 16) + ((a >> 5) & 15); };
-  for (int i = 0; i < nr; ++i)
+  for (uint64_t g = 0; g < std::min<uint64_t>(groups, 64); ++g) beats = std::max({beats, rg[g], wg[g]});
+  // A read and a write of different blocks in one bank conflict; the same block read and written (the
+  // in-place case) does not.
+  uint64_t wbanks = 0;
+  for (int j = 0; j < nw; ++j) wbanks |= uint64_t{1} << (bank(wr[j]) & 63);
+  for (int i = 0; i < nr; ++i) {
+    const uint64_t b = bank(rd[i]);
+    if (!((wbanks >> (b & 63)) & 1)) continue;
     for (int j = 0; j < nw; ++j)
-      if (bank(rd[i]) == bank(wr[j]) && rd[i] != wr[j]) return beats + 1;
+      if (bank(wr[j]) == b && wr[j] != rd[i]) return beats + 1;
+  }
   return beats;
 }
 
@@ -144,7 +214,7 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy({{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, v.dst_s, true},
+            return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, v.dst_s, true},
                                      reps, 8, 8, r.beats),
                     static_cast<uint64_t>(r.latency)};
           },
@@ -156,52 +226,34 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             const int lanes = lanes_per_repeat(std::max(se, de));
             const auto r = rates(VecClass::Cast, hw);
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, blocks_for(v.src_dtype, lanes),
+            return {vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, blocks_for(v.src_dtype, lanes),
                                      blocks_for(v.dst_dtype, lanes), r.beats),
                     static_cast<uint64_t>(r.latency)};
           },
-          [&](const VReduce& v) -> PipeCost {
-            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
-            const auto r = rates(VecClass::Reduce, hw);
-            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
-                    static_cast<uint64_t>(r.latency)};
-          },
-          [&](const VBlockReduce& v) -> PipeCost {
-            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
-            const auto r = rates(VecClass::Reduce, hw);
-            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
-                    static_cast<uint64_t>(r.latency)};
-          },
-          [&](const VPairAdd& v) -> PipeCost {
-            const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
-            const auto r = rates(VecClass::Reduce, hw);
-            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy({{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
-                    static_cast<uint64_t>(r.latency)};
-          },
+          [&](const VReduce& v) { return reduce_cost(v, hw); },
+          [&](const VBlockReduce& v) { return reduce_cost(v, hw); },
+          [&](const VPairAdd& v) { return reduce_cost(v, hw); },
           [&](const VBrcb& v) -> PipeCost {
             const auto r = rates(VecClass::Simple, hw);
-            return {vector_occupancy({}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), static_cast<uint64_t>(r.latency)};
+            return {vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), static_cast<uint64_t>(r.latency)};
           },
           [&](const VDup& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(VecClass::Simple, hw);
-            return {vector_occupancy({}, {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
+            return {vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
                     static_cast<uint64_t>(r.latency)};
           },
           [&](const VCmp& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(VecClass::Simple, hw);
-            return {vector_occupancy({{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
+            return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
                                      effective_repeats(v.mask, v.repeat, lanes), 8, 0, r.beats),
                     static_cast<uint64_t>(r.latency)};
           },
           [&](const VSel& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(VecClass::Simple, hw);
-            return {vector_occupancy({{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
+            return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
                                      effective_repeats(v.mask, v.repeat, lanes), 8, 8, r.beats),
                     static_cast<uint64_t>(r.latency)};
           },

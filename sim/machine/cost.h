@@ -19,9 +19,16 @@ struct PipeCost {
 enum class VecClass : uint8_t { Simple, Div, Exp, Ln, Sqrt, Reduce, Cast };
 VecClass vec_class(const isa::Instr& in);
 
+// UB bank geometry from the config: `groups` bank groups (ub.bank_groups), each holding ub.banks / groups
+// banks stacked in rows of row_bytes (910B: 16 groups, 3 rows of 64 KiB). hardware.md §2.
+struct UbBanks {
+  int64_t groups, row_bytes;
+};
+UbBanks ub_banks(const HwConfig& hw);
 // UB bank-conflict beats of one repeat: max over bank groups of blocks read (all sources) or written in
 // that group, at least 1, plus 1 when a block is read and another written in the same bank.
-uint64_t repeat_conflict_beats(const uint64_t* read_addrs, int n_reads, const uint64_t* write_addrs, int n_writes);
+uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* read_addrs, int n_reads, const uint64_t* write_addrs,
+                               int n_writes);
 
 // Cost of an instruction that does not touch GM (vector, cube, MTE1, on-chip FixPipe, scalar, sync).
 PipeCost local_cost(const isa::Instr& in, const HwConfig& hw);

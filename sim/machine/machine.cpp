@@ -6,9 +6,6 @@
 #include "sim/machine/machine_impl.h"
 #include "sim/machine/scalar_unit.h"
 
-// libsystemc's main() refers to sc_main; npusim programs have their own main and never call it.
-int sc_main(int, char*[]) { return 0; }
-
 namespace npusim::sim {
 
 using namespace isa;

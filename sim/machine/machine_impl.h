@@ -52,7 +52,8 @@ struct FlagSlot {
 };
 
 struct CrossCounter {
-  uint32_t count = 0;
+  uint32_t count = 0;                  // pending sets
+  std::deque<uint64_t> visible_at;     // cycle at which each pending set becomes visible, oldest first
   VectorClock vc;
   sc_core::sc_event ev;
   uint64_t last_set_id = 0;

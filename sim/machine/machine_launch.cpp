@@ -54,7 +54,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span) {
   for (auto& s : c.flags)
     for (auto& d : s)
       for (auto& f : d) f.set = false;
-  for (auto& x : c.cross) x.count = 0;
+  for (auto& x : c.cross) x.count = 0, x.visible_at.clear();
   c.alloc_top.fill(0);
   c.ctx.mem[Buf::GM] = gm_span;
   c.done = false;
@@ -127,6 +127,15 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
   bool all_done = true;
   for (int core : sel.cores) all_done &= m.cores[core]->done;
   if (!all_done && !m.fatal) m.fault("deadlock", m.deadlock_report(), true);
+  if (all_done)
+    for (int core : sel.cores)
+      for (int id = 0; id < kNumCrossFlags; ++id)
+        if (const auto& x = m.cores[core]->cross[id]; x.count)
+          m.fault("cross-flags-pending", m.cores[core]->name + ": cross-core flag " + std::to_string(id) + " holds " +
+                                             std::to_string(x.count) + " set(s) never waited for; the last by #" +
+                                             std::to_string(x.last_set_id) + " on " + m.cores[x.last_set_core]->name +
+                                             " " + std::string(pipe_name(x.last_set_pipe)),
+                  false);
   if (m.fatal) m.unusable = true;
   LaunchResult r;
   r.cycles = now_cycles() - m.launch_start;

@@ -15,6 +15,12 @@ using namespace isa;
 namespace {
 constexpr uint8_t kScratchReg = kNumScalarRegs - 1;  // load_scalar's destination; reserved for kernels
 
+bool is_sync(const Instr& in) {
+  return std::holds_alternative<SetFlag>(in) || std::holds_alternative<WaitFlag>(in) ||
+         std::holds_alternative<PipeBarrier>(in) || std::holds_alternative<CrossSet>(in) ||
+         std::holds_alternative<CrossWait>(in) || std::holds_alternative<SyncAll>(in);
+}
+
 bool is_scalar_side(const Instr& in) {
   const Pipe p = pipe_of(in);
   return p == Pipe::S || p == Pipe::ALL || std::holds_alternative<CrossWait>(in);
@@ -42,6 +48,10 @@ void Machine::Impl::drain(CoreState& c) {
   for (const auto& p : c.pipes) done = std::max(done, p.last_completion);
   wait_until(done);
   c.scalar_blocked_on.clear();
+  // Everything the pipes did is now ordered before whatever the scalar unit issues or releases next.
+  const AgentId s = agent(c.index, Pipe::S);
+  for (const auto& p : c.pipes)
+    if (p.pipe != Pipe::S && p.pipe != Pipe::ALL) hb->acquire(s, hb->clock(p.agent));
 }
 
 void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
@@ -52,14 +62,22 @@ void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
     fault("isa", c.name + " instruction #" + std::to_string(id) + " '" + to_asm(in) + "': " + why, true);
     throw AbortLaunch{};
   };
+  if (is_sync(in)) {  // field ranges (event ids, flag ids, modes) before they index any table
+    try {
+      execute(in, c.ctx);
+    } catch (const IsaError& e) {
+      reject(e.what());
+    }
+  }
   if (!core_has_pipe(c.kind, pipe))
     reject("an " + std::string(core_kind_name(c.kind)) + " core has no " + std::string(pipe_name(pipe)) + " pipe");
-  if (auto* f = std::get_if<SetFlag>(&in); f && !event_pair_valid(f->src, f->dst, c.kind))
-    reject("an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " + std::string(pipe_name(f->src)) +
-           "->" + std::string(pipe_name(f->dst)));
-  if (auto* f = std::get_if<WaitFlag>(&in); f && !event_pair_valid(f->src, f->dst, c.kind))
-    reject("an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " + std::string(pipe_name(f->src)) +
-           "->" + std::string(pipe_name(f->dst)));
+  auto check_event = [&](Pipe src, Pipe dst) {
+    if (!event_pair_valid(src, dst, c.kind))
+      reject("an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " + std::string(pipe_name(src)) +
+             "->" + std::string(pipe_name(dst)));
+  };
+  if (auto* f = std::get_if<SetFlag>(&in)) check_event(f->src, f->dst);
+  if (auto* f = std::get_if<WaitFlag>(&in)) check_event(f->src, f->dst);
   const uint64_t issue = mode == SimMode::Functional ? 0 : hw.scalar.issue_cycles;
   c.local_offset += issue;
   auto& sstat = c.stats.pipes[static_cast<int>(Pipe::S)];
@@ -68,13 +86,13 @@ void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
   QueuedInstr q{in, id, now_cycles() + c.local_offset};
   if (!is_scalar_side(in)) {
     PipeState& p = c.pipes[static_cast<int>(pipe)];
+    if (p.q.size() >= p.depth) scalar_sync(c);  // catch up with simulated time, then look again
     while (p.q.size() >= p.depth) {
-      scalar_sync(c);
       c.scalar_blocked_on = "queue of pipe " + std::string(pipe_name(pipe)) + " full";
       sc_core::wait(p.progressed | abort_ev);
       if (fatal) throw AbortLaunch{};
-      q.ready = now_cycles();
     }
+    q.ready = std::max(q.ready, now_cycles());
     c.scalar_blocked_on.clear();
     p.q.push_back(std::move(q));
     p.pushed.notify(sc_core::SC_ZERO_TIME);
@@ -99,7 +117,7 @@ void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
           scratch.clear();
           footprint(in, &c.regs, scratch);
           if (!gm.backs_everything() && !gm.backed(scratch[0].begin, scratch[0].end - scratch[0].begin))
-            reject("reads GM that is not materialised in timing mode (mark the allocation as scalar-read)");
+            reject("accesses GM that is not materialised in timing mode (allocate it with materialize = true)");
           isa::ExecContext ctx = c.ctx;
           ctx.mem[Buf::GM] = gm.backs_everything() ? gm.span() : std::span<uint8_t>();
           try {
@@ -116,7 +134,8 @@ void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
           const uint32_t epoch = hb->tick(s.agent);
           races->on_access(s.agent, epoch, InstrInfo{id, c.index, c.name, Pipe::S, begin, "", in},
                            std::vector<AccessRange>{{Buf::GM, scratch[0].begin, scratch[0].end, std::is_same_v<T, SStore>}});
-          if (mode != SimMode::Functional) wait_until(begin + hw.scalar.gm_load_latency_cycles);
+          // A load stalls the scalar unit until its data returns; a store is posted.
+          if (std::is_same_v<T, SLoad>) wait_until(begin + timed(hw.scalar.gm_load_latency_cycles));
         } else if constexpr (std::is_same_v<T, SetFlag>) {
           do_set_flag(c, s, x, q);
         } else if constexpr (std::is_same_v<T, WaitFlag>) {

@@ -68,6 +68,7 @@ void Machine::Impl::deliver_cross(int core, int flag, const VectorClock& vc, con
     return;
   }
   ++ctr.count;
+  ctr.visible_at.push_back(now_cycles() + timed(hw.sync.cross_core_latency_cycles));
   ctr.vc.join(vc);
   ctr.last_set_id = q.id;
   ctr.last_set_core = from_core;
@@ -122,16 +123,17 @@ void Machine::Impl::do_cross_set(CoreState& c, PipeState& p, const CrossSet& s, 
 void Machine::Impl::do_cross_wait(CoreState& c, PipeState& p, const CrossWait& w, const QueuedInstr& q) {
   CrossCounter& ctr = c.cross[w.flag_id];
   const uint64_t begin = now_cycles();
-  while (ctr.count == 0 || ctr.last_set_cycle > now_cycles()) {
+  while (ctr.count == 0 || ctr.visible_at.front() > now_cycles()) {
     p.blocked_on = "cross_wait flag " + std::to_string(w.flag_id) + " (instruction #" + std::to_string(q.id) + ")";
     c.scalar_blocked_on = p.blocked_on;
-    if (ctr.count) wait_until(ctr.last_set_cycle);
+    if (ctr.count) wait_until(ctr.visible_at.front());
     else sc_core::wait(ctr.ev | abort_ev);
     if (fatal) return;
   }
   p.blocked_on.clear();
   c.scalar_blocked_on.clear();
   --ctr.count;
+  ctr.visible_at.pop_front();
   hb->acquire(p.agent, ctr.vc);
   hb->tick(p.agent);
   if (trace) {

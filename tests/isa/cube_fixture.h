@@ -1,6 +1,6 @@
 #pragma once
 // Shared helpers of the data-movement / cube / fixpipe tests: a core's buffers (A2 sizes), typed access, and
-// matrix <-> fractal-layout helpers that follow isa/README.d/cube.md.
+// matrix <-> fractal-layout helpers that follow isa/README.md section 3.
 #include <gtest/gtest.h>
 
 #include <cstdint>

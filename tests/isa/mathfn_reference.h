@@ -5,7 +5,7 @@
 //    the double result is itself correctly rounded and 53 >= 2*24 + 2, so the double rounding is
 //    harmless; for exp, ln and 1/sqrt the double result is within ~1 double ULP, so the fp32 rounding
 //    can differ only when the exact value lies within ~2^-29 fp32 ULP of a rounding boundary;
-//  - the special-value rules are spelled out independently of the implementation (isa/README.d/mathfn.md).
+//  - the special-value rules are spelled out independently of the implementation (isa/README.md section 5).
 #include <bit>
 #include <cmath>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Mmad: the documented accumulation order on hand-computed cases, and every error rule (isa/README.d/cube.md).
+// Mmad: the documented accumulation order on hand-computed cases, and every error rule (isa/README.md section 3).
 // Each semantic test runs on both execution paths.
 #include <cmath>
 #include <limits>

@@ -1,5 +1,5 @@
 // Fixpipe: layouts, the per-element conversion chain (s32 -> fp32, scale, ReLU, convert) and every error rule
-// (isa/README.d/cube.md "fixpipe").
+// (isa/README.md section 3 "fixpipe").
 #include <cmath>
 #include <limits>
 

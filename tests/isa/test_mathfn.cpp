@@ -1,5 +1,5 @@
 // Vector-unit math functions (isa/mathfn.h): the special-value table and the exact cases of
-// isa/README.d/mathfn.md. Accuracy and array-vs-scalar checks are in test_mathfn_accuracy.cpp.
+// isa/README.md section 5. Accuracy and array-vs-scalar checks are in test_mathfn_accuracy.cpp.
 #include <gtest/gtest.h>
 
 #include <bit>

@@ -14,7 +14,7 @@ namespace {
 using namespace mathfn_ref;
 
 // Largest error in whole fp32 steps from the correctly rounded value, measured over all 2^32 inputs
-// (div: 10^8 random pairs + edge pairs) by ulp_table; see isa/README.d/mathfn.md.
+// (div: 10^8 random pairs + edge pairs) by ulp_table; see isa/README.md section 5.
 uint64_t max_ulp(Unary f) {
   switch (f) {
     case Unary::Exp: return 1;

@@ -1,4 +1,4 @@
-// DataCopy, Nd2Nz and Load2d: semantics on hand-computed cases and every error rule (isa/README.d/mte.md).
+// DataCopy, Nd2Nz and Load2d: semantics on hand-computed cases and every error rule (isa/README.md section 2).
 #include <cmath>
 
 #include "tests/isa/cube_fixture.h"

@@ -38,8 +38,18 @@ inline void cube_matmul(CoreCtx& c, Addr a_gm, Addr b_gm) {
   c.set_flag(Pipe::MTE1, Pipe::M, 0);
   c.wait_flag(Pipe::MTE1, Pipe::M, 0);
   c.issue(Mmad{.c = l0c, .a = l0a, .b = l0b, .m = kDim, .n = kDim, .k = kDim});
-  c.set_flag(Pipe::M, Pipe::FIX, 0);
-  c.wait_flag(Pipe::M, Pipe::FIX, 0);
+}
+
+// The vector tail shared by both variants: x *= 2 in fp32, cast to fp16, store to GM.
+inline void double_cast_store(CoreCtx& c, Addr f32, Addr f16, int elems, Addr out_gm) {
+  const uint8_t reps = static_cast<uint8_t>(elems / 64);
+  c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = f32, .src = f32, .scalar = 2.0, .repeat = reps});
+  c.pipe_barrier(Pipe::V);
+  c.issue(VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps,
+                .dst_s = {1, 4}});
+  c.set_flag(Pipe::V, Pipe::MTE3, 0);
+  c.wait_flag(Pipe::V, Pipe::MTE3, 0);
+  c.issue(DataCopy{.dst = out_gm, .src = f16, .burst_bytes = static_cast<uint32_t>(elems * 2)});
 }
 
 // Split: AIC computes C_b into workspace; each AIV doubles its 16 rows, casts to fp16 and stores them.
@@ -48,6 +58,8 @@ inline LaunchSpec mixed_split(int blocks, MixedBreak brk = {}) {
   s.cube = [](CoreCtx& c) {
     const int b = c.block_idx();
     cube_matmul(c, c.gm("a", uint64_t(b) * kDim * kDim * 2), c.gm("b"));
+    c.set_flag(Pipe::M, Pipe::FIX, 0);
+    c.wait_flag(Pipe::M, Pipe::FIX, 0);
     c.issue(Fixpipe{.dst = c.gm("ws", uint64_t(b) * kDim * kDim * 4), .src = {Buf::L0C, 0}, .src_dtype = DType::F32,
                     .dst_dtype = DType::F32, .m = kDim, .n = kDim, .src_m_stride = kDim, .dst_stride = kDim});
     c.cross_set(2, 3, Pipe::FIX);
@@ -60,15 +72,7 @@ inline LaunchSpec mixed_split(int blocks, MixedBreak brk = {}) {
                      .burst_bytes = rows * kDim * 4});
     c.set_flag(Pipe::MTE2, Pipe::V, 0);
     c.wait_flag(Pipe::MTE2, Pipe::V, 0);
-    const uint8_t reps = rows * kDim / 64;
-    c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = f32, .src = f32, .scalar = 2.0, .repeat = reps});
-    c.pipe_barrier(Pipe::V);
-    c.issue(VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps,
-                  .dst_s = {1, 4}});
-    c.set_flag(Pipe::V, Pipe::MTE3, 0);
-    c.wait_flag(Pipe::V, Pipe::MTE3, 0);
-    c.issue(DataCopy{.dst = c.gm("out", (uint64_t(b) * kDim + h * rows) * kDim * 2), .src = f16,
-                     .burst_bytes = rows * kDim * 2});
+    double_cast_store(c, f32, f16, rows * kDim, c.gm("out", (uint64_t(b) * kDim + h * rows) * kDim * 2));
   };
   return s;
 }
@@ -85,14 +89,7 @@ inline LaunchSpec mixed_coupled(int blocks) {
     c.issue(Fixpipe{.dst = f32, .src = {Buf::L0C, 0}, .src_dtype = DType::F32, .dst_dtype = DType::F32, .m = kDim,
                     .n = kDim, .src_m_stride = kDim, .dst_stride = kDim});
     c.pipe_barrier(Pipe::V);
-    const uint8_t reps = kDim * kDim / 64;
-    c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = f32, .src = f32, .scalar = 2.0, .repeat = reps});
-    c.pipe_barrier(Pipe::V);
-    c.issue(VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps,
-                  .dst_s = {1, 4}});
-    c.set_flag(Pipe::V, Pipe::MTE3, 0);
-    c.wait_flag(Pipe::V, Pipe::MTE3, 0);
-    c.issue(DataCopy{.dst = c.gm("out", uint64_t(b) * kDim * kDim * 2), .src = f16, .burst_bytes = kDim * kDim * 2});
+    double_cast_store(c, f32, f16, kDim * kDim, c.gm("out", uint64_t(b) * kDim * kDim * 2));
   };
   return s;
 }

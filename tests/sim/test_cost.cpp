@@ -67,6 +67,29 @@ TEST(CostModel, BlockStrideSixteenPutsAllBlocksInOneGroup) {
   EXPECT_EQ(local_cost(d, b2()).occupancy, 8u);
 }
 
+TEST(CostModel, BankGeometryComesFromTheConfig) {
+  // 8 bank groups instead of 16: blk stride 8 (256 B) now maps all 8 blocks to one group -> 8 beats.
+  HwConfig hw = b2();
+  hw.ub.bank_groups = 8;
+  hw.ub.banks = 24;
+  VDup d{.dtype = DType::F32, .dst = {Buf::UB, 0}, .repeat = 1, .dst_s = {8, 64}};
+  EXPECT_EQ(local_cost(d, hw).occupancy, 8u);
+  EXPECT_EQ(local_cost(d, b2()).occupancy, 4u);
+}
+
+TEST(CostModel, OneAndTwoSourceShapesDoNotShareACacheEntry) {
+  // Regression: the occupancy memo must not confuse a missing second source with one at ub:0x0.
+  VUnary u{.op = VUnaryOp::Abs, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0x100}, .repeat = 4};
+  VBinary b{.op = VBinOp::Add, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0x100},
+            .src1 = {Buf::UB, 0}, .repeat = 4, .src1_s = {0, 0}};
+  const auto first = local_cost(u, b2()).occupancy;
+  EXPECT_EQ(first, 4u);  // conflict-free: 1 beat per repeat
+  // src1 (blk 0) reads group 0 eight times per repeat; in odd repeats src0 (moved by 256 B) adds one more
+  // read of group 0: 8 + 9 + 8 + 9 beats.
+  EXPECT_EQ(local_cost(b, b2()).occupancy, 34u);
+  EXPECT_EQ(local_cost(u, b2()).occupancy, first);
+}
+
 TEST(CostModel, ClassBeatsApplyToTranscendentals) {
   // vexp: vector.exp_beats = 2 per conflict-free repeat, latency 24.
   VUnary u{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = {Buf::UB, 0x8000}, .src = {Buf::UB, 0x100}, .repeat = 10};
@@ -76,9 +99,9 @@ TEST(CostModel, ClassBeatsApplyToTranscendentals) {
 
 TEST(CostModel, ReadAndWriteInTheSameBankCostAnExtraBeat) {
   const uint64_t rd[1] = {0x0}, wr[1] = {0x200};  // same group 0, same bank (addr >> 16 equal)
-  EXPECT_EQ(repeat_conflict_beats(rd, 1, wr, 1), 2u);
+  EXPECT_EQ(repeat_conflict_beats(ub_banks(b2()), rd, 1, wr, 1), 2u);
   const uint64_t wr2[1] = {0x10000};  // group 0 but bank 16
-  EXPECT_EQ(repeat_conflict_beats(rd, 1, wr2, 1), 1u);
+  EXPECT_EQ(repeat_conflict_beats(ub_banks(b2()), rd, 1, wr2, 1), 1u);
 }
 
 TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {

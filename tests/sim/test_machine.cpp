@@ -132,6 +132,55 @@ TEST(MachineChecks, InstructionForAMissingPipeIsRejected) {
   EXPECT_TRUE(has_fault(r, "isa", {"aiv0", "no m pipe"})) << faults_of(r);
 }
 
+TEST(MachineChecks, PipeBarrierAllOrdersEveryEarlierPipe) {
+  Machine m(load_hw("ascend910b2"), SimMode::Full);
+  m.gm().allocate("x", 1024);
+  LaunchSpec s{.name = "barrier", .block_dim = 1, .mix = MixMode::VectorOnly};
+  s.vector = [](CoreCtx& c) {
+    const Addr ub = c.alloc(Buf::UB, 1024, "x");
+    c.issue(DataCopy{.dst = ub, .src = c.gm("x"), .burst_bytes = 1024});
+    c.pipe_barrier(Pipe::ALL);  // the scalar waits for MTE2; the vadds it issues next is ordered after
+    c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 4});
+  };
+  const auto r = m.launch(s);
+  EXPECT_TRUE(r.faults.empty()) << faults_of(r);
+}
+
+TEST(MachineChecks, SyncFieldsOutOfRangeAreRejectedNotExecuted) {
+  Machine m(load_hw("ascend910b2"), SimMode::Full);
+  LaunchSpec s{.name = "fields", .block_dim = 1, .mix = MixMode::Mix1_2};
+  s.cube = [](CoreCtx& c) { c.issue(CrossSet{.mode = 2, .flag_id = 12, .pipe = Pipe::FIX}); };
+  s.vector = [](CoreCtx&) {};
+  const auto r = m.launch(s);
+  EXPECT_TRUE(has_fault(r, "isa", {"aic0", "flag_id = 12"})) << faults_of(r);
+}
+
+TEST(MachineChecks, EventIdOutOfRangeIsRejected) {
+  Machine m(load_hw("ascend910b2"), SimMode::Full);
+  LaunchSpec s{.name = "fields", .block_dim = 1, .mix = MixMode::VectorOnly};
+  s.vector = [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 9); };
+  const auto r = m.launch(s);
+  EXPECT_TRUE(has_fault(r, "isa", {"aiv0", "event = 9"})) << faults_of(r);
+}
+
+TEST(MachineChecks, CrossFlagSetButNeverWaitedIsReported) {
+  Machine m(load_hw("ascend910b2"), SimMode::Full);
+  LaunchSpec s{.name = "pending", .block_dim = 1, .mix = MixMode::Mix1_2};
+  s.cube = [](CoreCtx& c) { c.cross_set(2, 6, Pipe::S); };
+  s.vector = [](CoreCtx&) {};
+  const auto r = m.launch(s);
+  EXPECT_TRUE(has_fault(r, "cross-flags-pending", {"aiv0", "flag 6", "aic0"})) << faults_of(r);
+}
+
+TEST(MachineChecks, CoupledCoreHasNoFixPipe) {
+  Machine m(load_hw("ascend310p3"), SimMode::Full);
+  m.gm().allocate("y", 4096);
+  LaunchSpec s{.name = "nofix", .block_dim = 1};
+  s.cube = [](CoreCtx& c) { c.issue(Fixpipe{.dst = c.gm("y"), .src = {Buf::L0C, 0}}); };
+  const auto r = m.launch(s);
+  EXPECT_TRUE(has_fault(r, "isa", {"core0", "no fix pipe"})) << faults_of(r);
+}
+
 TEST(MachineChecks, TilingThatDoesNotFitIsAnInputError) {
   Machine m(load_hw("ascend910b2"), SimMode::Full);
   LaunchSpec s{.name = "toobig", .block_dim = 1, .mix = MixMode::VectorOnly};
@@ -197,6 +246,20 @@ TEST(MachineTiming, TinyVectorKernelTakesTheDerivedCycleCount) {
   EXPECT_EQ(r.cycles, 674u);
   EXPECT_EQ(r.mem.bytes_read, 256u);
   EXPECT_EQ(r.mem.bytes_written, 256u);
+}
+
+TEST(MachineTiming, LongStreamOfShortInstructionsFillsTheQueueWithoutStalling) {
+  // Regression: the scalar unit must re-check a full queue after catching up with simulated time.
+  Machine m(load_hw("ascend910b2"), SimMode::Full);
+  LaunchSpec s{.name = "stream", .block_dim = 1, .mix = MixMode::VectorOnly};
+  s.vector = [](CoreCtx& c) {
+    for (int i = 0; i < 1000; ++i) c.issue(VDup{.dtype = DType::F32, .dst = {Buf::UB, 0}, .value = 1.0});
+  };
+  const auto r = m.launch(s);
+  ASSERT_TRUE(r.ok()) << faults_of(r);
+  // Issued one per cycle at 1..1000; the vector pipe starts each at its issue cycle (1 beat each), the last
+  // lands 8 cycles (vector.simple_latency_cycles) after its beat: 1000 + 1 + 8.
+  EXPECT_EQ(r.cycles, 1009u);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Derives the polynomial constants of isa/mathfn_explog.h (documented in isa/README.d/mathfn.md).
+"""Derives the polynomial constants of isa/mathfn_explog.h (documented in isa/README.md section 5).
 
 Weighted Remez exchange in mpmath (50 digits): minimises max |w(x) * (P(x) - g(x))| over [a, b] for P of
 degree n, then rounds each coefficient to the nearest fp32 and prints the C++ constant lines.

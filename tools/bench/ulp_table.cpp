@@ -8,7 +8,7 @@
 // Throughput: elements/s of the scalar function called in a loop vs the array form.
 //
 //   ulp_table [--threads N] [--step S] [--div-pairs N] [--only FUNCTION] [--no-throughput]
-// Prints markdown tables (copied into isa/README.d/mathfn.md).
+// Prints markdown tables (copied into isa/README.md section 5).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

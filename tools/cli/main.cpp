@@ -4,6 +4,7 @@
 #include <map>
 
 #include "sim/config/hw_config.h"
+#include "sim/machine/machine.h"
 #include "tools/cli/cli_error.h"
 #include "tools/cli/commands.h"
 
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   try {
     return it->second(Args(argv + 2, argv + argc));
   } catch (const InputError& e) {
+    std::cerr << "npusim " << name << ": " << e.what() << "\n";
+    return kExitInput;
+  } catch (const npusim::sim::KernelInputError& e) {
     std::cerr << "npusim " << name << ": " << e.what() << "\n";
     return kExitInput;
   } catch (const npusim::sim::ConfigError& e) {

@@ -84,13 +84,14 @@ void SimSession::write_outputs(const nlohmann::json& report, const std::string& 
 }
 
 int report_faults(const sim::LaunchResult& r) {
-  bool input = false;
+  bool input = false, internal = false;
   for (const auto& f : r.faults) {
     std::cerr << "fault [" << f.kind << "]: " << f.message << "\n";
     input |= f.kind == "input";
+    internal |= f.kind == "internal";
   }
   if (r.faults.empty()) return kExitOk;
-  return input ? kExitInput : kExitFault;
+  return internal ? kExitInternal : input ? kExitInput : kExitFault;
 }
 
 }  // namespace npusim::cli
