@@ -29,8 +29,9 @@ void check_copy_path(const DataCopy& in, const ExecContext& ctx) {
     if (!ctx.coupled) isa_fail("operands src/dst: UB->L1 exists on coupled cores only");
     return;
   }
+  if (s == Buf::L1 && (d == Buf::BT || d == Buf::FB)) return;  // MTE1 fills the bias table / FixPipe buffer
   isa_fail("operands src/dst: " + bufs(s) + "->" + bufs(d) +
-           " is not a DataCopy path (gm->ub, gm->l1, ub->gm, ub->l1 on coupled cores)");
+           " is not a DataCopy path (gm->ub, gm->l1, ub->gm, l1->bt, l1->fb, ub->l1 on coupled cores)");
 }
 
 // The bytes one pad element is made of (s4: one byte holding the value in both nibbles).

@@ -8,7 +8,10 @@ constexpr std::string_view kPipeNames[] = {"s", "v", "m", "mte1", "mte2", "mte3"
 
 template <class... F> struct Overloaded : F... { using F::operator()...; };
 
-Pipe data_copy_pipe(const DataCopy& d) { return d.src.buf == Buf::GM ? Pipe::MTE2 : Pipe::MTE3; }
+Pipe data_copy_pipe(const DataCopy& d) {
+  if (d.src.buf == Buf::GM) return Pipe::MTE2;
+  return d.src.buf == Buf::L1 ? Pipe::MTE1 : Pipe::MTE3;  // L1 -> BT / FB on MTE1; UB -> GM / L1 on MTE3
+}
 Pipe fixpipe_pipe(const Fixpipe& f) { return f.dst.buf == Buf::UB ? Pipe::V : Pipe::FIX; }
 
 std::string_view vbin_name(VBinOp o) {

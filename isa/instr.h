@@ -38,7 +38,8 @@ inline constexpr int kMaxRepeat = 255;
 // Moves nburst bursts of burst_bytes. The GM side advances by burst_bytes + gap bytes per burst; a local
 // side (UB, L1) starts each burst on a 32-byte block and advances by ceil(burst_bytes / 32) + gap blocks.
 // With pad, the rest of a local destination's last block of each burst is filled with pad_value (as
-// pad_dtype). Pipe: GM->UB and GM->L1 MTE2; UB->GM MTE3; UB->L1 (coupled cores only) MTE3.
+// pad_dtype). Pipe: GM->UB and GM->L1 MTE2; UB->GM MTE3; L1->BT and L1->FB MTE1; UB->L1 (coupled cores
+// only) MTE3.
 struct DataCopy {
   Addr dst, src;
   uint16_t nburst = 1;

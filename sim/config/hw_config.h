@@ -43,6 +43,7 @@ struct HwConfig {
   } cube;
   struct Mte1 {
     int64_t l0a_bytes_per_cycle = 0, l0b_bytes_per_cycle = 0, startup_cycles = 0;
+    int64_t bt_fb_bytes_per_cycle = 0, bt_fb_startup_cycles = 0;  // L1 -> bias table / FixPipe buffer
   } mte1;
   struct Fixpipe {
     int64_t elems_per_cycle = 0, startup_cycles = 0;

@@ -55,6 +55,8 @@ std::vector<KeySpec> build() {
   v.push_back(key("mte1.l0a_bytes_per_cycle", &H::mte1, &H::Mte1::l0a_bytes_per_cycle, "L1 -> L0A rate"));
   v.push_back(key("mte1.l0b_bytes_per_cycle", &H::mte1, &H::Mte1::l0b_bytes_per_cycle, "L1 -> L0B rate"));
   v.push_back(key("mte1.startup_cycles", &H::mte1, &H::Mte1::startup_cycles, "fixed cycles per load2d"));
+  v.push_back(key("mte1.bt_fb_bytes_per_cycle", &H::mte1, &H::Mte1::bt_fb_bytes_per_cycle, "L1 -> BT / FB rate"));
+  v.push_back(key("mte1.bt_fb_startup_cycles", &H::mte1, &H::Mte1::bt_fb_startup_cycles, "fixed cycles per L1 -> BT / FB copy"));
   v.push_back(key("fixpipe.elems_per_cycle", &H::fixpipe, &H::Fixpipe::elems_per_cycle, "output elements per cycle"));
   v.push_back(key("fixpipe.startup_cycles", &H::fixpipe, &H::Fixpipe::startup_cycles, "fixed cycles per fixpipe"));
   v.push_back(key("mte2.port_bytes_per_cycle", &H::mte2, &H::Mte2::port_bytes_per_cycle, "per-core GM read port rate (HBM)"));

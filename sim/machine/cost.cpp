@@ -205,8 +205,10 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             }
             return {ceil_div(elems, hw.fixpipe.elems_per_cycle), static_cast<uint64_t>(hw.fixpipe.startup_cycles)};
           },
-          [&](const DataCopy& d) -> PipeCost {  // on-chip only: UB -> L1 on coupled cores
+          [&](const DataCopy& d) -> PipeCost {  // on-chip only: L1 -> BT / FB, UB -> L1 on coupled cores
             const uint64_t bytes = uint64_t{d.nburst} * d.burst_bytes;
+            if (d.src.buf == Buf::L1)
+              return {ceil_div(bytes, hw.mte1.bt_fb_bytes_per_cycle), static_cast<uint64_t>(hw.mte1.bt_fb_startup_cycles)};
             return {ceil_div(bytes, std::max<int64_t>(1, hw.mte3.ub_to_l1_bytes_per_cycle)),
                     static_cast<uint64_t>(hw.mte3.startup_cycles)};
           },

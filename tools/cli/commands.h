@@ -10,5 +10,8 @@ using Args = std::vector<std::string>;  // the arguments after the subcommand na
 int cmd_hw(const Args& args);     // npusim hw list | hw show NAME [--set K=V]...
 int cmd_asm(const Args& args);    // npusim asm PROGRAM.s [...]: an assembly program on one core
 int cmd_micro(const Args& args);  // npusim micro [NAME...]: microbenchmarks vs configured rates
+int cmd_run(const Args& args);    // npusim run CASE.yaml: an operator case, outputs + report
+int cmd_check(const Args& args);  // npusim check CASE.yaml: run + accuracy against the fp64 reference
+int cmd_ops(const Args& args);    // npusim ops: registered ops and their parameters
 
 }  // namespace npusim::cli

@@ -12,6 +12,10 @@ namespace {
 const char* kUsage =
     "usage: npusim <command> [options]\n"
     "commands:\n"
+    "  run CASE.yaml [--hw NAME|FILE] [--out DIR] [--set KEY=VALUE]... [--mode full|functional|timing] [--trace]\n"
+    "                run an operator case: outputs as .npy, report.json, resolved.yaml\n"
+    "  check CASE.yaml [...]   run + compare every output with the op's fp64 reference (exit 4 on failure)\n"
+    "  ops                     registered ops and their parameters\n"
     "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
     "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
     "                run an assembly program on one core of the simulated chip\n"
@@ -26,11 +30,11 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? kExitInput : kExitOk;
   }
-  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}};
+  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}};
   const std::string name = argv[1];
   const auto it = commands.find(name);
   if (it == commands.end()) {
-    std::cerr << "npusim: unknown command '" << name << "' (valid: asm, hw, micro)\n" << kUsage;
+    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, ops, asm, hw, micro)\n" << kUsage;
     return kExitInput;
   }
   try {

@@ -1,0 +1,151 @@
+#include "kernels/matmul/matmul_op.h"
+
+#include <cstring>
+#include <set>
+
+#include "kernels/matmul/matmul_kernel.h"
+#include "kernels/op/matmul_reference.h"
+
+namespace npusim::op {
+
+using isa::DType;
+
+namespace {
+const TensorEntry& one(const CaseFile& c, const std::string& n) {
+  const auto& v = c.inputs.at(n);
+  if (v.size() != 1) throw CaseError("inputs." + n + " must be one tensor, not a list of " + std::to_string(v.size()));
+  return v[0];
+}
+
+DType storage(ElemType t) {
+  switch (t) {
+    case ElemType::F16: return DType::F16;
+    case ElemType::BF16: return DType::BF16;
+    case ElemType::I8: return DType::I8;
+    default: throw CaseError("inputs.a: dtype " + elem_type_name(t) + " is not supported (float16, bfloat16, int8)");
+  }
+}
+
+DType out_type(const std::string& s, DType in, bool has_scale) {
+  const bool f = in != DType::I8;
+  if (s.empty()) return f ? in : (has_scale ? DType::F16 : DType::I32);
+  if (f && (s == "float16" || s == "bfloat16" || s == "float32"))
+    return s == "float16" ? DType::F16 : s == "bfloat16" ? DType::BF16 : DType::F32;
+  if (!f && s == "int32" && !has_scale) return DType::I32;
+  if (!f && s == "float16" && has_scale) return DType::F16;
+  throw CaseError("attrs.out_dtype = '" + s + "' is not allowed for " + std::string(isa::dtype_name(in)) +
+                  " inputs (float16 / bfloat16 inputs: float16 | bfloat16 | float32; int8 inputs: int32, or float16 "
+                  "together with attrs.dequant_scale)");
+}
+
+ElemType elem_of(DType t) {
+  return t == DType::F16 ? ElemType::F16 : t == DType::BF16 ? ElemType::BF16 : t == DType::F32 ? ElemType::F32 : ElemType::I32;
+}
+
+MatmulShape validate(const CaseFile& c) {
+  const auto& a = one(c, "a");
+  const auto& b = one(c, "b");
+  MatmulShape s;
+  s.transpose_a = attr_bool(c, "transpose_a", false);
+  s.transpose_b = attr_bool(c, "transpose_b", false);
+  if (a.data.shape.size() != 2) throw CaseError("inputs.a must be 2-D (M, K), got rank " + std::to_string(a.data.shape.size()));
+  if (b.data.shape.size() != 2) throw CaseError("inputs.b must be 2-D (K, N), got rank " + std::to_string(b.data.shape.size()));
+  if (a.dtype != b.dtype)
+    throw CaseError("inputs.a and inputs.b must have the same dtype (" + elem_type_name(a.dtype) + " vs " + elem_type_name(b.dtype) + ")");
+  s.in = storage(a.dtype);
+  s.acc = s.in == DType::I8 ? DType::I32 : DType::F32;
+  s.m = s.transpose_a ? a.data.shape[1] : a.data.shape[0];
+  const int64_t ka = s.transpose_a ? a.data.shape[0] : a.data.shape[1];
+  s.k = s.transpose_b ? b.data.shape[1] : b.data.shape[0];
+  s.n = s.transpose_b ? b.data.shape[0] : b.data.shape[1];
+  if (ka != s.k)
+    throw CaseError("inputs.a and inputs.b disagree on K: " + std::to_string(ka) + " vs " + std::to_string(s.k) +
+                    " (with transpose_a = " + (s.transpose_a ? "true" : "false") + ", transpose_b = " +
+                    (s.transpose_b ? "true" : "false") + ")");
+  if (s.m < 1 || s.n < 1 || s.k < 1) throw CaseError("inputs.a / inputs.b: M, N and K must be >= 1");
+  if (s.m > 65535 || s.k > 65535 || s.n > 65535) throw CaseError("inputs.a / inputs.b: M, N and K must be <= 65535");
+  bool has_scale = false;
+  s.dequant_scale = attr_float(c, "dequant_scale", 1.0, &has_scale);
+  if (has_scale && s.in != DType::I8) throw CaseError("attrs.dequant_scale applies to int8 inputs only");
+  s.out = out_type(attr_string(c, "out_dtype", ""), s.in, has_scale);
+  if (s.in == DType::I8 && (s.transpose_a || !s.transpose_b))
+    throw CaseError("int8 matmul needs transpose_a = false and transpose_b = true: other layouts need the int8 "
+                    "transposing L1 -> L0 load, which is not modelled yet");
+  if (c.inputs.count("bias")) {
+    const auto& bias = one(c, "bias");
+    const ElemType want = s.in == DType::I8 ? ElemType::I32 : ElemType::F32;
+    if (bias.dtype != want || bias.data.shape != std::vector<int64_t>{s.n})
+      throw CaseError("inputs.bias must be " + elem_type_name(want) + " of shape (" + std::to_string(s.n) + ")");
+    s.bias = true;
+  }
+  return s;
+}
+
+uint64_t load_input(sim::Machine& m, const std::string& name, const HostTensor& t) {
+  const uint64_t off = m.gm().allocate(name, t.bytes.size());
+  if (m.gm().backs_everything()) std::memcpy(m.gm().ptr(off, t.bytes.size()), t.bytes.data(), t.bytes.size());
+  return off;
+}
+
+void check_tiling_keys(const CaseFile& c) {
+  static const std::set<std::string> keys = {"base_m", "base_n", "base_k", "k_l1", "block_dim"};
+  if (c.tiling && c.tiling.IsMap())
+    for (const auto& kv : c.tiling)
+      if (!keys.count(kv.first.as<std::string>()))
+        throw CaseError("tiling." + kv.first.as<std::string>() + " is not a matmul tiling key (valid: base_m, base_n, "
+                        "base_k, k_l1, block_dim)");
+}
+}  // namespace
+
+std::vector<ParamSpec> MatmulOp::params() const {
+  return {{"a", "tensor", true, "", "(M, K), or (K, M) with transpose_a; float16, bfloat16 or int8"},
+          {"b", "tensor", true, "", "(K, N), or (N, K) with transpose_b; same dtype as a"},
+          {"bias", "tensor", false, "none", "(N,) float32 (int32 for int8 inputs), added as the accumulator start"},
+          {"transpose_a", "bool", false, "false", "a is stored as (K, M)"},
+          {"transpose_b", "bool", false, "false", "b is stored as (N, K)"},
+          {"out_dtype", "string", false, "input dtype (int32 for int8)", "float16 | bfloat16 | float32; int32 or float16 for int8"},
+          {"dequant_scale", "float", false, "none", "int8 -> float16 output: c = float16(float(acc) * scale)"}};
+}
+
+Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
+  check_param_names(*this, c);
+  check_tiling_keys(c);
+  MatmulPlan p;
+  p.s = validate(c);
+  p.t = choose_matmul_tiling(p.s, m.hw(), [&](const std::string& k, int64_t v, int64_t lo, int64_t hi) {
+    return tiling_value(c, k, v, lo, hi);
+  });
+  p.a_gm = load_input(m, "a", one(c, "a").data);
+  p.b_gm = load_input(m, "b", one(c, "b").data);
+  if (p.s.bias) p.bias_gm = load_input(m, "bias", one(c, "bias").data);
+  const uint64_t c_bytes = uint64_t(p.s.m * p.s.n * isa::bytes_of(p.s.out));
+  p.c_gm = m.gm().allocate("c", c_bytes);
+  Prepared r;
+  r.tiling = {{"base_m", p.t.base_m}, {"base_n", p.t.base_n}, {"base_k", p.t.base_k}, {"k_l1", p.t.k_l1},
+              {"block_dim", p.t.block_dim}};
+  r.launch = sim::LaunchSpec{.name = "matmul", .block_dim = static_cast<int>(p.t.block_dim), .mix = sim::MixMode::CubeOnly};
+  r.launch.cube = [p](sim::CoreCtx& ctx) { matmul_cube(ctx, p); };
+  r.outputs = {{"c", elem_of(p.s.out), {p.s.m, p.s.n}, "c"}};
+  r.flops = 2ull * p.s.m * p.s.n * p.s.k;
+  const int64_t k0 = p.k0();
+  r.executed_flops_bound = 2ull * ((p.s.m + 15) / 16 * 16) * ((p.s.n + 15) / 16 * 16) * ((p.s.k + k0 - 1) / k0 * k0);
+  r.min_gm_bytes = one(c, "a").data.bytes.size() + one(c, "b").data.bytes.size() + c_bytes +
+                   (p.s.bias ? one(c, "bias").data.bytes.size() : 0);
+  r.cores = static_cast<int>(p.t.block_dim);
+  return r;
+}
+
+std::vector<Reference> MatmulOp::reference(const CaseFile& c) const {
+  const MatmulShape s = validate(c);
+  const HostTensor* bias = s.bias ? &one(c, "bias").data : nullptr;
+  Reference r;
+  r.output = "c";
+  const ElemType out = elem_of(s.out);
+  r.ref64 = matmul_ref64(one(c, "a").data, one(c, "b").data, bias, s.transpose_a, s.transpose_b, out, s.dequant_scale);
+  r.naive = matmul_naive(one(c, "a").data, one(c, "b").data, bias, s.transpose_a, s.transpose_b, out, s.dequant_scale);
+  r.working = out == ElemType::I32 ? ElemType::F32 : out;
+  r.reduction_len = s.k;
+  return {r};
+}
+
+}  // namespace npusim::op

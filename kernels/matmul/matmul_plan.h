@@ -1,0 +1,50 @@
+#pragma once
+// The matmul op's problem, tiling and GM layout: everything the host decides before the launch and the
+// cube program reads while it runs.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "isa/instr.h"
+#include "sim/config/hw_config.h"
+
+namespace npusim::op {
+
+struct MatmulShape {
+  int64_t m = 0, n = 0, k = 0;
+  isa::DType in = isa::DType::F16;    // f16, bf16 or s8 (a and b)
+  isa::DType acc = isa::DType::F32;   // f32 (float inputs) or s32 (int8)
+  isa::DType out = isa::DType::F16;   // f16 bf16 f32 (float inputs); s32, or f16 with dequant (int8)
+  bool transpose_a = false, transpose_b = false, bias = false;
+  double dequant_scale = 1.0;         // int8 -> f16 only
+};
+
+struct MatmulTiling {
+  int64_t base_m = 0, base_n = 0;  // one output tile: L0C holds base_m x base_n accumulators
+  int64_t base_k = 0;              // K per mmad; one L0A / L0B half holds base_m x base_k / base_k x base_n
+  int64_t k_l1 = 0;                // K per L1 chunk; two chunks of A and B (double buffer) fit L1
+  int64_t block_dim = 0;           // AI cores used; output tiles are dealt round-robin in row-major order
+};
+
+struct MatmulPlan {
+  MatmulShape s;
+  MatmulTiling t;
+  uint64_t a_gm = 0, b_gm = 0, bias_gm = 0, c_gm = 0;  // byte offsets of the GM allocations
+  int64_t tiles_m() const { return (s.m + t.base_m - 1) / t.base_m; }
+  int64_t tiles_n() const { return (s.n + t.base_n - 1) / t.base_n; }
+  int k0() const { return s.in == isa::DType::I8 ? 32 : 16; }   // K of one fractal
+  int elem() const { return isa::bytes_of(s.in); }
+};
+
+// Returns the case's override for `key` (validated against [lo, hi]) or `chosen`.
+using TilingOverride = std::function<int64_t(const std::string& key, int64_t chosen, int64_t lo, int64_t hi)>;
+
+// Chooses the tiling from the shape and the hardware capacities and core count (never rates). Throws
+// CaseError when a value (chosen or overridden) cannot fit its buffer, naming the key and the capacity.
+MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw, const TilingOverride& ov);
+
+// The cube program: one core's share of C = A * B (+ bias). Runs on each AIC of a cube-only launch (or on
+// a coupled core, whose L0C results leave through the vector pipe instead of FixPipe).
+
+
+}  // namespace npusim::op

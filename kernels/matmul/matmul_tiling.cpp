@@ -1,0 +1,58 @@
+// Matmul tiling: buffer capacities and unit shapes from the hardware config decide every block size.
+#include <algorithm>
+
+#include "kernels/matmul/matmul_plan.h"
+#include "kernels/op/case_file.h"
+
+namespace npusim::op {
+
+namespace {
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+int64_t round_down(int64_t x, int64_t m) { return x / m * m; }
+
+void require(bool ok, const std::string& msg) {
+  if (!ok) throw CaseError(msg);
+}
+}  // namespace
+
+MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw, const TilingOverride& ov) {
+  const int64_t e = isa::bytes_of(s.in), k0 = s.in == isa::DType::I8 ? 32 : 16;
+  const int64_t l0c = hw.core.l0c_bytes, l0a = hw.core.l0a_bytes, l0b = hw.core.l0b_bytes, l1 = hw.core.l1_bytes;
+  MatmulTiling t;
+  // Output tile: as large as L0C allows (reuse of each loaded A row / B column grows with it), capped at
+  // 128 x 256 so that one L0A / L0B half still holds a useful K step; never larger than the matrix.
+  int64_t bm = std::min<int64_t>(128, round_up(s.m, 16)), bn = std::min<int64_t>(256, round_up(s.n, 16));
+  while (bm * bn * 4 > l0c && bn > 16) bn = round_up(bn / 2, 16);
+  while (bm * bn * 4 > l0c && bm > 16) bm = round_up(bm / 2, 16);
+  t.base_m = ov("base_m", bm, 16, 4080);
+  t.base_n = ov("base_n", bn, 16, 4080);
+  require(t.base_m % 16 == 0 && t.base_n % 16 == 0, "tiling.base_m and tiling.base_n must be multiples of 16");
+  require(t.base_m * t.base_n * 4 <= l0c,
+          "tiling.base_m x tiling.base_n = " + std::to_string(t.base_m) + " x " + std::to_string(t.base_n) + " needs " +
+              std::to_string(t.base_m * t.base_n * 4) + " bytes of accumulators but core.l0c_bytes = " + std::to_string(l0c));
+  // K per mmad: one half of L0A and of L0B (the other half is loaded while the cube works).
+  int64_t bk = std::min((l0a / 2) / (t.base_m * e), (l0b / 2) / (t.base_n * e));
+  bk = std::max<int64_t>(k0, std::min(round_down(bk, k0), round_up(s.k, k0)));
+  t.base_k = ov("base_k", bk, k0, 4095);
+  require(t.base_k % k0 == 0, "tiling.base_k = " + std::to_string(t.base_k) + " must be a multiple of " + std::to_string(k0));
+  require(2 * t.base_m * t.base_k * e <= l0a,
+          "tiling.base_k = " + std::to_string(t.base_k) + ": two A slices of base_m x base_k need " +
+              std::to_string(2 * t.base_m * t.base_k * e) + " bytes but core.l0a_bytes = " + std::to_string(l0a));
+  require(2 * t.base_k * t.base_n * e <= l0b,
+          "tiling.base_k = " + std::to_string(t.base_k) + ": two B slices of base_k x base_n need " +
+              std::to_string(2 * t.base_k * t.base_n * e) + " bytes but core.l0b_bytes = " + std::to_string(l0b));
+  // K per L1 chunk: two chunks of A and B (double buffer) plus the bias staging row.
+  const int64_t staging = s.bias ? round_up(t.base_n * 4, 512) : 0;
+  int64_t kl1 = (l1 - staging) / (2 * (t.base_m + t.base_n) * e);
+  kl1 = std::max(t.base_k, std::min(round_down(kl1, t.base_k), round_up(s.k, t.base_k)));
+  t.k_l1 = ov("k_l1", kl1, t.base_k, 1 << 20);
+  require(t.k_l1 % t.base_k == 0, "tiling.k_l1 = " + std::to_string(t.k_l1) + " must be a multiple of tiling.base_k");
+  const int64_t l1_need = 2 * (t.base_m + t.base_n) * t.k_l1 * e + staging;
+  require(l1_need <= l1, "tiling.k_l1 = " + std::to_string(t.k_l1) + ": two chunks of A and B need " +
+                             std::to_string(l1_need) + " bytes of L1 but core.l1_bytes = " + std::to_string(l1));
+  const int64_t tiles = ((s.m + t.base_m - 1) / t.base_m) * ((s.n + t.base_n - 1) / t.base_n);
+  t.block_dim = ov("block_dim", std::min<int64_t>(hw.chip.ai_cores, tiles), 1, hw.chip.ai_cores);
+  return t;
+}
+
+}  // namespace npusim::op

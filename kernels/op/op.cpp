@@ -1,0 +1,104 @@
+#include "kernels/op/op.h"
+
+#include <cstring>
+#include <set>
+
+#include "kernels/matmul/matmul_op.h"
+
+namespace npusim::op {
+
+const std::vector<std::unique_ptr<Op>>& all_ops() {
+  static const std::vector<std::unique_ptr<Op>> ops = [] {
+    std::vector<std::unique_ptr<Op>> v;
+    v.push_back(std::make_unique<MatmulOp>());
+    return v;
+  }();
+  return ops;
+}
+
+const Op& find_op(const std::string& name) {
+  std::string names;
+  for (const auto& o : all_ops()) {
+    if (o->name() == name) return *o;
+    names += (names.empty() ? "" : ", ") + o->name();
+  }
+  throw CaseError("op '" + name + "' is not registered (valid: " + names + ")");
+}
+
+void check_param_names(const Op& op, const CaseFile& c) {
+  std::set<std::string> attrs, tensors;
+  std::string valid_attrs, valid_tensors;
+  for (const auto& p : op.params()) {
+    const bool tensor = p.kind == "tensor" || p.kind == "tensor_list";
+    (tensor ? tensors : attrs).insert(p.name);
+    (tensor ? valid_tensors : valid_attrs) += (((tensor ? valid_tensors : valid_attrs).empty()) ? "" : ", ") + p.name;
+  }
+  if (c.attrs && c.attrs.IsMap())
+    for (const auto& kv : c.attrs) {
+      const auto k = kv.first.as<std::string>();
+      if (!attrs.count(k))
+        throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs." + k + " is not a parameter of " +
+                        op.name() + (tensors.count(k) ? " (it is a tensor: put it under inputs)" : "") +
+                        " (valid attrs: " + valid_attrs + ")");
+    }
+  for (const auto& [k, v] : c.inputs)
+    if (!tensors.count(k))
+      throw CaseError(c.path + ": inputs." + k + " is not a tensor parameter of " + op.name() +
+                      (attrs.count(k) ? " (it is an attribute: put it under attrs)" : "") +
+                      " (valid inputs: " + valid_tensors + ")");
+  for (const auto& p : op.params()) {
+    if (!p.required) continue;
+    const bool tensor = p.kind == "tensor" || p.kind == "tensor_list";
+    if (tensor ? !c.inputs.count(p.name) : !(c.attrs && c.attrs[p.name]))
+      throw CaseError(c.path + ": required parameter " + p.name + " of " + op.name() + " is missing (" + p.doc + ")");
+  }
+}
+
+HostTensor read_output(sim::Machine& m, const OutputSpec& o) {
+  HostTensor t = HostTensor::zeros(o.type, o.shape);
+  const auto& a = m.gm().find(o.gm_name);
+  if (m.gm().backs_everything()) std::memcpy(t.bytes.data(), m.gm().ptr(a.offset, t.bytes.size()), t.bytes.size());
+  return t;
+}
+
+namespace {
+template <class T>
+T attr_as(const CaseFile& c, const std::string& name, T def, const char* what, bool* given = nullptr) {
+  if (given) *given = false;
+  if (!c.attrs || !c.attrs.IsMap() || !c.attrs[name]) return def;
+  const YAML::Node n = c.attrs[name];
+  try {
+    if (given) *given = true;
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    throw CaseError(c.path + ":" + std::to_string(n.Mark().line + 1) + ": attrs." + name + " = '" +
+                    (n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")) + "' must be " + what);
+  }
+}
+}  // namespace
+
+int64_t attr_int(const CaseFile& c, const std::string& name, int64_t def) { return attr_as<int64_t>(c, name, def, "an integer"); }
+double attr_float(const CaseFile& c, const std::string& name, double def, bool* given) {
+  return attr_as<double>(c, name, def, "a number", given);
+}
+bool attr_bool(const CaseFile& c, const std::string& name, bool def) { return attr_as<bool>(c, name, def, "true or false"); }
+std::string attr_string(const CaseFile& c, const std::string& name, const std::string& def) {
+  return attr_as<std::string>(c, name, def, "a string");
+}
+
+int64_t tiling_value(const CaseFile& c, const std::string& key, int64_t chosen, int64_t lo, int64_t hi) {
+  if (!c.tiling || !c.tiling.IsMap() || !c.tiling[key]) return chosen;
+  const YAML::Node n = c.tiling[key];
+  int64_t v = 0;
+  try {
+    v = n.as<int64_t>();
+  } catch (const YAML::Exception&) {
+    throw CaseError("tiling." + key + " = '" + (n.IsScalar() ? n.Scalar() : "?") + "' must be an integer");
+  }
+  if (v < lo || v > hi)
+    throw CaseError("tiling." + key + " = " + std::to_string(v) + " must be in [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]");
+  return v;
+}
+
+}  // namespace npusim::op

@@ -1,0 +1,144 @@
+// The deterministic input generator: SplitMix64 reference outputs, exact uniform and normal values for
+// fixed seeds, the double-precision ln / sin / cos it uses, distribution statistics, integer dtypes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "isa/numeric.h"
+#include "kernels/op/case_file.h"
+#include "kernels/op/det_math.h"
+
+namespace npusim::op {
+namespace {
+
+std::vector<uint32_t> f32_bits_of(const HostTensor& h) {
+  std::vector<uint32_t> out;
+  for (int64_t i = 0; i < h.numel(); ++i) out.push_back(isa::f32_bits(static_cast<float>(h.get(i))));
+  return out;
+}
+
+TEST(Generator, SplitMix64MatchesThePublishedSequence) {
+  // The reference outputs of Vigna's splitmix64.c for seed 0.
+  SplitMix64 g{0};
+  EXPECT_EQ(g.next(), 0xe220a8397b1dcdafull);
+  EXPECT_EQ(g.next(), 0x6e789e6aa1b965f4ull);
+  EXPECT_EQ(g.next(), 0x06c45d188009454full);
+}
+
+TEST(Generator, UniformFirstValuesAreFixed) {
+  InitSpec s;
+  s.dist = "uniform", s.low = -2, s.high = 5, s.seed = 42;
+  const HostTensor h = generate(ElemType::F32, {2, 2}, s);
+  // Computed independently (Python: splitmix64, then -2 + 7 * ((x >> 11) * 2^-53) rounded to float32).
+  const std::vector<double> expect = {3.1909542083740234, -0.8806272745132446, -0.0497920885682106,
+                                      0.40933501720428467};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(h.get(i), expect[static_cast<size_t>(i)]) << i;
+  // The same rule written out here.
+  SplitMix64 g{42};
+  for (int i = 0; i < 4; ++i) {
+    const double u = static_cast<double>(g.next() >> 11) / 9007199254740992.0;
+    EXPECT_EQ(h.get(i), static_cast<double>(static_cast<float>(-2 + 7 * u)));
+  }
+}
+
+TEST(Generator, NormalFirstValuesAreFixed) {
+  InitSpec s;
+  s.dist = "normal", s.seed = 7;
+  const HostTensor h = generate(ElemType::F32, {4}, s);
+  // The generator's float32 bits, pinned; Python's Box-Muller with libm gives the same float32 values
+  // (1.3649922974572282, 0.14452122126941494, -0.39652397525381783, -0.22759631143286652 in double).
+  EXPECT_EQ(f32_bits_of(h), (std::vector<uint32_t>{0x3faeb811, 0x3e13fd5f, 0xbecb0531, 0xbe690f02}));
+  // mean and std scale the same draws; an odd count is a prefix of the even one.
+  s.mean = 10, s.std = 0.5;
+  const HostTensor scaled = generate(ElemType::F32, {3}, s);
+  EXPECT_NEAR(scaled.get(0), 10 + 0.5 * 1.3649922974572282, 1e-6);
+  EXPECT_NEAR(scaled.get(2), 10 - 0.5 * 0.39652397525381783, 1e-6);
+  s.mean = 0, s.std = 1;
+  EXPECT_EQ(f32_bits_of(generate(ElemType::F32, {3}, s)), (std::vector<uint32_t>{0x3faeb811, 0x3e13fd5f, 0xbecb0531}));
+}
+
+TEST(Generator, DoublePrecisionLnSinCosAreAccurate) {
+  SplitMix64 g{123};
+  for (int i = 0; i < 100000; ++i) {
+    const double u = g.uniform();
+    const double x = static_cast<double>((g.next() >> 11) + 1) * 0x1p-53;
+    EXPECT_NEAR(det_ln(x), std::log(x), 4e-16 * std::fabs(std::log(x)) + 1e-300) << x;
+    double s, c;
+    det_sincos_2pi(u, s, c);
+    EXPECT_NEAR(s, std::sin(2 * M_PI * u), 2e-15) << u;
+    EXPECT_NEAR(c, std::cos(2 * M_PI * u), 2e-15) << u;
+  }
+  EXPECT_EQ(det_ln(1.0), 0.0);
+  EXPECT_NEAR(det_ln(0x1p-53), -53 * M_LN2, 1e-13);
+  EXPECT_NEAR(det_ln(4.9406564584124654e-324), -744.44007192138126, 1e-12);  // smallest subnormal
+  double s, c;
+  det_sincos_2pi(0.25, s, c);
+  EXPECT_EQ(s, 1.0);
+  EXPECT_EQ(c, 0.0);
+}
+
+TEST(Generator, NormalMeanAndStdAreRight) {
+  InitSpec s;
+  s.dist = "normal", s.mean = 3, s.std = 2, s.seed = 99;
+  const HostTensor h = generate(ElemType::F32, {100000}, s);
+  double sum = 0, sq = 0;
+  for (int64_t i = 0; i < h.numel(); ++i) sum += h.get(i);
+  const double mean = sum / 1e5;
+  for (int64_t i = 0; i < h.numel(); ++i) sq += (h.get(i) - mean) * (h.get(i) - mean);
+  EXPECT_NEAR(mean, 3, 0.02);  // standard error 2 / sqrt(1e5) = 0.0063
+  EXPECT_NEAR(std::sqrt(sq / 1e5), 2, 0.02);
+}
+
+TEST(Generator, SameSeedSameBitsDifferentSeedDifferentBits) {
+  InitSpec s;
+  s.seed = 5;
+  const HostTensor a = generate(ElemType::BF16, {64}, s), b = generate(ElemType::BF16, {64}, s);
+  EXPECT_EQ(a.bytes, b.bytes);
+  s.seed = 6;
+  EXPECT_NE(generate(ElemType::BF16, {64}, s).bytes, a.bytes);
+}
+
+TEST(Generator, IntegerTypesFloorUniformAndRoundNormalWithinRange) {
+  InitSpec s;
+  s.dist = "uniform", s.low = -3, s.high = 3, s.seed = 1;
+  const HostTensor u = generate(ElemType::I8, {1000}, s);
+  std::vector<int> seen(6, 0);
+  for (int64_t i = 0; i < u.numel(); ++i) {
+    const double v = u.get(i);
+    ASSERT_TRUE(v >= -3 && v <= 2) << v;
+    ++seen[static_cast<size_t>(v + 3)];
+  }
+  for (int n : seen) EXPECT_GT(n, 100);
+  s.dist = "normal", s.mean = 0, s.std = 100;
+  const HostTensor b = generate(ElemType::Bool, {200}, s), q = generate(ElemType::I4, {200}, s);
+  for (int64_t i = 0; i < 200; ++i) {
+    EXPECT_TRUE(b.get(i) == 0 || b.get(i) == 1);
+    EXPECT_TRUE(q.get(i) >= -8 && q.get(i) <= 7);
+  }
+  s.std = 3;  // the same draws as a float tensor, rounded to the nearest integer
+  const HostTensor n = generate(ElemType::I32, {1000}, s), f = generate(ElemType::F32, {1000}, s);
+  for (int64_t i = 0; i < n.numel(); ++i) EXPECT_EQ(n.get(i), std::nearbyint(f.get(i))) << i;
+}
+
+TEST(Generator, ZerosAndOnesForEveryType) {
+  for (int ti = 0; ti < 10; ++ti) {
+    const auto t = static_cast<ElemType>(ti);
+    InitSpec s;
+    s.dist = "zeros";
+    const HostTensor z = generate(t, {3, 2}, s);
+    s.dist = "ones";
+    const HostTensor o = generate(t, {3, 2}, s);
+    ASSERT_EQ(z.numel(), 6);
+    for (int64_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(z.get(i), 0) << elem_type_name(t);
+      EXPECT_EQ(o.get(i), 1) << elem_type_name(t);
+    }
+  }
+  InitSpec bad;
+  bad.dist = "cauchy";
+  EXPECT_THROW(generate(ElemType::F32, {1}, bad), CaseError);
+}
+
+}  // namespace
+}  // namespace npusim::op

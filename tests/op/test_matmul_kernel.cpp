@@ -1,0 +1,123 @@
+// The matmul kernel end to end on the simulated chip: bit-exact against the independent golden model
+// (tests/golden/matmul_golden.cpp) and within the accuracy policy, over odd shapes, both transposes, every
+// dtype, bias, tiling overrides that force many chunks, split and coupled configs.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kernels/op/accuracy.h"
+#include "kernels/op/op.h"
+#include "sim/config/hw_config.h"
+#include "tests/golden/matmul_golden.h"
+
+namespace npusim::op {
+namespace {
+
+struct MmCase {
+  const char* name;
+  int64_t m, n, k;
+  const char* dtype;
+  bool ta, tb;
+  const char* out;  // "" = default
+  bool bias;
+  const char* hw;
+  const char* tiling;  // extra YAML for the tiling map, "" = chosen by the op
+  const char* scale;   // "" = none
+};
+
+std::string write_case(const MmCase& p) {
+  std::ostringstream file_name;  // streams, not string +: GCC 12 warns falsely (-Wrestrict) on the latter
+  file_name << "npusim_mm_" << p.name << ".yaml";
+  const auto path = std::filesystem::temp_directory_path() / file_name.str();
+  const bool i8 = std::string(p.dtype) == "int8";
+  const auto shape = [](int64_t r, int64_t c) {
+    std::ostringstream os;
+    os << "[" << r << ", " << c << "]";
+    return os.str();
+  };
+  const char* dist = i8 ? "{dist: uniform, low: -128, high: 127.99, seed: " : "{dist: normal, std: 1.0, seed: ";
+  std::ofstream f(path);
+  f << "op: matmul\nattrs:\n  transpose_a: " << (p.ta ? "true" : "false") << "\n  transpose_b: " << (p.tb ? "true" : "false")
+    << "\n";
+  if (*p.out) f << "  out_dtype: " << p.out << "\n";
+  if (*p.scale) f << "  dequant_scale: " << p.scale << "\n";
+  f << "inputs:\n  a: {shape: " << (p.ta ? shape(p.k, p.m) : shape(p.m, p.k)) << ", dtype: " << p.dtype << ", init: " << dist
+    << "1}}\n  b: {shape: " << (p.tb ? shape(p.n, p.k) : shape(p.k, p.n)) << ", dtype: " << p.dtype << ", init: " << dist
+    << "2}}\n";
+  if (p.bias)
+    f << "  bias: {shape: [" << p.n << "], dtype: " << (i8 ? "int32" : "float32") << ", init: "
+      << (i8 ? "{dist: uniform, low: -1000, high: 1000, seed: 3}" : "{dist: normal, std: 4.0, seed: 3}") << "}\n";
+  if (*p.tiling) f << "tiling: {" << p.tiling << "}\n";
+  return path.string();
+}
+
+const TensorEntry& in(const CaseFile& c, const char* n) { return c.inputs.at(n)[0]; }
+
+class MatmulKernel : public ::testing::TestWithParam<MmCase> {};
+
+TEST_P(MatmulKernel, BitExactAgainstGoldenAndAccurate) {
+  const MmCase& p = GetParam();
+  const CaseFile c = load_case(write_case(p), {});
+  const Op& op = find_op("matmul");
+  sim::Machine m(sim::load_hw(p.hw), sim::SimMode::Full);
+  const Prepared prep = op.prepare(c, m);
+  const auto r = m.launch(prep.launch);
+  ASSERT_TRUE(r.ok()) << r.faults[0].message;
+  const HostTensor out = read_output(m, prep.outputs[0]);
+  const ElemType out_t = prep.outputs[0].type;
+  const HostTensor gold = golden::matmul_golden(in(c, "a").data, in(c, "b").data, p.bias ? &in(c, "bias").data : nullptr,
+                                                p.ta, p.tb, out_t, *p.scale ? std::stod(p.scale) : 1.0);
+  ASSERT_EQ(out.bytes.size(), gold.bytes.size());
+  for (int64_t i = 0; i < out.numel(); ++i)
+    ASSERT_EQ(std::memcmp(&out.bytes[i * elem_bytes(out_t)], &gold.bytes[i * elem_bytes(out_t)], elem_bytes(out_t)), 0)
+        << "element " << i << " (row " << i / p.n << ", col " << i % p.n << "): " << out.get(i) << " vs golden " << gold.get(i);
+  for (const auto& ref : op.reference(c)) {
+    const auto acc = compare_accuracy("c", out, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule);
+    EXPECT_TRUE(acc.pass()) << format_report(acc);
+  }
+  EXPECT_GE(r.executed_flops, prep.flops);  // padded fractals: the cube executes at least the algorithmic flops
+}
+
+// clang-format off
+INSTANTIATE_TEST_SUITE_P(Shapes, MatmulKernel, ::testing::Values(
+    MmCase{"one", 1, 1, 1, "float16", false, false, "", false, "ascend910b2", "", ""},
+    MmCase{"odd_15_17_255", 15, 17, 255, "float16", false, false, "", false, "ascend910b2", "", ""},
+    MmCase{"ta_bias_17_15_1000", 17, 15, 1000, "float16", true, false, "float32", true, "ascend910b2", "", ""},
+    MmCase{"bf16_tb_255_33_17", 255, 33, 17, "bfloat16", false, true, "float32", false, "ascend910b2", "", ""},
+    MmCase{"ta_tb_1000_257_300", 1000, 257, 300, "float16", true, true, "bfloat16", false, "ascend910b1", "", ""},
+    MmCase{"tall_4097_16_48", 4097, 16, 48, "float16", false, false, "", true, "ascend910b2", "", ""},
+    MmCase{"wide_64_4097_40", 64, 4097, 40, "bfloat16", false, false, "bfloat16", false, "ascend910b3", "", ""},
+    MmCase{"int8_s32_100_70_130", 100, 70, 130, "int8", false, true, "", true, "ascend910b2", "", ""},
+    MmCase{"int8_dequant_33_300_64", 33, 300, 64, "int8", false, true, "float16", false, "ascend910b2", "", "0.001953125"},
+    MmCase{"small_tiles_many_chunks", 70, 90, 300, "float16", false, false, "", true, "ascend910b2",
+           "base_m: 32, base_n: 48, base_k: 32, k_l1: 64, block_dim: 3", ""},
+    MmCase{"b4_100_200_300", 100, 200, 300, "float16", true, false, "float16", true, "ascend910b4", "", ""},
+    MmCase{"coupled_100_200_300", 100, 200, 300, "float16", false, false, "float32", true, "ascend310p3", "", ""}),
+    [](const auto& info) { return std::string(info.param.name); });
+// clang-format on
+
+TEST(MatmulTiling, OverrideThatDoesNotFitL0CNamesTheKeyAndCapacity) {
+  const MmCase p{"bad_tiling", 64, 64, 64, "float16", false, false, "", false, "ascend910b2", "base_m: 256, base_n: 256", ""};
+  const CaseFile c = load_case(write_case(p), {});
+  sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Full);
+  try {
+    find_op("matmul").prepare(c, m);
+    FAIL() << "expected a CaseError";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("tiling.base_m x tiling.base_n"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("core.l0c_bytes = 131072"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatmulTiling, UnknownTilingKeyAndAttributeAreRejected) {
+  const MmCase p{"bad_key", 16, 16, 16, "float16", false, false, "", false, "ascend910b2", "s2_block: 512", ""};
+  const CaseFile c = load_case(write_case(p), {});
+  sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Full);
+  EXPECT_THROW(find_op("matmul").prepare(c, m), CaseError);
+}
+
+}  // namespace
+}  // namespace npusim::op

@@ -1,0 +1,148 @@
+// npusim run / check / ops: operator cases end to end (design.md "Command line").
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "kernels/op/accuracy.h"
+#include "kernels/op/npy.h"
+#include "kernels/op/op.h"
+#include "sim/config/hw_config.h"
+#include "tools/cli/options.h"
+#include "tools/cli/report.h"
+#include "tools/cli/sim_options.h"
+
+namespace npusim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+inline constexpr int kExitAccuracy = 4;  // `check` ran but an output failed the accuracy policy
+
+struct RunResult {
+  op::CaseFile c;
+  std::vector<std::pair<std::string, op::HostTensor>> outputs;
+  nlohmann::json report;
+  int status = kExitOk;
+};
+
+// Compute- and memory-bound lower limits of this case on this config (design.md report.json "roofline").
+nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t cycles) {
+  const double macs = 4096.0 / static_cast<double>(hw.cube.fractal_cycles_b16);
+  const double compute = static_cast<double>(p.executed_flops_bound) / (2.0 * macs * hw.chip.ai_cores);
+  const double gm_rate = std::min<double>(static_cast<double>(hw.hbm.bytes_per_cycle),
+                                          static_cast<double>(hw.chip.ai_cores * hw.mte2.port_bytes_per_cycle));
+  const double memory = static_cast<double>(p.min_gm_bytes) / gm_rate;
+  const double best = std::max(compute, memory);
+  return {{"compute_bound_cycles", compute},
+          {"memory_bound_cycles", memory},
+          {"limit", compute >= memory ? "compute" : "memory"},
+          {"ratio", best > 0 ? static_cast<double>(cycles) / best : 0.0},
+          {"cube_peak_fraction", compute > 0 ? compute / static_cast<double>(cycles) : 0.0}};
+}
+
+std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
+  YAML::Emitter y;
+  y << YAML::BeginMap << YAML::Key << "case" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "op" << YAML::Value << c.op << YAML::Key << "attrs" << YAML::Value << c.attrs;
+  y << YAML::Key << "inputs" << YAML::Value << YAML::BeginMap;
+  for (const auto& [name, list] : c.inputs) {
+    y << YAML::Key << name << YAML::Value << YAML::BeginSeq;
+    for (const auto& t : list)
+      y << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << op::elem_type_name(t.dtype)
+        << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.data.shape << YAML::EndMap;
+    y << YAML::EndSeq;
+  }
+  y << YAML::EndMap << YAML::EndMap << YAML::Key << "tiling" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : p.tiling) y << YAML::Key << k << YAML::Value << v;
+  y << YAML::EndMap << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+RunResult run_case(const SimOptions& so, const std::string& path, bool force_full) {
+  std::vector<std::string> case_sets;
+  SimOptions hw_opts = so;
+  hw_opts.sets.clear();
+  for (const auto& s : so.sets) (s.rfind("hw.", 0) == 0 ? hw_opts.sets : case_sets).push_back(s);
+  if (force_full) hw_opts.mode = "full";
+  RunResult rr;
+  rr.c = op::load_case(path, case_sets);
+  const op::Op& the_op = op::find_op(rr.c.op);
+  SimSession session(hw_opts, rr.c.name);
+  sim::Machine& m = session.machine();
+  const op::Prepared prep = the_op.prepare(rr.c, m);
+  const auto result = m.launch(prep.launch);
+  rr.report = launch_report(m, result, rr.c.op, rr.c.name);
+  rr.report["flops"] = prep.flops;
+  const double secs = sim::cycles_to_us(m.hw(), result.cycles) * 1e-6;
+  rr.report["achieved_tflops"] = secs > 0 ? static_cast<double>(prep.flops) / secs * 1e-12 : 0.0;
+  rr.report["roofline"] = roofline(m.hw(), prep, result.cycles);
+  for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
+  rr.status = report_faults(result);
+  if (rr.status == kExitOk && m.mode() != sim::SimMode::Timing)
+    for (const auto& o : prep.outputs) {
+      rr.outputs.emplace_back(o.name, op::read_output(m, o));
+      op::write_npy((fs::path(session.out_dir()) / (o.name + ".npy")).string(), op::output_encoding(rr.outputs.back().second));
+    }
+  rr.report["outputs"] = nlohmann::json::array();
+  for (const auto& o : prep.outputs) rr.report["outputs"].push_back(o.name);
+  rr.report["out_dir"] = session.out_dir();
+  session.write_outputs(rr.report, case_yaml(rr.c, prep));
+  return rr;
+}
+
+int run_like(const Args& args, bool check) {
+  po::options_description desc(check ? "check options" : "run options");
+  SimOptions so;
+  std::string case_path;
+  desc.add_options()("case", po::value(&case_path)->required(), "case file (YAML)");
+  add_sim_options(desc, so);
+  po::positional_options_description pos;
+  pos.add("case", 1);
+  po::variables_map vm;
+  const std::string usage = std::string("usage: npusim ") + (check ? "check" : "run") + " CASE.yaml [options]";
+  if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
+  try {
+    RunResult rr = run_case(so, case_path, check);
+    std::cout << summary_text(rr.report);
+    if (!check || rr.status != kExitOk) return rr.status;
+    bool pass = true;
+    nlohmann::json acc = nlohmann::json::array();
+    const auto refs = op::find_op(rr.c.op).reference(rr.c);
+    for (const auto& ref : refs)
+      for (const auto& [name, t] : rr.outputs) {
+        if (name != ref.output) continue;
+        const auto r = op::compare_accuracy(name, t, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule);
+        std::cout << op::format_report(r);
+        pass &= r.pass();
+        acc.push_back({{"output", name}, {"pass", r.pass()}, {"max_abs_err", r.max_abs_err}, {"mere", r.mere},
+                       {"mare", r.mare}, {"error_balance", r.error_balance}, {"cann_failures", r.cann_failures},
+                       {"fa_pass", r.fa_pass}});
+      }
+    rr.report["accuracy"] = acc;
+    std::ofstream(fs::path(rr.report["out_dir"].get<std::string>()) / "report.json") << rr.report.dump(2) << "\n";
+    std::cout << (pass ? "accuracy: PASS\n" : "accuracy: FAIL\n");
+    return pass ? kExitOk : kExitAccuracy;
+  } catch (const op::CaseError& e) {
+    throw InputError(e.what());
+  }
+}
+}  // namespace
+
+int cmd_run(const Args& args) { return run_like(args, false); }
+int cmd_check(const Args& args) { return run_like(args, true); }
+
+int cmd_ops(const Args& args) {
+  po::options_description desc("ops options");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  if (!parse_options(args, "usage: npusim ops", desc, pos, vm)) return kExitOk;
+  for (const auto& o : op::all_ops()) {
+    std::cout << o->name() << ": " << o->summary() << "\n";
+    for (const auto& p : o->params())
+      std::cout << "  " << p.name << " (" << p.kind << (p.required ? ", required" : ", default " + p.default_text) << "): " << p.doc
+                << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace npusim::cli
