@@ -81,9 +81,15 @@ MatmulShape validate(const CaseFile& c) {
   return s;
 }
 
+uint64_t tensor_bytes(const HostTensor& t) { return static_cast<uint64_t>(t.numel()) * elem_bytes(t.type); }
+
+// Sized from the shape: in timing mode generated inputs carry no data and GM is not backed.
 uint64_t load_input(sim::Machine& m, const std::string& name, const HostTensor& t) {
-  const uint64_t off = m.gm().allocate(name, t.bytes.size());
-  if (m.gm().backs_everything()) std::memcpy(m.gm().ptr(off, t.bytes.size()), t.bytes.data(), t.bytes.size());
+  const uint64_t off = m.gm().allocate(name, tensor_bytes(t));
+  if (m.gm().backs_everything()) {
+    if (t.bytes.size() != tensor_bytes(t)) throw CaseError("inputs." + name + ": tensor data was not loaded");
+    std::memcpy(m.gm().ptr(off, t.bytes.size()), t.bytes.data(), t.bytes.size());
+  }
   return off;
 }
 
@@ -129,8 +135,8 @@ Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
   r.flops = 2ull * p.s.m * p.s.n * p.s.k;
   const int64_t k0 = p.k0();
   r.executed_flops_bound = 2ull * ((p.s.m + 15) / 16 * 16) * ((p.s.n + 15) / 16 * 16) * ((p.s.k + k0 - 1) / k0 * k0);
-  r.min_gm_bytes = one(c, "a").data.bytes.size() + one(c, "b").data.bytes.size() + c_bytes +
-                   (p.s.bias ? one(c, "bias").data.bytes.size() : 0);
+  r.min_gm_bytes = tensor_bytes(one(c, "a").data) + tensor_bytes(one(c, "b").data) + c_bytes +
+                   (p.s.bias ? tensor_bytes(one(c, "bias").data) : 0);
   r.cores = static_cast<int>(p.t.block_dim);
   return r;
 }

@@ -128,7 +128,12 @@ TensorEntry parse_entry(const CaseContext& c, const std::string& name, const YAM
   }
   if (!n["shape"]) throw CaseError(where(c, n) + ": " + label + ": needs 'shape' (generated) or 'file' (.npy)");
   if (n["init"]) e.init = parse_init(c, n["init"], label + ".init");
-  if (c.fill_generated) e.data = generate(e.dtype, e.shape, e.init);
+  if (c.fill_generated) {
+    e.data = generate(e.dtype, e.shape, e.init);
+  } else {  // shape and type without data (timing mode): ops size GM from it
+    e.data.type = e.dtype;
+    e.data.shape = e.shape;
+  }
   return e;
 }
 }  // namespace

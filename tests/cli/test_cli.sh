@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The npusim command line end to end: every error path exits with the documented status and a message
+# naming the parameter / file, and the happy paths write their outputs. Usage: test_cli.sh NPUSIM REPO_ROOT
+set -uo pipefail
+NPUSIM="$1"; ROOT="$2"
+T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+
+# expect STATUS PATTERN -- COMMAND...: runs the command, checks its exit status and that stdout+stderr match.
+expect() {
+  local want="$1" pattern="$2"; shift 3
+  local out; out="$("$@" 2>&1)"; local got=$?
+  if [[ $got -eq $want ]] && grep -qE -- "$pattern" <<<"$out"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $* -> exit $got (want $want), output must match '$pattern':"; echo "$out" | head -5; fi
+}
+
+cat > "$T/mm.yaml" <<'Y'
+op: matmul
+inputs:
+  a: {shape: [40, 33], dtype: float16, init: {dist: normal, seed: 1}}
+  b: {shape: [33, 50], dtype: float16, init: {dist: normal, seed: 2}}
+Y
+printf 'op: matmul\ninputs: [unclosed\n' > "$T/syntax.yaml"
+printf 'op: softmax\n' > "$T/badop.yaml"
+printf 'op: matmul\nattrs: {num_heads: 8}\ninputs:\n  a: {shape: [4, 4], dtype: float16}\n  b: {shape: [4, 4], dtype: float16}\n' > "$T/badattr.yaml"
+printf 'op: matmul\ninputs:\n  a: {shape: [64, 64], dtype: float16}\n  b: {shape: [64, 64], dtype: float16}\ntiling: {base_m: 256, base_n: 256}\n' > "$T/badtiling.yaml"
+# a float64 .npy, which the reader must reject naming the file
+printf '\x93NUMPY\x01\x00\x76\x00{'"'"'descr'"'"': '"'"'<f8'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (2,), }' > "$T/f64.npy"
+printf '%*s\n' $((118 - 10 - 67)) '' >> "$T/f64.npy"; head -c 16 /dev/zero >> "$T/f64.npy"
+printf 'op: matmul\ninputs:\n  a: {file: f64.npy, dtype: float16}\n  b: {shape: [2, 2], dtype: float16}\n' > "$T/npy.yaml"
+printf 'copy dst=ub:0x0 src=gm:0x0 burst_bytes=1024\nvadds.f32 dst=ub:0x0 src=ub:0x0 scalar=1 repeat=4\n' > "$T/race.s"
+printf 'wait_flag src=mte2 dst=v event=1\n' > "$T/deadlock.s"
+printf 'vadd.f32 dst=ub:0x0 src0=ub:0x0 src1=ub:0x100 repeat=400\n' > "$T/parse.s"
+
+expect 2 "usage" -- "$NPUSIM"
+expect 2 "unknown command 'bogus'" -- "$NPUSIM" bogus
+expect 2 "cannot read case file" -- "$NPUSIM" run "$T/missing.yaml"
+expect 2 "syntax.yaml:[0-9]+: YAML syntax error" -- "$NPUSIM" run "$T/syntax.yaml"
+expect 2 "op 'softmax' is not registered \(valid: matmul\)" -- "$NPUSIM" run "$T/badop.yaml"
+expect 2 "attrs.num_heads is not a parameter of matmul \(valid attrs: .*transpose_a" -- "$NPUSIM" run "$T/badattr.yaml"
+expect 2 "tiling.base_m x tiling.base_n .*core.l0c_bytes = 131072" -- "$NPUSIM" run "$T/badtiling.yaml"
+expect 2 "tiling.base_k = 4096 must be in" -- "$NPUSIM" run "$T/mm.yaml" --set tiling.base_k=4096
+expect 2 "f64.npy" -- "$NPUSIM" run "$T/npy.yaml"
+expect 2 "KEY must start with attrs. or tiling." -- "$NPUSIM" run "$T/mm.yaml" --set foo=1
+expect 2 "unknown hardware key 'core.ub_byte'" -- "$NPUSIM" run "$T/mm.yaml" --set hw.core.ub_byte=1
+expect 2 "not a bundled config .*ascend910b2" -- "$NPUSIM" run "$T/mm.yaml" --hw nosuch
+expect 2 "--mode 'fast' must be full, functional or timing" -- "$NPUSIM" run "$T/mm.yaml" --mode fast
+expect 2 "parse.s:1:.*repeat" -- "$NPUSIM" asm "$T/parse.s" --out "$T/o1"
+expect 3 "race.*mte2.*vadds" -- "$NPUSIM" asm "$T/race.s" --out "$T/o2"
+expect 3 "blocked in wait_flag mte2->v event 1" -- "$NPUSIM" asm "$T/deadlock.s" --out "$T/o3"
+expect 0 "matmul" -- "$NPUSIM" ops
+expect 0 "ascend910b2 \(default\)" -- "$NPUSIM" hw list
+expect 0 "ub_bytes: 131072" -- "$NPUSIM" hw show ascend910b4 --set hw.core.ub_bytes=131072
+expect 0 "accuracy: PASS" -- "$NPUSIM" check "$T/mm.yaml" --out "$T/chk"
+expect 0 "cycles" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/run" --trace --hw ascend910b3 --set tiling.block_dim=1
+expect 0 "timing mode" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/tim" --mode timing
+expect 0 "cycles" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/cpl" --hw ascend310p3
+for f in c.npy report.json resolved.yaml trace.json instructions.csv; do
+  if [[ -s "$T/run/$f" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: run did not write $f"; fi
+done
+if head -c 60 "$T/run/c.npy" | grep -q "'<f2'"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: c.npy is not float16"; fi
+if grep -q '"block_dim": 1' "$T/run/report.json" && grep -q '"roofline"' "$T/run/report.json"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: report.json lacks the tiling override or the roofline"; fi
+if [[ ! -e "$T/tim/c.npy" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: timing mode wrote outputs"; fi
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]
