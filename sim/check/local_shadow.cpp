@@ -10,7 +10,16 @@
 namespace npusim::sim {
 
 namespace {
-constexpr uint64_t kBlock = isa::kBlockBytes;
+// Shadow granule per buffer: the smallest unit any instruction accesses there, so checking per granule is
+// as exact as per byte. L0A / L0B are only touched in whole 512-byte fractals (load2d, mmad), L0C in
+// 64-byte rows of 16 accumulators (mmad fractals, FixPipe rows); everything else in 32-byte blocks.
+uint64_t granule(isa::Buf b) {
+  switch (b) {
+    case isa::Buf::L0A: case isa::Buf::L0B: return isa::kFractalBytes;
+    case isa::Buf::L0C: return 64;
+    default: return isa::kBlockBytes;
+  }
+}
 constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();  // clock entry no epoch exceeds
 }  // namespace
 
@@ -56,8 +65,9 @@ void LocalShadow::reset() {
 
 void LocalShadow::report(RaceKind kind, isa::Buf buf, uint32_t slot, uint32_t epoch, uint64_t block,
                          const AccessRange& r, RaceHits& hits) const {
-  const uint64_t lo = std::max(r.begin, block * kBlock);
-  const uint64_t hi = std::min(r.end, (block + 1) * kBlock);
+  const uint64_t g = granule(buf);
+  const uint64_t lo = std::max(r.begin, block * g);
+  const uint64_t hi = std::min(r.end, (block + 1) * g);
   hits.add(kind, buf, agent_of_slot_[static_cast<size_t>(core_)][slot], epoch, false, 0, lo, hi);
 }
 
@@ -106,7 +116,8 @@ uint64_t LocalShadow::access(const AccessRange& r, RaceHits& hits) {
   if (r.end > kMaxBufferBytes)
     throw std::out_of_range("race checker: " + std::string(isa::buf_name(r.buf)) + " range ends at byte " +
                             std::to_string(r.end) + ", beyond any local buffer");
-  const uint64_t first = r.begin / kBlock, last = (r.end + kBlock - 1) / kBlock;
+  const uint64_t g = granule(r.buf);
+  const uint64_t first = r.begin / g, last = (r.end + g - 1) / g;
   Block* b = blocks(r.buf, last);
   if (r.write)
     write_blocks(b, first, last, r, hits);

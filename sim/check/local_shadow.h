@@ -1,7 +1,7 @@
 #pragma once
 // Internal to the race checker: shadow state of the local buffers (L1, L0A, L0B, L0C, BT, FB, UB) of every
-// core at 32-byte-block granularity. Only the agents (pipes) of one core touch its buffers, at most 8 of
-// them, so each block stores epochs indexed by a per-core slot: one dense array per (core, buffer),
+// core at 32-byte-block granularity (512 B in L0A / L0B and 64 B in L0C: the smallest units accessed
+// there). Only the agents (pipes) of one core touch its buffers, at most 8 of them, so each block stores epochs indexed by a per-core slot: one dense array per (core, buffer),
 // allocated at first touch and grown to the highest block touched. Instruction ids are not stored (that
 // would triple the block); the checker finds the instruction from (agent, epoch) in its history.
 #include <array>

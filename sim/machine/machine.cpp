@@ -133,6 +133,7 @@ void Machine::set_trace(TraceWriter* t) {
   impl_->trace = t;
   impl_->trace_named.clear();
 }
+void Machine::set_progress(bool on) { impl_->progress = on; }
 int Machine::num_cores() const { return static_cast<int>(impl_->cores.size()); }
 std::string Machine::core_name(int core) const { return impl_->cores.at(core)->name; }
 

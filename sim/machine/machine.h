@@ -75,6 +75,7 @@ class Machine {
   SimMode mode() const;
   GlobalMemory& gm();
   void set_trace(TraceWriter* trace);  // nullptr = no trace
+  void set_progress(bool on);          // progress lines on stderr during long launches
   // Runs one launch to completion (or to the first fatal fault / deadlock) and returns its statistics.
   // After a fatal fault or a deadlock the machine cannot run another launch (throws std::logic_error).
   LaunchResult launch(const LaunchSpec& spec);

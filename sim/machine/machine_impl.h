@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <array>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -100,6 +101,12 @@ struct Machine::Impl {
   MemorySystem mem;
   TraceWriter* trace = nullptr;
   std::set<int> trace_named;  // cores whose trace process has its name
+  bool progress = false, progress_printed = false;
+  uint64_t progress_tick = 0;
+  std::chrono::steady_clock::time_point progress_wall0, progress_last;
+  // Prints a progress line on stderr at most twice a second. Called from a pipe thread; it adds no SystemC
+  // process or event, so it cannot change the order of simultaneous events (and thus the cycle counts).
+  void maybe_progress();
   std::vector<std::unique_ptr<CoreState>> cores;
   std::unique_ptr<ChipModule> chip;
   // launch state

@@ -1,5 +1,6 @@
 // One launch: choose the cores, reset their per-launch state, run their scalar programs to completion.
 #include <chrono>
+#include <cstdio>
 
 #include "sim/machine/machine_impl.h"
 #include "sim/machine/scalar_unit.h"
@@ -84,6 +85,7 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
   m.flops = m.executed_flops = m.instructions = 0;
   m.mem.reset_stats();
   m.launch_start = now_cycles();
+  m.progress_printed = false;
   for (auto* ps : {&m.partners_mode0, &m.partners_mode1, &m.partners_mode2}) {
     ps->pending.assign(m.cores.size(), {});
     ps->vcs.assign(m.cores.size(), {});
@@ -123,7 +125,9 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
         },
         (spec.name + "_" + c.name + "_scalar").c_str(), &opt);
   }
+  m.progress_wall0 = std::chrono::steady_clock::now();
   sc_core::sc_start();
+  if (m.progress_printed) std::fprintf(stderr, "\n");
   bool all_done = true;
   for (int core : sel.cores) all_done &= m.cores[core]->done;
   if (!all_done && !m.fatal) m.fault("deadlock", m.deadlock_report(), true);
@@ -138,7 +142,10 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
                   false);
   if (m.fatal) m.unusable = true;
   LaunchResult r;
-  r.cycles = now_cycles() - m.launch_start;
+  // The launch ends when its last core does (a progress thread may have moved time a little further).
+  uint64_t end = all_done ? m.launch_start : now_cycles();
+  for (int core : sel.cores) end = std::max(end, m.cores[core]->stats.end_cycle);
+  r.cycles = end - m.launch_start;
   for (const auto& c : m.cores) {
     r.cores.push_back(c->stats);
     if (c->in_launch) r.cores.back().end_cycle -= std::min(r.cores.back().end_cycle, m.launch_start);

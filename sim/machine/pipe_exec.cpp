@@ -1,6 +1,8 @@
 // The pipe side of the machine: each pipe drains its in-order queue at simulated time. An instruction
 // starts when the pipe is free (occupancy of the previous one) and its issue time has come; sync
 // instructions also wait for earlier results (latency). Arithmetic happens at the start cycle.
+#include <cstdio>
+
 #include "isa/asm.h"
 #include "sim/machine/machine_impl.h"
 
@@ -37,9 +39,21 @@ void Machine::Impl::pipe_thread(CoreState& c, PipeState& p) {
     p.active = true;
     p.progressed.notify(sc_core::SC_ZERO_TIME);
     if (!fatal) run_instr(c, p, q);
+    if (progress && (++progress_tick & 0xfff) == 0) maybe_progress();
     p.active = false;
     p.progressed.notify(sc_core::SC_ZERO_TIME);
   }
+}
+
+void Machine::Impl::maybe_progress() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - progress_last < std::chrono::milliseconds(500)) return;
+  progress_last = now;
+  const double s = std::chrono::duration<double>(now - progress_wall0).count();
+  std::fprintf(stderr, "\r[npusim] cycle %llu, %llu instructions, %.2f M instructions/s   ",
+               static_cast<unsigned long long>(now_cycles() - launch_start), static_cast<unsigned long long>(instructions),
+               s > 0 ? static_cast<double>(instructions) / s / 1e6 : 0.0);
+  progress_printed = true;
 }
 
 void Machine::Impl::run_instr(CoreState& c, PipeState& p, const QueuedInstr& q) {

@@ -1,5 +1,7 @@
 #include "tools/cli/sim_options.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -61,6 +63,7 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
   fs::create_directories(out_);
   machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
+  machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal
   if (o.trace) {
     trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / "trace.json").string(),
                                                 (fs::path(out_) / "instructions.csv").string(),
