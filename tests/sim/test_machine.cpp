@@ -24,6 +24,15 @@ std::string faults_of(const LaunchResult& r) {
   return s;
 }
 
+// One launch of one block on a fresh machine (each test runs in its own process).
+LaunchResult run_one(const char* hw, MixMode mix, KernelFn cube, KernelFn vector = {}) {
+  Machine m(load_hw(hw), SimMode::Full);
+  LaunchSpec s{.name = "test", .block_dim = 1, .mix = mix};
+  s.cube = std::move(cube);
+  s.vector = std::move(vector);
+  return m.launch(s);
+}
+
 class MixedOnConfig : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MixedOnConfig, CubeVectorCrossCoreProgramIsCorrect) {
@@ -87,19 +96,12 @@ TEST(MachineChecks, WaitWithoutSetIsADeadlockNamingTheBlockedInstruction) {
 }
 
 TEST(MachineChecks, CrossWaitWithoutSetIsADeadlock) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "deadlock", .block_dim = 1, .mix = MixMode::Mix1_2};
-  s.cube = [](CoreCtx& c) { c.cross_wait(5); };
-  s.vector = [](CoreCtx&) {};
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_wait(5); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "deadlock", {"aic0", "cross_wait flag 5"})) << faults_of(r);
 }
 
 TEST(MachineChecks, FlagLeftSetAtKernelEndIsReported) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "pending", .block_dim = 1, .mix = MixMode::VectorOnly};
-  s.vector = [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 2); };
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 2); });
   EXPECT_TRUE(has_fault(r, "flags-pending", {"aiv0", "v->mte3 event 2", "never waited"})) << faults_of(r);
 }
 
@@ -125,10 +127,7 @@ TEST(MachineChecks, OutOfBoundsOperandIsAFaultNamingTheInstruction) {
 }
 
 TEST(MachineChecks, InstructionForAMissingPipeIsRejected) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "nopipe", .block_dim = 1, .mix = MixMode::VectorOnly};
-  s.vector = [](CoreCtx& c) { c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}}); };
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}}); });
   EXPECT_TRUE(has_fault(r, "isa", {"aiv0", "no m pipe"})) << faults_of(r);
 }
 
@@ -147,28 +146,17 @@ TEST(MachineChecks, PipeBarrierAllOrdersEveryEarlierPipe) {
 }
 
 TEST(MachineChecks, SyncFieldsOutOfRangeAreRejectedNotExecuted) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "fields", .block_dim = 1, .mix = MixMode::Mix1_2};
-  s.cube = [](CoreCtx& c) { c.issue(CrossSet{.mode = 2, .flag_id = 12, .pipe = Pipe::FIX}); };
-  s.vector = [](CoreCtx&) {};
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.issue(CrossSet{.mode = 2, .flag_id = 12, .pipe = Pipe::FIX}); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "isa", {"aic0", "flag_id = 12"})) << faults_of(r);
 }
 
 TEST(MachineChecks, EventIdOutOfRangeIsRejected) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "fields", .block_dim = 1, .mix = MixMode::VectorOnly};
-  s.vector = [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 9); };
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 9); });
   EXPECT_TRUE(has_fault(r, "isa", {"aiv0", "event = 9"})) << faults_of(r);
 }
 
 TEST(MachineChecks, CrossFlagSetButNeverWaitedIsReported) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "pending", .block_dim = 1, .mix = MixMode::Mix1_2};
-  s.cube = [](CoreCtx& c) { c.cross_set(2, 6, Pipe::S); };
-  s.vector = [](CoreCtx&) {};
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_set(2, 6, Pipe::S); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "cross-flags-pending", {"aiv0", "flag 6", "aic0"})) << faults_of(r);
 }
 
@@ -182,10 +170,7 @@ TEST(MachineChecks, CoupledCoreHasNoFixPipe) {
 }
 
 TEST(MachineChecks, TilingThatDoesNotFitIsAnInputError) {
-  Machine m(load_hw("ascend910b2"), SimMode::Full);
-  LaunchSpec s{.name = "toobig", .block_dim = 1, .mix = MixMode::VectorOnly};
-  s.vector = [](CoreCtx& c) { c.alloc(Buf::UB, 300000, "tiling.s2_block buffer"); };
-  const auto r = m.launch(s);
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.alloc(Buf::UB, 300000, "tiling.s2_block buffer"); });
   EXPECT_TRUE(has_fault(r, "input", {"tiling.s2_block buffer", "196608"})) << faults_of(r);
 }
 
