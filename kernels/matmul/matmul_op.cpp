@@ -1,5 +1,6 @@
 #include "kernels/matmul/matmul_op.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -67,6 +68,8 @@ MatmulShape validate(const CaseFile& c) {
   bool has_scale = false;
   s.dequant_scale = attr_float(c, "dequant_scale", 1.0, &has_scale);
   if (has_scale && s.in != DType::I8) throw CaseError("attrs.dequant_scale applies to int8 inputs only");
+  if (has_scale && !std::isfinite(s.dequant_scale))
+    throw CaseError("attrs.dequant_scale = " + std::to_string(s.dequant_scale) + " must be a finite number");
   s.out = out_type(attr_string(c, "out_dtype", ""), s.in, has_scale);
   if (s.in == DType::I8 && (s.transpose_a || !s.transpose_b))
     throw CaseError("int8 matmul needs transpose_a = false and transpose_b = true: other layouts need the int8 "
@@ -97,8 +100,9 @@ void check_tiling_keys(const CaseFile& c) {
   static const std::set<std::string> keys = {"base_m", "base_n", "base_k", "k_l1", "block_dim"};
   if (c.tiling && c.tiling.IsMap())
     for (const auto& kv : c.tiling)
-      if (!keys.count(kv.first.as<std::string>()))
-        throw CaseError("tiling." + kv.first.as<std::string>() + " is not a matmul tiling key (valid: base_m, base_n, "
+      if (!kv.first.IsScalar() || !keys.count(kv.first.as<std::string>()))
+        throw CaseError("tiling." + (kv.first.IsScalar() ? kv.first.Scalar() : std::string("<non-scalar>")) +
+                        " is not a matmul tiling key (valid: base_m, base_n, "
                         "base_k, k_l1, block_dim)");
 }
 }  // namespace
@@ -138,6 +142,9 @@ Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
   r.min_gm_bytes = tensor_bytes(one(c, "a").data) + tensor_bytes(one(c, "b").data) + c_bytes +
                    (p.s.bias ? tensor_bytes(one(c, "bias").data) : 0);
   r.cores = static_cast<int>(p.t.block_dim);
+  const auto& cube = m.hw().cube;  // MACs of one fractal step / cycles per step
+  r.macs_per_cycle_per_core = p.s.in == DType::I8 ? 16.0 * 16 * 32 / static_cast<double>(cube.fractal_cycles_s8)
+                                                  : 16.0 * 16 * 16 / static_cast<double>(cube.fractal_cycles_b16);
   return r;
 }
 

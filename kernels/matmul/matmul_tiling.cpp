@@ -21,12 +21,28 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   MatmulTiling t;
   // Output tile: as large as L0C allows (reuse of each loaded A row / B column grows with it), capped at
   // 128 x 256 so that one L0A / L0B half still holds a useful K step; never larger than the matrix.
-  int64_t bm = std::min<int64_t>(128, round_up(s.m, 16)), bn = std::min<int64_t>(256, round_up(s.n, 16));
-  while (bm * bn * 4 > l0c && bn > 16) bn = round_up(bn / 2, 16);
-  while (bm * bn * 4 > l0c && bm > 16) bm = round_up(bm / 2, 16);
+  // Coupled cores stage a tile in UB on its way out; the bias table holds one row of base_n values.
+  const bool coupled = hw.topology == sim::Topology::Coupled;
+  const int64_t oe = isa::bytes_of(s.out);
+  auto fits = [&](int64_t m, int64_t n) {
+    return m * n * 4 <= l0c && (!s.bias || n * 4 <= hw.core.bt_bytes) &&
+           (!coupled || m * round_up(n * oe, 32) <= hw.core.ub_bytes);
+  };
+  int64_t bm = std::min<int64_t>(128, round_up(s.m, 16));
+  while (!fits(bm, 16) && bm > 16) bm = round_up(bm / 2, 16);
   t.base_m = ov("base_m", bm, 16, 4080);
+  int64_t bn = std::min<int64_t>(256, round_up(s.n, 16));
+  while (!fits(t.base_m, bn) && bn > 16) bn = round_up(bn / 2, 16);
   t.base_n = ov("base_n", bn, 16, 4080);
-  require(t.base_m % 16 == 0 && t.base_n % 16 == 0, "tiling.base_m and tiling.base_n must be multiples of 16");
+  require(t.base_m % 16 == 0 && t.base_n % 16 == 0, "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " +
+                                                        std::to_string(t.base_n) + ": both must be multiples of 16");
+  require(!s.bias || t.base_n * 4 <= hw.core.bt_bytes,
+          "tiling.base_n = " + std::to_string(t.base_n) + ": a bias row of base_n fp32 values needs " +
+              std::to_string(t.base_n * 4) + " bytes but core.bt_bytes = " + std::to_string(hw.core.bt_bytes));
+  require(!coupled || t.base_m * round_up(t.base_n * oe, 32) <= hw.core.ub_bytes,
+          "tiling.base_m x tiling.base_n: the coupled core stages the output tile in UB (" +
+              std::to_string(t.base_m * round_up(t.base_n * oe, 32)) + " bytes) but core.ub_bytes = " +
+              std::to_string(hw.core.ub_bytes));
   require(t.base_m * t.base_n * 4 <= l0c,
           "tiling.base_m x tiling.base_n = " + std::to_string(t.base_m) + " x " + std::to_string(t.base_n) + " needs " +
               std::to_string(t.base_m * t.base_n * 4) + " bytes of accumulators but core.l0c_bytes = " + std::to_string(l0c));

@@ -35,6 +35,8 @@ void check_param_names(const Op& op, const CaseFile& c) {
   }
   if (c.attrs && c.attrs.IsMap())
     for (const auto& kv : c.attrs) {
+      if (!kv.first.IsScalar())
+        throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs keys must be names");
       const auto k = kv.first.as<std::string>();
       if (!attrs.count(k))
         throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs." + k + " is not a parameter of " +

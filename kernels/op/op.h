@@ -37,6 +37,7 @@ struct Prepared {
   uint64_t min_gm_bytes = 0;          // inputs read once + outputs written once (memory roofline)
   uint64_t executed_flops_bound = 0;  // flops the cube must execute (compute roofline)
   int cores = 0;                      // AI cores used
+  double macs_per_cycle_per_core = 0; // cube rate for this case's input type (compute roofline)
 };
 
 struct Reference {

@@ -48,6 +48,10 @@ expect 2 "--mode 'fast' must be full, functional or timing" -- "$NPUSIM" run "$T
 expect 2 "parse.s:1:.*repeat" -- "$NPUSIM" asm "$T/parse.s" --out "$T/o1"
 expect 3 "race.*mte2.*vadds" -- "$NPUSIM" asm "$T/race.s" --out "$T/o2"
 expect 3 "blocked in wait_flag mte2->v event 1" -- "$NPUSIM" asm "$T/deadlock.s" --out "$T/o3"
+printf '.gm_bytes 64\n.data gm:0xfffffffffffffff8 f32 1 2 3 4\n' > "$T/wrap.s"
+expect 2 "runs past .gm_bytes" -- "$NPUSIM" asm "$T/wrap.s" --out "$T/o4"
+expect 2 "--out .* is not a folder" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/mm.yaml"
+expect 2 "check runs in full mode" -- "$NPUSIM" check "$T/mm.yaml" --mode timing --out "$T/o5"
 expect 0 "matmul" -- "$NPUSIM" ops
 expect 0 "ascend910b2 \(default\)" -- "$NPUSIM" hw list
 expect 0 "ub_bytes: 131072" -- "$NPUSIM" hw show ascend910b4 --set hw.core.ub_bytes=131072

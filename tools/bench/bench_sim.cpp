@@ -74,6 +74,20 @@ sim::LaunchSpec mixed_program(int blocks, int iters) {
   return s;
 }
 
+// A stream of `n` vector instructions of `repeats` repeats each on one AIV (instruction-rate probes).
+sim::LaunchSpec vector_stream(int n, int repeats) {
+  sim::LaunchSpec s{.name = "vector_stream", .block_dim = 1, .mix = sim::MixMode::VectorOnly};
+  s.vector = [n, repeats](sim::CoreCtx& c) {
+    for (int i = 0; i < n; ++i) {
+      if (repeats == 1) c.issue(VDup{.dtype = DType::F32, .dst = {Buf::UB, 0}, .value = 1.0});
+      else
+        c.issue(VBinary{.dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0}, .src1 = {Buf::UB, 0x1000},
+                        .repeat = static_cast<uint8_t>(repeats)});
+    }
+  };
+  return s;
+}
+
 struct Point {
   std::string name, mode;
   uint64_t instructions = 0, cycles = 0;
@@ -89,7 +103,10 @@ Point measure(const std::string& hw_name, sim::SimMode mode, const std::string& 
     Point p{what, sim::sim_mode_name(mode)};
     sim::Machine m(sim::load_hw(hw_name), mode);
     const auto t0 = std::chrono::steady_clock::now();
-    if (what == "mixed_long") {
+    if (what == "vdup_1rep" || what == "vadd_16rep") {
+      const auto r = m.launch(vector_stream(200000, what == "vdup_1rep" ? 1 : 16));
+      p.instructions = r.instructions, p.cycles = r.cycles;
+    } else if (what == "mixed_long") {
       const int blocks = static_cast<int>(m.hw().chip.ai_cores);
       m.gm().allocate("ws", uint64_t(blocks) * 2 * 64 * 1024);
       const auto r = m.launch(mixed_program(blocks, iters));
@@ -132,11 +149,13 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
   }
   std::vector<std::string> names = kernels::micro::micro_names();
+  names.push_back("vdup_1rep");   // 200,000 one-repeat instructions: per-instruction overhead
+  names.push_back("vadd_16rep");  // 200,000 16-repeat, 3-operand instructions: per-block checks dominate
   names.push_back("mixed_long");
   std::printf("| program | mode | instructions | cycles | wall s | Minstr/s | Mcycles/s |\n|---|---|---|---|---|---|---|\n");
   for (const auto& name : names)
     for (auto mode : {sim::SimMode::Timing, sim::SimMode::Full}) {
-      if (quick && name != "mixed_long" && name != "vadd") continue;
+      if (quick && name != "mixed_long" && name != "vdup_1rep" && name != "vadd_16rep") continue;
       if (!only.empty() && name != only) continue;
       if (mode == sim::SimMode::Full && (name == "mte2_allcores")) continue;  // 288 MiB of GM: timing only
       const Point p = measure(hw, mode, name, quick ? 20 : 200);

@@ -45,6 +45,13 @@ double parse_num(const std::string& tok, const std::string& where) {
   }
 }
 
+uint64_t parse_count(const std::string& tok, const std::string& where, double max) {
+  const double v = parse_num(tok, where);
+  if (!(v >= 0 && v <= max && v == std::floor(v)))
+    bad(where, "'" + tok + "' must be a whole number in [0, " + std::to_string(static_cast<uint64_t>(max)) + "]");
+  return static_cast<uint64_t>(v);
+}
+
 void directive(AsmFile& f, const std::string& line, const std::string& where, int lineno) {
   std::istringstream in(line);
   std::string name;
@@ -52,19 +59,20 @@ void directive(AsmFile& f, const std::string& line, const std::string& where, in
   std::vector<std::string> t;
   for (std::string w; in >> w;) t.push_back(w);
   if (name == ".gm_bytes" && t.size() == 1) {
-    f.gm_bytes = static_cast<uint64_t>(parse_num(t[0], where));
+    f.gm_bytes = parse_count(t[0], where, 1ull << 40);
   } else if (name == ".data" && t.size() >= 3) {
     GmWrite w{parse_gm_addr(t[0], where), parse_type(t[1], where), {}};
     for (size_t i = 2; i < t.size(); ++i) w.values.push_back(parse_num(t[i], where));
     f.writes.push_back(std::move(w));
   } else if (name == ".fill" && t.size() == 5) {
     GmWrite w{parse_gm_addr(t[0], where), parse_type(t[1], where), {}};
-    const double n = parse_num(t[2], where), start = parse_num(t[3], where), step = parse_num(t[4], where);
+    const double n = static_cast<double>(parse_count(t[2], where, 1 << 28));
+    const double start = parse_num(t[3], where), step = parse_num(t[4], where);
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) w.values.push_back(start + step * static_cast<double>(i));
     f.writes.push_back(std::move(w));
   } else if (name == ".print" && t.size() == 3) {
     f.prints.push_back({parse_gm_addr(t[0], where), parse_type(t[1], where),
-                        static_cast<uint64_t>(parse_num(t[2], where)), lineno});
+                        parse_count(t[2], where, 1 << 28), lineno});
   } else {
     bad(where, "unknown or malformed directive '" + name +
                    "' (valid: .gm_bytes N | .data gm:OFF DTYPE V... | .fill gm:OFF DTYPE COUNT START STEP | "

@@ -39,7 +39,7 @@ void load_gm(sim::Machine& m, const AsmFile& f, const std::string& path) {
   const uint64_t base = m.gm().allocate("gm", f.gm_bytes);
   for (const auto& w : f.writes) {
     const auto bytes = encode_values(w, path);
-    if (w.offset + bytes.size() > f.gm_bytes)
+    if (w.offset > f.gm_bytes || bytes.size() > f.gm_bytes - w.offset)  // no wrap-around for huge offsets
       throw InputError(path + ": .data/.fill at gm:" + std::to_string(w.offset) + " runs past .gm_bytes " +
                        std::to_string(f.gm_bytes));
     if (m.gm().backs_everything()) std::copy(bytes.begin(), bytes.end(), m.gm().ptr(base + w.offset, bytes.size()));
@@ -69,7 +69,8 @@ int cmd_asm(const Args& args) {
   if (m.mode() != sim::SimMode::Timing)
     for (const auto& p : f.prints) {
       const uint64_t bytes = p.count * isa::bytes_of(p.dtype);
-      if (p.offset + bytes > f.gm_bytes) throw InputError(program + ":" + std::to_string(p.line) + ": .print past .gm_bytes");
+      if (p.count > f.gm_bytes || p.offset > f.gm_bytes || bytes > f.gm_bytes - p.offset)
+        throw InputError(program + ":" + std::to_string(p.line) + ": .print past .gm_bytes");
       std::cout << "gm:0x" << std::hex << p.offset << std::dec << " " << isa::dtype_name(p.dtype) << " x" << p.count
                 << ":\n  " << format_values(m.gm().ptr(m.gm().find("gm").offset + p.offset, bytes), p.dtype, p.count)
                 << "\n";

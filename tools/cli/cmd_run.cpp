@@ -27,8 +27,7 @@ struct RunResult {
 
 // Compute- and memory-bound lower limits of this case on this config (design.md report.json "roofline").
 nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t cycles) {
-  const double macs = 4096.0 / static_cast<double>(hw.cube.fractal_cycles_b16);
-  const double compute = static_cast<double>(p.executed_flops_bound) / (2.0 * macs * hw.chip.ai_cores);
+  const double compute = static_cast<double>(p.executed_flops_bound) / (2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores);
   const double gm_rate = std::min<double>(static_cast<double>(hw.hbm.bytes_per_cycle),
                                           static_cast<double>(hw.chip.ai_cores * hw.mte2.port_bytes_per_cycle));
   const double memory = static_cast<double>(p.min_gm_bytes) / gm_rate;
@@ -37,7 +36,7 @@ nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t
           {"memory_bound_cycles", memory},
           {"limit", compute >= memory ? "compute" : "memory"},
           {"ratio", best > 0 ? static_cast<double>(cycles) / best : 0.0},
-          {"cube_peak_fraction", compute > 0 ? compute / static_cast<double>(cycles) : 0.0}};
+          {"cube_peak_fraction", cycles > 0 ? compute / static_cast<double>(cycles) : 0.0}};
 }
 
 std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
@@ -63,7 +62,8 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   SimOptions hw_opts = so;
   hw_opts.sets.clear();
   for (const auto& s : so.sets) (s.rfind("hw.", 0) == 0 ? hw_opts.sets : case_sets).push_back(s);
-  if (force_full) hw_opts.mode = "full";
+  if (force_full && so.mode != "full")
+    throw InputError("--mode '" + so.mode + "': check runs in full mode (it compares the computed outputs)");
   RunResult rr;
   // Timing mode needs shapes, not data: generated inputs stay empty so huge shapes fit in memory.
   rr.c = op::load_case(path, case_sets, parse_mode(hw_opts.mode) != sim::SimMode::Timing);
@@ -84,8 +84,8 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
       rr.outputs.emplace_back(o.name, op::read_output(m, o));
       op::write_npy((fs::path(session.out_dir()) / (o.name + ".npy")).string(), op::output_encoding(rr.outputs.back().second));
     }
-  rr.report["outputs"] = nlohmann::json::array();
-  for (const auto& o : prep.outputs) rr.report["outputs"].push_back(o.name);
+  rr.report["outputs"] = nlohmann::json::array();  // the .npy files actually written
+  for (const auto& o : rr.outputs) rr.report["outputs"].push_back(o.first);
   rr.report["out_dir"] = session.out_dir();
   session.write_outputs(rr.report, case_yaml(rr.c, prep));
   return rr;

@@ -31,7 +31,7 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
   j["mode"] = sim::sim_mode_name(m.mode());
   j["cycles"] = r.cycles;
   j["time_us"] = sim::cycles_to_us(hw, r.cycles);
-  json busy = json::object(), util = json::object();
+  json busy = json::object(), util = json::object();  // utilisation = busy / (cycles x cores of the kind)
   std::map<std::string, std::map<std::string, uint64_t>> per_kind;
   std::map<std::string, int> cores_of_kind;
   int used = 0;
@@ -56,11 +56,11 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
     for (const auto& [pn, cycles] : pipes) {
       const double u = r.cycles ? static_cast<double>(cycles) / (static_cast<double>(r.cycles) * cores_of_kind[k]) : 0;
       util[k][pn] = u;
-      if (u > best && pn != "s") best = u, bound = k + "." + pn;
+      if (u > best && u > 0 && pn != "s") best = u, bound = k + "." + pn;
     }
   j["cores_used"] = used;
   j["busy_cycles"] = busy;
-  j["utilization"] = util;
+  j["utilisation"] = util;
   j["bound"] = bound;
   j["gm_bytes_read"] = r.mem.bytes_read;
   j["gm_bytes_written"] = r.mem.bytes_written;

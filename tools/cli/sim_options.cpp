@@ -61,7 +61,9 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   const auto mode = parse_mode(o.mode);
   auto hw = sim::load_hw(o.hw.empty() ? sim::default_hw_name() : o.hw, hw_sets);
   out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
-  fs::create_directories(out_);
+  std::error_code ec;
+  fs::create_directories(out_, ec);
+  if (ec || !fs::is_directory(out_)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
   machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
   machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal
   if (o.trace) {
