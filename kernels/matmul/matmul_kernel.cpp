@@ -6,7 +6,6 @@
 #include "kernels/matmul/matmul_kernel.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace npusim::op {
 
@@ -33,18 +32,25 @@ int64_t ub_row_elems(const MatmulPlan& p) {  // UB rows of the coupled epilogue 
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::vector<Chunk> my_chunks(const CoreCtx& c, const MatmulPlan& p) {
-  std::vector<Chunk> v;
-  const int64_t tiles = p.tiles_m() * p.tiles_n();
-  for (int64_t t = c.block_idx(); t < tiles; t += p.t.block_dim) {
-    const int64_t m0 = (t / p.tiles_n()) * p.t.base_m, n0 = (t % p.tiles_n()) * p.t.base_n;
-    const int64_t chunks = ceil_div(p.s.k, p.t.k_l1);
-    for (int64_t ch = 0; ch < chunks; ++ch)
-      v.push_back({t, m0, n0, std::min(p.t.base_m, p.s.m - m0), std::min(p.t.base_n, p.s.n - n0), ch * p.t.k_l1,
-                   std::min(p.t.k_l1, p.s.k - ch * p.t.k_l1), ch == 0, ch == chunks - 1});
+// This core's (tile, K chunk) sequence, generated on the fly (a list could be huge at the largest shapes).
+class ChunkWalk {
+ public:
+  ChunkWalk(const CoreCtx& c, const MatmulPlan& p)
+      : p_(p), tiles_(p.tiles_m() * p.tiles_n()), chunks_(ceil_div(p.s.k, p.t.k_l1)), tile_(c.block_idx()) {}
+  bool done() const { return tile_ >= tiles_; }
+  Chunk get() const {
+    const int64_t m0 = (tile_ / p_.tiles_n()) * p_.t.base_m, n0 = (tile_ % p_.tiles_n()) * p_.t.base_n;
+    return {tile_, m0, n0, std::min(p_.t.base_m, p_.s.m - m0), std::min(p_.t.base_n, p_.s.n - n0), ch_ * p_.t.k_l1,
+            std::min(p_.t.k_l1, p_.s.k - ch_ * p_.t.k_l1), ch_ == 0, ch_ == chunks_ - 1};
   }
-  return v;
-}
+  void next() {
+    if (++ch_ == chunks_) ch_ = 0, tile_ += p_.t.block_dim;
+  }
+
+ private:
+  const MatmulPlan& p_;
+  int64_t tiles_, chunks_, tile_, ch_ = 0;
+};
 
 Buffers allocate(CoreCtx& c, const MatmulPlan& p) {
   const auto& t = p.t;
@@ -183,8 +189,8 @@ void compute_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffe
 }  // namespace
 
 void matmul_cube(CoreCtx& c, const MatmulPlan& p) {
-  const std::vector<Chunk> work = my_chunks(c, p);
-  if (work.empty()) return;
+  ChunkWalk walk(c, p);
+  if (walk.done()) return;
   const Buffers b = allocate(c, p);
   for (int s = 0; s < 2; ++s) c.set_flag(Pipe::MTE1, Pipe::MTE2, s), c.set_flag(Pipe::M, Pipe::MTE1, s);
   const Pipe drain = drain_pipe(c);
@@ -192,13 +198,18 @@ void matmul_cube(CoreCtx& c, const MatmulPlan& p) {
   if (drain == Pipe::V) c.set_flag(Pipe::MTE3, Pipe::V, 0);
   if (p.s.bias) c.set_flag(Pipe::MTE1, Pipe::MTE2, 2), c.set_flag(Pipe::M, Pipe::MTE1, 2);
   int64_t step = 0;
-  load_chunk(c, p, work[0], b, 0);
-  for (size_t i = 0; i < work.size(); ++i) {
-    const int slot = static_cast<int>(i % 2);
-    if (work[i].first && p.s.bias) load_bias(c, p, work[i], b);  // before the prefetch: it is tiny and urgent
-    if (i + 1 < work.size()) load_chunk(c, p, work[i + 1], b, 1 - slot);  // prefetch, across tiles too
-    compute_chunk(c, p, work[i], b, slot, step);
-    if (work[i].last) store_tile(c, p, work[i], b);
+  Chunk cur = walk.get();
+  load_chunk(c, p, cur, b, 0);
+  for (int slot = 0;; slot = 1 - slot) {
+    walk.next();
+    if (cur.first && p.s.bias) load_bias(c, p, cur, b);  // before the prefetch: it is tiny and urgent
+    const bool more = !walk.done();
+    const Chunk nxt = more ? walk.get() : cur;
+    if (more) load_chunk(c, p, nxt, b, 1 - slot);  // prefetch, across tiles too
+    compute_chunk(c, p, cur, b, slot, step);
+    if (cur.last) store_tile(c, p, cur, b);
+    if (!more) break;
+    cur = nxt;
   }
   for (int s = 0; s < 2; ++s) c.wait_flag(Pipe::MTE1, Pipe::MTE2, s), c.wait_flag(Pipe::M, Pipe::MTE1, s);
   c.wait_flag(drain, Pipe::M, 0);

@@ -66,5 +66,9 @@ if head -c 60 "$T/run/c.npy" | grep -q "'<f2'"; then pass=$((pass + 1)); else fa
 if grep -q '"block_dim": 1' "$T/run/report.json" && grep -q '"roofline"' "$T/run/report.json"; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: report.json lacks the tiling override or the roofline"; fi
 if [[ ! -e "$T/tim/c.npy" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: timing mode wrote outputs"; fi
+# resolved.yaml's case section reproduces the run bit for bit
+sed -n '/^case:/,$p' "$T/run/resolved.yaml" | tail -n +2 | sed 's/^  //' > "$T/again.yaml"
+expect 0 "cycles" -- "$NPUSIM" run "$T/again.yaml" --out "$T/again" --hw ascend910b3
+if cmp -s "$T/run/c.npy" "$T/again/c.npy"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: resolved.yaml did not reproduce c.npy"; fi
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -39,19 +39,37 @@ nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t
           {"cube_peak_fraction", cycles > 0 ? compute / static_cast<double>(cycles) : 0.0}};
 }
 
+// One tensor entry as the case file wrote it (file, or shape + init), so resolved.yaml reproduces the run.
+void emit_tensor(YAML::Emitter& y, const op::TensorEntry& t) {
+  y << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << op::elem_type_name(t.dtype);
+  if (!t.file.empty()) {
+    y << YAML::Key << "file" << YAML::Value << t.file;
+  } else {
+    y << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.shape << YAML::Key << "init" << YAML::Value
+      << YAML::Flow << YAML::BeginMap << YAML::Key << "dist" << YAML::Value << t.init.dist << YAML::Key << "mean"
+      << YAML::Value << t.init.mean << YAML::Key << "std" << YAML::Value << t.init.std << YAML::Key << "low"
+      << YAML::Value << t.init.low << YAML::Key << "high" << YAML::Value << t.init.high << YAML::Key << "seed"
+      << YAML::Value << t.init.seed << YAML::EndMap;
+  }
+  y << YAML::EndMap;
+}
+
 std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
   YAML::Emitter y;
   y << YAML::BeginMap << YAML::Key << "case" << YAML::Value << YAML::BeginMap;
   y << YAML::Key << "op" << YAML::Value << c.op << YAML::Key << "attrs" << YAML::Value << c.attrs;
   y << YAML::Key << "inputs" << YAML::Value << YAML::BeginMap;
   for (const auto& [name, list] : c.inputs) {
-    y << YAML::Key << name << YAML::Value << YAML::BeginSeq;
-    for (const auto& t : list)
-      y << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << op::elem_type_name(t.dtype)
-        << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.data.shape << YAML::EndMap;
+    y << YAML::Key << name << YAML::Value;
+    if (!c.tensor_is_list(name)) {
+      emit_tensor(y, list[0]);
+      continue;
+    }
+    y << YAML::BeginSeq;
+    for (const auto& t : list) emit_tensor(y, t);
     y << YAML::EndSeq;
   }
-  y << YAML::EndMap << YAML::EndMap << YAML::Key << "tiling" << YAML::Value << YAML::BeginMap;
+  y << YAML::EndMap << YAML::Key << "tiling" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : p.tiling) y << YAML::Key << k << YAML::Value << v;
   y << YAML::EndMap << YAML::EndMap;
   return std::string(y.c_str()) + "\n";
