@@ -53,8 +53,7 @@ struct FlagSlot {
 };
 
 struct CrossCounter {
-  uint32_t count = 0;                  // pending sets
-  std::deque<uint64_t> visible_at;     // cycle at which each pending set becomes visible, oldest first
+  std::deque<uint64_t> visible_at;  // one entry per pending set: the cycle it becomes visible, oldest first
   VectorClock vc;
   sc_core::sc_event ev;
   uint64_t last_set_id = 0;
@@ -127,7 +126,6 @@ struct Machine::Impl {
   uint64_t timed(int64_t cycles) const { return mode == SimMode::Functional ? 0 : static_cast<uint64_t>(cycles); }
   AgentId agent(int core, isa::Pipe p) const { return core_agent_base[core] + static_cast<AgentId>(p); }
   void fault(const std::string& kind, const std::string& msg, bool fatal_fault);
-  InstrInfo info(const CoreState& c, isa::Pipe p, uint64_t id, uint64_t cycle, const isa::Instr& in) const;
   // pipe side
   void pipe_thread(CoreState& c, PipeState& p);
   void run_instr(CoreState& c, PipeState& p, const QueuedInstr& q);

@@ -55,7 +55,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span) {
   for (auto& s : c.flags)
     for (auto& d : s)
       for (auto& f : d) f.set = false;
-  for (auto& x : c.cross) x.count = 0, x.visible_at.clear();
+  for (auto& x : c.cross) x.visible_at.clear();
   c.alloc_top.fill(0);
   c.ctx.mem[Buf::GM] = gm_span;
   c.done = false;
@@ -134,9 +134,9 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
   if (all_done)
     for (int core : sel.cores)
       for (int id = 0; id < kNumCrossFlags; ++id)
-        if (const auto& x = m.cores[core]->cross[id]; x.count)
+        if (const auto& x = m.cores[core]->cross[id]; !x.visible_at.empty())
           m.fault("cross-flags-pending", m.cores[core]->name + ": cross-core flag " + std::to_string(id) + " holds " +
-                                             std::to_string(x.count) + " set(s) never waited for; the last by #" +
+                                             std::to_string(x.visible_at.size()) + " set(s) never waited for; the last by #" +
                                              std::to_string(x.last_set_id) + " on " + m.cores[x.last_set_core]->name +
                                              " " + std::string(pipe_name(x.last_set_pipe)),
                   false);

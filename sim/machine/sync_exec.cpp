@@ -57,9 +57,9 @@ void Machine::Impl::deliver_cross(int core, int flag, const VectorClock& vc, con
                                   Pipe from_pipe) {
   CoreState& t = *cores[core];
   CrossCounter& ctr = t.cross[flag];
-  if (ctr.count >= static_cast<uint32_t>(hw.sync.max_pending_cross_sets)) {
+  if (ctr.visible_at.size() >= static_cast<size_t>(hw.sync.max_pending_cross_sets)) {
     fault("cross-flag-overflow", t.name + ": cross-core flag " + std::to_string(flag) + " already holds " +
-                                     std::to_string(ctr.count) + " pending sets (limit sync.max_pending_cross_sets = " +
+                                     std::to_string(ctr.visible_at.size()) + " pending sets (limit sync.max_pending_cross_sets = " +
                                      std::to_string(hw.sync.max_pending_cross_sets) + "); set by " +
                                      cores[from_core]->name + " " + std::string(pipe_name(from_pipe)) + " #" +
                                      std::to_string(q.id) + " '" + to_asm(q.in) + "' at cycle " +
@@ -67,7 +67,6 @@ void Machine::Impl::deliver_cross(int core, int flag, const VectorClock& vc, con
           true);
     return;
   }
-  ++ctr.count;
   ctr.visible_at.push_back(now_cycles() + timed(hw.sync.cross_core_latency_cycles));
   ctr.vc.join(vc);
   ctr.last_set_id = q.id;
@@ -123,16 +122,15 @@ void Machine::Impl::do_cross_set(CoreState& c, PipeState& p, const CrossSet& s, 
 void Machine::Impl::do_cross_wait(CoreState& c, PipeState& p, const CrossWait& w, const QueuedInstr& q) {
   CrossCounter& ctr = c.cross[w.flag_id];
   const uint64_t begin = now_cycles();
-  while (ctr.count == 0 || ctr.visible_at.front() > now_cycles()) {
+  while (ctr.visible_at.empty() || ctr.visible_at.front() > now_cycles()) {
     p.blocked_on = "cross_wait flag " + std::to_string(w.flag_id) + " (instruction #" + std::to_string(q.id) + ")";
     c.scalar_blocked_on = p.blocked_on;
-    if (ctr.count) wait_until(ctr.visible_at.front());
+    if (!ctr.visible_at.empty()) wait_until(ctr.visible_at.front());
     else sc_core::wait(ctr.ev | abort_ev);
     if (fatal) return;
   }
   p.blocked_on.clear();
   c.scalar_blocked_on.clear();
-  --ctr.count;
   ctr.visible_at.pop_front();
   hb->acquire(p.agent, ctr.vc);
   hb->tick(p.agent);
