@@ -76,7 +76,17 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
     faults.push_back({{"kind", f.kind}, {"message", f.message}});
     ++counts[f.kind];
   }
-  j["checks"] = {{"race_checks_run", r.race_checks}, {"faults", counts}, {"fault_list", faults}};
+  // Checks run: every instruction's operands (bounds, alignment, buffer kind; capacity at allocation), every
+  // shadow granule the race checker visited, the flags / cross-core counters of every core at its end, and the
+  // deadlock test at the end of the launch.
+  j["checks"] = {{"run",
+                  {{"operand_checks", r.instructions},
+                   {"race_granules", r.race_checks},
+                   {"end_of_kernel_flag_checks", used},
+                   {"deadlock_checks", 1}}},
+                 {"race_checks_run", r.race_checks},
+                 {"faults", counts},
+                 {"fault_list", faults}};
   j["sim"] = {{"wall_s", r.wall_s},
               {"peak_rss_bytes", peak_rss_bytes()},
               {"instructions", r.instructions},
