@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/footprint.h"
 #include "isa/instr.h"
 #include "sim/check/happens_before.h"
 
@@ -16,11 +17,8 @@ namespace npusim::sim {
 
 // One byte range an instruction reads or writes. Local ranges are block-exact (a strided operand lists
 // its blocks, not its whole span); callers may pass many ranges per instruction.
-struct AccessRange {
-  isa::Buf buf;
-  uint64_t begin, end;  // bytes, end exclusive
-  bool write;
-};
+// The ISA's footprint type ({buf, begin, end, write}, end exclusive) is passed through unchanged.
+using AccessRange = isa::Access;
 
 // Identifies an executed instruction in reports.
 struct InstrInfo {

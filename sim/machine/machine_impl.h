@@ -120,7 +120,7 @@ struct Machine::Impl {
   uint64_t sync_all_generation = 0;
   VectorClock sync_all_vc, sync_all_released;
   sc_core::sc_event sync_all_ev, abort_ev;
-  std::vector<isa::Access> scratch;  // footprint buffer (pipe threads run one at a time)
+  std::vector<isa::Access> scratch, gm_reads, gm_writes;  // per-instruction buffers (one pipe thread runs at a time)
 
   // A timing parameter as this mode sees it: functional mode runs with zero-cost timing.
   uint64_t timed(int64_t cycles) const { return mode == SimMode::Functional ? 0 : static_cast<uint64_t>(cycles); }

@@ -115,17 +115,15 @@ PipeCost Machine::Impl::execute_and_cost(CoreState& c, PipeState& p, const Queue
           true);
     return {};
   }
-  std::vector<AccessRange> ranges;
-  ranges.reserve(scratch.size());
-  for (const auto& a : scratch) ranges.push_back({a.buf, a.begin, a.end, a.write});
   InstrInfo inf{q.id, c.index, c.name, p.pipe, start, "", q.in};
-  races->on_access(p.agent, epoch, inf, ranges);
+  races->on_access(p.agent, epoch, inf, scratch);
   if (auto* m = std::get_if<Mmad>(&q.in)) {
     flops += mmad_flops(*m);
     executed_flops += mmad_executed_flops(*m);
   }
   if (mode == SimMode::Functional) return {};
-  std::vector<Access> gm_reads, gm_writes;
+  gm_reads.clear();  // reused buffers: this runs for every instruction
+  gm_writes.clear();
   for (const auto& a : scratch)
     if (a.buf == Buf::GM) (a.write ? gm_writes : gm_reads).push_back(a);
   if (std::holds_alternative<DataCopy>(q.in) || std::holds_alternative<Nd2Nz>(q.in)) {

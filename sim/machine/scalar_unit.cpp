@@ -133,7 +133,7 @@ void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
           }
           const uint32_t epoch = hb->tick(s.agent);
           races->on_access(s.agent, epoch, InstrInfo{id, c.index, c.name, Pipe::S, begin, "", in},
-                           std::vector<AccessRange>{{Buf::GM, scratch[0].begin, scratch[0].end, std::is_same_v<T, SStore>}});
+                           scratch);  // the footprint already marks a store as a write
           // A load stalls the scalar unit until its data returns; a store is posted.
           if (std::is_same_v<T, SLoad>) wait_until(begin + timed(hw.scalar.gm_load_latency_cycles));
         } else if constexpr (std::is_same_v<T, SetFlag>) {
