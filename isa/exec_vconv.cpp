@@ -13,7 +13,7 @@ namespace npusim::isa::impl {
 namespace {
 using namespace vec;
 
-enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16 };
+enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16 };
 
 struct ConvPair {
   DType src, dst;
@@ -25,6 +25,8 @@ constexpr ConvPair kPairs[] = {
     {DType::F16, DType::I8, Conv::F16toS8},    {DType::F32, DType::I32, Conv::F32toS32},
     {DType::F16, DType::I32, Conv::F16toS32},  {DType::I32, DType::F32, Conv::S32toF32},
     {DType::I32, DType::F16, Conv::S32toF16},
+    // Byte -> f16 (vendor vconv_u82f16 / vconv_s82f16): exact; attention kernels turn mask bytes into f16 to compare.
+    {DType::U8, DType::F16, Conv::U8toF16},    {DType::I8, DType::F16, Conv::S8toF16},
 };
 
 std::string pair_name(DType s, DType d) { return std::string(dtype_name(s)) + " -> " + std::string(dtype_name(d)); }
@@ -42,7 +44,7 @@ Conv find_conv(const VCast& in) {
 
 void check_round(const VCast& in, Conv c) {
   check_field("round", static_cast<int>(in.round), 0, static_cast<int>(RoundMode::ODD));
-  const bool exact = c == Conv::F16toF32 || c == Conv::BF16toF32;  // the mode is ignored
+  const bool exact = c == Conv::F16toF32 || c == Conv::BF16toF32 || c == Conv::U8toF16 || c == Conv::S8toF16;  // mode ignored
   if (in.round == RoundMode::ODD && c != Conv::F32toF16 && !exact)
     isa_fail("field round = odd is not supported for vconv " + pair_name(in.src_dtype, in.dst_dtype) +
              " (round to odd exists for f32 -> f16 only)");
@@ -67,6 +69,8 @@ uint32_t convert(const Cast& c, uint32_t bits) {
     case Conv::F16toS32: return static_cast<uint32_t>(f32_to_s32(f16_to_f32(h), c.mode));
     case Conv::S32toF32: return round_to_binary(static_cast<double>(i), 8, 23, c.mode, c.overflow);
     case Conv::S32toF16: return s32_to_f16(i, c.mode, c.overflow);
+    case Conv::U8toF16: return s32_to_f16(static_cast<int32_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
+    case Conv::S8toF16: return s32_to_f16(static_cast<int8_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
   }
   return 0;
 }

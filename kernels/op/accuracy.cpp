@@ -70,7 +70,7 @@ void add_numeric(AccuracyReport& r, Sums& s, int64_t i, double out, double ref) 
 
 AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor& out, const std::vector<double>& ref64,
                                 const std::vector<double>& naive, ElemType working, int64_t reduction_len,
-                                bool gate_fa_rule) {
+                                bool gate_fa_rule, const std::vector<uint8_t>& unspecified) {
   AccuracyReport r;
   r.output = output_name;
   r.elements = out.numel();
@@ -78,10 +78,17 @@ AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor
     throw std::invalid_argument("accuracy: " + output_name + " has " + std::to_string(r.elements) +
                                 " elements but the references have " + std::to_string(ref64.size()) + " / " +
                                 std::to_string(naive.size()));
+  if (!unspecified.empty() && int64_t(unspecified.size()) != r.elements)
+    throw std::invalid_argument("accuracy: " + output_name + " has " + std::to_string(r.elements) +
+                                " elements but " + std::to_string(unspecified.size()) + " unspecified flags");
   r.cann_threshold = cann_threshold(working, reduction_len);
   r.fa_gated = gate_fa_rule;
   Sums s;
   for (int64_t i = 0; i < r.elements; ++i) {
+    if (!unspecified.empty() && unspecified[size_t(i)]) {
+      ++r.unspecified;
+      continue;
+    }
     const double o = out.get(i), ref = ref64[size_t(i)];
     if (std::isfinite(ref)) {
       add_numeric(r, s, i, o, ref);
@@ -122,7 +129,9 @@ const char* verdict(bool ok) { return ok ? "pass" : "FAIL"; }
 }  // namespace
 
 std::string format_report(const AccuracyReport& r) {
-  std::string s = "output " + r.output + ": " + std::to_string(r.elements) + " elements\n";
+  std::string s = "output " + r.output + ": " + std::to_string(r.elements) + " elements";
+  if (r.unspecified > 0) s += " (" + std::to_string(r.unspecified) + " unspecified by the operator, not checked)";
+  s += "\n";
   s += "  max abs err " + num(r.max_abs_err) + ", max rel err " + num(r.max_rel_err) + ", MERE " + num(r.mere) +
        ", MARE " + num(r.mare) + ", error balance " + num(r.error_balance) + "\n";
   s += "  FA rule: max err " + num(r.max_abs_err) + " <= 2 * naive " + num(r.naive_max_abs_err) + " + 1e-5 = " +

@@ -16,6 +16,7 @@ namespace npusim::op {
 struct AccuracyReport {
   std::string output;
   int64_t elements = 0;
+  int64_t unspecified = 0;  // elements skipped because the operator leaves their value unspecified
   double max_abs_err = 0, max_rel_err = 0, mere = 0, mare = 0, error_balance = 0;
   std::vector<int64_t> worst_index;  // coordinates of the largest |out - ref| / max(1, |ref|)
   double worst_out = 0, worst_ref = 0;
@@ -32,9 +33,10 @@ struct AccuracyReport {
 
 // `out` is the op output; `ref64` and `naive` have out.numel() elements in C order. `working` is the output's
 // working dtype (F16, BF16 or F32) and `reduction_len` the length of the longest reduction behind an element.
+// `unspecified` is empty or has out.numel() flags; a nonzero flag skips that element (no statistic, no rule).
 AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor& out, const std::vector<double>& ref64,
                                 const std::vector<double>& naive, ElemType working, int64_t reduction_len,
-                                bool gate_fa_rule = true);
+                                bool gate_fa_rule = true, const std::vector<uint8_t>& unspecified = {});
 std::string format_report(const AccuracyReport& r);  // a few human-readable lines
 
 }  // namespace npusim::op

@@ -14,8 +14,9 @@
 namespace npusim::op {
 
 struct InitSpec {
-  std::string dist = "normal";  // normal | uniform | zeros | ones
+  std::string dist = "normal";  // normal | uniform | zeros | ones | bernoulli | triu | permutation
   double mean = 0, std = 1, low = -1, high = 1;
+  double p = 0.5;               // bernoulli: probability of a 1
   uint64_t seed = 0;
 };
 
@@ -53,5 +54,8 @@ class CaseError : public std::runtime_error {
 
 // Deterministic generator (same bits on every host: IEEE operations only, no libm).
 HostTensor generate(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init);
+// The rules a distribution puts on dtype and shape (triu: rank >= 2; permutation: an integer dtype holding
+// numel - 1); throws CaseError with the rule. load_case calls it for every generated tensor, even in timing mode.
+void check_generator(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init);
 
 }  // namespace npusim::op

@@ -9,10 +9,18 @@
 //      r = sqrt(-2 ln u1), element 2k = mean + std * r cos(2 pi u2), element 2k+1 = mean + std * r sin(2 pi u2),
 //    with ln / sin / cos from det_math.h (IEEE + - * / sqrt only, double precision).
 //  * zeros / ones: constant.
+//  * bernoulli: 1 where u < p, else 0, with u drawn per element as for uniform (masks: p = share masked).
+//  * triu: no draws; over the last two dims (row r, column c) 1 where c > r, else 0 -- triu(ones, 1), the
+//    compressed causal mask of FIA sparse modes 2-4. Needs rank >= 2.
+//  * permutation: the values 0 .. numel-1 in a seeded order (distinct block ids for a page table): a[k] = k,
+//    then for i = numel-1 down to 1: j = next() % (i + 1), swap a[i], a[j] (Fisher-Yates with the stream's
+//    integers; the modulo bias is irrelevant here and keeps it integer-only). Integer dtypes holding numel-1.
 //  * Float dtypes round v once to the dtype (RNE, IEEE overflow). Integer and bool dtypes clamp v to the
 //    type's range, then take floor(v) for uniform (integers in [low, high) for integral bounds) and round
 //    half to even for normal.
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "kernels/op/case_file.h"
 #include "kernels/op/det_math.h"
@@ -52,6 +60,24 @@ void put(HostTensor& h, int64_t i, double v, bool floor_mode) {
   h.set(i, is_float(h.type) ? v : to_integer(v, h.type, floor_mode));
 }
 
+void fill_triu(HostTensor& h) {
+  const size_t r = h.shape.size();
+  const int64_t rows = h.shape[r - 2], cols = h.shape[r - 1], n = h.numel();
+  for (int64_t i = 0; i < n; ++i) h.set(i, i % cols > (i / cols) % rows ? 1 : 0);
+}
+
+void fill_permutation(HostTensor& h, const InitSpec& init) {
+  const int64_t n = h.numel();
+  std::vector<int64_t> a(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) a[static_cast<size_t>(k)] = k;
+  SplitMix64 rng{init.seed};
+  for (int64_t i = n - 1; i >= 1; --i) {
+    const auto j = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(i + 1));
+    std::swap(a[static_cast<size_t>(i)], a[static_cast<size_t>(j)]);
+  }
+  for (int64_t k = 0; k < n; ++k) h.set(k, static_cast<double>(a[static_cast<size_t>(k)]));
+}
+
 void fill_normal(HostTensor& h, const InitSpec& init) {
   SplitMix64 rng{init.seed};
   const int64_t n = h.numel();
@@ -67,7 +93,24 @@ void fill_normal(HostTensor& h, const InitSpec& init) {
 }
 }  // namespace
 
+void check_generator(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init) {
+  if (init.dist == "triu" && shape.size() < 2)
+    throw CaseError("dist triu fills the last two dims: it needs rank >= 2, got rank " + std::to_string(shape.size()));
+  if (init.dist != "permutation") return;
+  if (is_float(t) || t == ElemType::Bool)
+    throw CaseError("dist permutation needs an integer dtype (int8, uint8, int32, int64, uint16, int4), not " +
+                    elem_type_name(t));
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  double lo, hi;
+  int_bounds(t, lo, hi);
+  if (static_cast<double>(n - 1) > hi)
+    throw CaseError("dist permutation of " + std::to_string(n) + " elements needs values up to " + std::to_string(n - 1) +
+                    ", beyond " + elem_type_name(t));
+}
+
 HostTensor generate(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init) {
+  check_generator(t, shape, init);
   HostTensor h = HostTensor::zeros(t, shape);
   const int64_t n = h.numel();
   if (init.dist == "zeros") return h;
@@ -78,8 +121,15 @@ HostTensor generate(ElemType t, const std::vector<int64_t>& shape, const InitSpe
     for (int64_t i = 0; i < n; ++i) put(h, i, init.low + (init.high - init.low) * rng.uniform(), true);
   } else if (init.dist == "normal") {
     fill_normal(h, init);
+  } else if (init.dist == "bernoulli") {
+    SplitMix64 rng{init.seed};
+    for (int64_t i = 0; i < n; ++i) h.set(i, rng.uniform() < init.p ? 1 : 0);
+  } else if (init.dist == "triu") {
+    if (n > 0) fill_triu(h);
+  } else if (init.dist == "permutation") {
+    fill_permutation(h, init);
   } else {
-    throw CaseError("init.dist '" + init.dist + "' is not one of normal, uniform, zeros, ones");
+    throw CaseError("init.dist '" + init.dist + "' is not one of normal, uniform, zeros, ones, bernoulli, triu, permutation");
   }
   return h;
 }

@@ -65,17 +65,20 @@ double finite(const CaseContext& c, const YAML::Node& n, const std::string& labe
 }
 
 InitSpec parse_init(const CaseContext& c, const YAML::Node& n, const std::string& label) {
-  if (!n.IsMap()) throw CaseError(where(c, n) + ": " + label + " must be a map {dist, mean, std, low, high, seed}");
-  check_keys(c, n, label, {"dist", "mean", "std", "low", "high", "seed"}, "dist, mean, std, low, high, seed");
+  if (!n.IsMap()) throw CaseError(where(c, n) + ": " + label + " must be a map {dist, mean, std, low, high, p, seed}");
+  check_keys(c, n, label, {"dist", "mean", "std", "low", "high", "p", "seed"}, "dist, mean, std, low, high, p, seed");
   InitSpec s;
   if (n["dist"]) s.dist = scalar_as<std::string>(c, n["dist"], label + ".dist", "a distribution name");
-  if (s.dist != "normal" && s.dist != "uniform" && s.dist != "zeros" && s.dist != "ones")
+  static const std::set<std::string> kDists = {"normal", "uniform", "zeros", "ones", "bernoulli", "triu", "permutation"};
+  if (!kDists.count(s.dist))
     throw CaseError(where(c, n["dist"]) + ": " + label + ".dist = '" + s.dist +
-                    "' is not one of normal, uniform, zeros, ones");
+                    "' is not one of normal, uniform, zeros, ones, bernoulli, triu, permutation");
   if (n["mean"]) s.mean = finite(c, n["mean"], label + ".mean");
   if (n["std"]) s.std = finite(c, n["std"], label + ".std");
   if (n["low"]) s.low = finite(c, n["low"], label + ".low");
   if (n["high"]) s.high = finite(c, n["high"], label + ".high");
+  if (n["p"]) s.p = finite(c, n["p"], label + ".p");
+  if (s.p < 0 || s.p > 1) throw CaseError(where(c, n["p"]) + ": " + label + ".p = " + shown(n["p"]) + " must be in [0, 1]");
   if (n["seed"]) s.seed = scalar_as<uint64_t>(c, n["seed"], label + ".seed", "a seed (an integer in [0, 2^64))");
   if (s.std < 0) throw CaseError(where(c, n["std"]) + ": " + label + ".std = " + shown(n["std"]) + " must be >= 0");
   if (s.dist == "uniform" && !(s.low < s.high))
@@ -128,6 +131,11 @@ TensorEntry parse_entry(const CaseContext& c, const std::string& name, const YAM
   }
   if (!n["shape"]) throw CaseError(where(c, n) + ": " + label + ": needs 'shape' (generated) or 'file' (.npy)");
   if (n["init"]) e.init = parse_init(c, n["init"], label + ".init");
+  try {
+    check_generator(e.dtype, e.shape, e.init);
+  } catch (const CaseError& err) {
+    throw CaseError(where(c, n["init"] ? n["init"] : n) + ": " + label + ".init: " + err.what());
+  }
   if (c.fill_generated) {
     e.data = generate(e.dtype, e.shape, e.init);
   } else {  // shape and type without data (timing mode): ops size GM from it

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <set>
 
+#include "kernels/fia/fia_op.h"
 #include "kernels/matmul/matmul_op.h"
 
 namespace npusim::op {
@@ -11,6 +12,7 @@ const std::vector<std::unique_ptr<Op>>& all_ops() {
   static const std::vector<std::unique_ptr<Op>> ops = [] {
     std::vector<std::unique_ptr<Op>> v;
     v.push_back(std::make_unique<MatmulOp>());
+    v.push_back(std::make_unique<FiaOp>());
     return v;
   }();
   return ops;
@@ -86,6 +88,25 @@ double attr_float(const CaseFile& c, const std::string& name, double def, bool* 
 bool attr_bool(const CaseFile& c, const std::string& name, bool def) { return attr_as<bool>(c, name, def, "true or false"); }
 std::string attr_string(const CaseFile& c, const std::string& name, const std::string& def) {
   return attr_as<std::string>(c, name, def, "a string");
+}
+
+std::vector<int64_t> attr_int_list(const CaseFile& c, const std::string& name, bool* given) {
+  if (given) *given = false;
+  if (!c.attrs || !c.attrs.IsMap() || !c.attrs[name]) return {};
+  const YAML::Node n = c.attrs[name];
+  if (given) *given = true;
+  const std::string at = c.path + ":" + std::to_string(n.Mark().line + 1) + ": attrs." + name;
+  if (n.IsScalar()) return {attr_as<int64_t>(c, name, 0, "an integer or a list of integers")};
+  if (!n.IsSequence()) throw CaseError(at + " must be a list of integers such as [128, 256]");
+  std::vector<int64_t> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    int64_t x = 0;
+    if (!n[i].IsScalar() || !YAML::convert<int64_t>::decode(n[i], x))
+      throw CaseError(at + "[" + std::to_string(i) + "] = '" + (n[i].IsScalar() ? n[i].Scalar() : std::string("<non-scalar>")) +
+                      "' must be an integer");
+    v.push_back(x);
+  }
+  return v;
 }
 
 int64_t tiling_value(const CaseFile& c, const std::string& key, int64_t chosen, int64_t lo, int64_t hi) {

@@ -2,6 +2,7 @@
 // The op registry: each operator declares its parameters, validates a case, chooses its tiling from the
 // shapes and the hardware config (capacities, unit shapes, core counts -- never rates), lays its tensors out
 // in GM, builds the launch, reads its outputs back and computes its fp64 reference.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,7 +16,7 @@ namespace npusim::op {
 
 struct ParamSpec {
   std::string name;
-  std::string kind;          // int | float | bool | string | tensor | tensor_list
+  std::string kind;          // int | float | bool | string | int_list (attrs) | tensor | tensor_list (inputs)
   bool required = false;
   std::string default_text;  // shown by `npusim ops`
   std::string doc;
@@ -46,6 +47,9 @@ struct Reference {
   ElemType working;
   int64_t reduction_len;
   bool gate_fa_rule = true;
+  // Elements whose value the operator leaves unspecified (nonzero = skipped by the accuracy check), e.g. a fully
+  // masked attention row without invalid-row correction. Empty = every element is checked.
+  std::vector<uint8_t> unspecified;
 };
 
 class Op {
@@ -72,6 +76,9 @@ int64_t attr_int(const CaseFile& c, const std::string& name, int64_t def);
 double attr_float(const CaseFile& c, const std::string& name, double def, bool* given = nullptr);
 bool attr_bool(const CaseFile& c, const std::string& name, bool def);
 std::string attr_string(const CaseFile& c, const std::string& name, const std::string& def);
+// An int_list attribute (a YAML list of integers; a single integer reads as a list of one). Absent: empty, and
+// *given (if passed) is false -- an explicit [] gives an empty list with *given true.
+std::vector<int64_t> attr_int_list(const CaseFile& c, const std::string& name, bool* given = nullptr);
 // A tiling value: the case's override if present (validated against [lo, hi]), else `chosen`.
 int64_t tiling_value(const CaseFile& c, const std::string& key, int64_t chosen, int64_t lo, int64_t hi);
 

@@ -134,9 +134,13 @@ uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, co
   auto group = [&](uint64_t a) { return (a / kBlockBytes) % groups; };
   // bank = groups * row + group, row = addr / row_bytes (910B: 3 rows of 64 KiB, 16 groups).
   auto bank = [&](uint64_t a) { return groups * (a / static_cast<uint64_t>(ub.row_bytes)) + group(a); };
+  // A group serves one 32-byte row per cycle (hardware.md §2): several lanes reading the *same* block (block
+  // stride 0, the broadcast operand of vendor softmax kernels) need that row once, so blocks count once each.
   int rg[64] = {0}, wg[64] = {0};
-  for (int i = 0; i < nr; ++i) ++rg[group(rd[i]) & 63];
-  for (int i = 0; i < nw; ++i) ++wg[group(wr[i]) & 63];
+  for (int i = 0; i < nr; ++i)
+    if (std::find(rd, rd + i, rd[i]) == rd + i) ++rg[group(rd[i]) & 63];
+  for (int i = 0; i < nw; ++i)
+    if (std::find(wr, wr + i, wr[i]) == wr + i) ++wg[group(wr[i]) & 63];
   int beats = 1;
   for (uint64_t g = 0; g < std::min<uint64_t>(groups, 64); ++g) beats = std::max({beats, rg[g], wg[g]});
   // A read and a write of different blocks in one bank conflict; the same block read and written (the

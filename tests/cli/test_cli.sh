@@ -36,7 +36,7 @@ expect 2 "usage" -- "$NPUSIM"
 expect 2 "unknown command 'bogus'" -- "$NPUSIM" bogus
 expect 2 "cannot read case file" -- "$NPUSIM" run "$T/missing.yaml"
 expect 2 "syntax.yaml:[0-9]+: YAML syntax error" -- "$NPUSIM" run "$T/syntax.yaml"
-expect 2 "op 'softmax' is not registered \(valid: matmul\)" -- "$NPUSIM" run "$T/badop.yaml"
+expect 2 "op 'softmax' is not registered \(valid: matmul, fused_infer_attention_score\)" -- "$NPUSIM" run "$T/badop.yaml"
 expect 2 "attrs.num_heads is not a parameter of matmul \(valid attrs: .*transpose_a" -- "$NPUSIM" run "$T/badattr.yaml"
 expect 2 "tiling.base_m x tiling.base_n .*core.l0c_bytes = 131072" -- "$NPUSIM" run "$T/badtiling.yaml"
 expect 2 "tiling.base_k = 4096 must be in" -- "$NPUSIM" run "$T/mm.yaml" --set tiling.base_k=4096
@@ -52,6 +52,26 @@ printf '.gm_bytes 64\n.data gm:0xfffffffffffffff8 f32 1 2 3 4\n' > "$T/wrap.s"
 expect 2 "runs past .gm_bytes" -- "$NPUSIM" asm "$T/wrap.s" --out "$T/o4"
 expect 2 "--out .* is not a folder" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/mm.yaml"
 expect 2 "check runs in full mode" -- "$NPUSIM" check "$T/mm.yaml" --mode timing --out "$T/o5"
+# fused_infer_attention_score: broken cases exit 2 naming the parameter, the value and the rule
+fia() {  # fia FILE QUERY_SHAPE KV_SHAPE ATTRS [EXTRA INPUT LINES]
+  printf 'op: fused_infer_attention_score\nattrs: {%s}\ninputs:\n  query: {shape: %s, dtype: float16}\n  key: {shape: %s, dtype: float16}\n  value: {shape: %s, dtype: float16}\n%b' \
+    "$4" "$2" "$3" "$3" "${5:-}" > "$T/$1"
+}
+fia fia.yaml "[1, 64, 256]" "[1, 128, 256]" "num_heads: 4" "  atten_mask: {shape: [64, 128], dtype: bool}\n"
+fia fia_g.yaml "[1, 64, 128, 64]" "[1, 128, 1, 64]" "num_heads: 128, num_key_value_heads: 1, input_layout: BSND"
+fia fia_d24.yaml "[1, 64, 96]" "[1, 128, 96]" "num_heads: 4"
+fia fia_pa.yaml "[1, 64, 256]" "[2, 128, 256]" "num_heads: 4, block_size: 100, actual_seq_lengths_kv: [200]" \
+  "  block_table: {shape: [1, 2], dtype: int32, init: {dist: permutation}}\n"
+fia fia_q.yaml "[1, 64, 256]" "[1, 128, 256]" "num_heads: 4" "  quant_scale2: {shape: [1], dtype: float32}\n"
+fia fia_s1.yaml "[1, 1, 256]" "[1, 128, 256]" "num_heads: 4"
+expect 2 "G = 128 exceeds 64" -- "$NPUSIM" run "$T/fia_g.yaml" --mode timing --out "$T/f1"
+expect 2 "inputs.atten_mask has shape \[64, 128\] but sparse_mode 3 needs the compressed mask" -- "$NPUSIM" run "$T/fia.yaml" --set attrs.sparse_mode=3 --out "$T/f2"
+expect 2 "inputs.query: head dim D = 24 must be a multiple of 16" -- "$NPUSIM" run "$T/fia_d24.yaml" --out "$T/f3"
+expect 2 "attrs.block_size = 100 must be a multiple of 128 in \[128, 512\]" -- "$NPUSIM" run "$T/fia_pa.yaml" --out "$T/f4"
+expect 2 "inputs.quant_scale2 \(float32 \[1\]\) is given: .*not supported yet" -- "$NPUSIM" run "$T/fia_q.yaml" --out "$T/f5"
+expect 2 "query S = 1 \(incremental branch\) is not supported yet" -- "$NPUSIM" check "$T/fia_s1.yaml" --out "$T/f6"
+expect 2 "attrs.sparse_mode = 6 is not supported by FIA V2" -- "$NPUSIM" run "$T/fia.yaml" --set attrs.sparse_mode=6 --out "$T/f7"
+expect 2 "attrs.input_layout = 'TND' is not supported by FIA V2" -- "$NPUSIM" run "$T/fia.yaml" --set attrs.input_layout=TND --out "$T/f8"
 expect 0 "matmul" -- "$NPUSIM" ops
 expect 0 "ascend910b2 \(default\)" -- "$NPUSIM" hw list
 expect 0 "ub_bytes: 131072" -- "$NPUSIM" hw show ascend910b4 --set hw.core.ub_bytes=131072

@@ -2,6 +2,7 @@
 // comments, the CANN threshold per dtype and its doubling at 2048, special values, worst coordinates, the report.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -146,6 +147,31 @@ TEST(Accuracy, FaRuleGatesOnlyWhenAsked) {
   EXPECT_TRUE(r.pass());
   r.fa_gated = true;
   EXPECT_FALSE(r.pass());
+}
+
+TEST(Accuracy, UnspecifiedElementsAreSkippedAndCounted) {
+  // Element 1 is wildly wrong (and NaN against a finite reference in element 2) but both are unspecified; the
+  // remaining elements are exact, so every rule passes and the statistics see only elements 0 and 3.
+  const std::vector<double> ref{1.0, 2.0, 3.0, -4.0};
+  const std::vector<uint8_t> skip{0, 1, 1, 0};
+  const AccuracyReport r = compare_accuracy("y", f32({4}, {1.0, 100.0, kNan, -4.0}), ref, ref, ElemType::F16, 1,
+                                            true, skip);
+  EXPECT_EQ(r.unspecified, 2);
+  EXPECT_EQ(r.elements, 4);
+  EXPECT_EQ(r.max_abs_err, 0.0);
+  EXPECT_EQ(r.cann_failures, 0);
+  EXPECT_TRUE(r.exact_special_pass);
+  EXPECT_TRUE(r.pass());
+  EXPECT_NE(format_report(r).find("4 elements (2 unspecified by the operator, not checked)"), std::string::npos);
+  // A special-value mismatch in an unspecified element is skipped too; without the flags it fails.
+  const std::vector<double> inf_ref{kInf, 1.0};
+  EXPECT_TRUE(compare_accuracy("y", f32({2}, {0.0, 1.0}), inf_ref, inf_ref, ElemType::F32, 1, true, {1, 0}).pass());
+  EXPECT_FALSE(compare_accuracy("y", f32({2}, {0.0, 1.0}), inf_ref, inf_ref, ElemType::F32, 1).pass());
+  // The report of a check without unspecified elements does not mention them.
+  EXPECT_EQ(format_report(compare_accuracy("y", f32({1}, {1.0}), {1.0}, {1.0}, ElemType::F32, 1)).find("unspecified"),
+            std::string::npos);
+  EXPECT_THROW(compare_accuracy("y", f32({2}, {1, 2}), {1.0, 2.0}, {1.0, 2.0}, ElemType::F32, 1, true, {0}),
+               std::invalid_argument);
 }
 
 TEST(Accuracy, ReferenceSizeMismatchThrows) {

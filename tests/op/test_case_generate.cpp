@@ -121,6 +121,57 @@ TEST(Generator, IntegerTypesFloorUniformAndRoundNormalWithinRange) {
   for (int64_t i = 0; i < n.numel(); ++i) EXPECT_EQ(n.get(i), std::nearbyint(f.get(i))) << i;
 }
 
+TEST(Generator, BernoulliIsOneWhereTheUniformDrawIsBelowP) {
+  InitSpec s;
+  s.dist = "bernoulli", s.p = 0.3, s.seed = 42;
+  const HostTensor m = generate(ElemType::Bool, {4000}, s), i8 = generate(ElemType::I8, {4000}, s);
+  SplitMix64 g{42};
+  int64_t ones = 0;
+  for (int64_t i = 0; i < m.numel(); ++i) {
+    const double want = g.uniform() < 0.3 ? 1 : 0;  // the rule, written out
+    EXPECT_EQ(m.get(i), want) << i;
+    EXPECT_EQ(i8.get(i), want) << i;
+    ones += m.get(i) == 1;
+  }
+  EXPECT_NEAR(static_cast<double>(ones) / 4000, 0.3, 0.03);
+  s.p = 0;
+  for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(generate(ElemType::U8, {100}, s).get(i), 0);
+  s.p = 1;
+  for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(generate(ElemType::U8, {100}, s).get(i), 1);
+}
+
+TEST(Generator, TriuIsOneStrictlyAboveTheDiagonalOfTheLastTwoDims) {
+  InitSpec s;
+  s.dist = "triu";
+  const HostTensor t = generate(ElemType::Bool, {2, 3, 4}, s);  // two 3 x 4 matrices
+  const std::vector<double> one = {0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1};
+  for (int64_t i = 0; i < 24; ++i) EXPECT_EQ(t.get(i), one[static_cast<size_t>(i % 12)]) << i;
+  EXPECT_THROW(generate(ElemType::Bool, {5}, s), CaseError);
+}
+
+TEST(Generator, PermutationHoldsEveryValueOnceInASeededOrder) {
+  InitSpec s;
+  s.dist = "permutation", s.seed = 7;
+  const HostTensor a = generate(ElemType::I32, {4, 25}, s);
+  std::vector<int> seen(100, 0);
+  bool moved = false;
+  for (int64_t i = 0; i < 100; ++i) {
+    ++seen[static_cast<size_t>(a.get(i))];
+    moved |= a.get(i) != static_cast<double>(i);
+  }
+  for (int n : seen) EXPECT_EQ(n, 1);
+  EXPECT_TRUE(moved);
+  // Fisher-Yates with j = next() % (i + 1), written out for 3 elements.
+  SplitMix64 g{7};
+  std::vector<int> w = {0, 1, 2};
+  for (int i = 2; i >= 1; --i) std::swap(w[static_cast<size_t>(i)], w[static_cast<size_t>(g.next() % static_cast<uint64_t>(i + 1))]);
+  const HostTensor three = generate(ElemType::I64, {3}, s);
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(three.get(i), w[static_cast<size_t>(i)]);
+  EXPECT_EQ(generate(ElemType::I32, {4, 25}, s).bytes, a.bytes);  // deterministic
+  EXPECT_THROW(generate(ElemType::F32, {3}, s), CaseError);
+  EXPECT_THROW(generate(ElemType::I8, {129}, s), CaseError);  // 128 does not fit
+}
+
 TEST(Generator, ZerosAndOnesForEveryType) {
   for (int ti = 0; ti < 10; ++ti) {
     const auto t = static_cast<ElemType>(ti);

@@ -49,7 +49,9 @@ void emit_tensor(YAML::Emitter& y, const op::TensorEntry& t) {
       << YAML::Flow << YAML::BeginMap << YAML::Key << "dist" << YAML::Value << t.init.dist << YAML::Key << "mean"
       << YAML::Value << t.init.mean << YAML::Key << "std" << YAML::Value << t.init.std << YAML::Key << "low"
       << YAML::Value << t.init.low << YAML::Key << "high" << YAML::Value << t.init.high << YAML::Key << "seed"
-      << YAML::Value << t.init.seed << YAML::EndMap;
+      << YAML::Value << t.init.seed;
+    if (t.init.dist == "bernoulli") y << YAML::Key << "p" << YAML::Value << t.init.p;  // its only parameter
+    y << YAML::EndMap;
   }
   y << YAML::EndMap;
 }
@@ -131,12 +133,13 @@ int run_like(const Args& args, bool check) {
     for (const auto& ref : refs)
       for (const auto& [name, t] : rr.outputs) {
         if (name != ref.output) continue;
-        const auto r = op::compare_accuracy(name, t, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule);
+        const auto r = op::compare_accuracy(name, t, ref.ref64, ref.naive, ref.working, ref.reduction_len,
+                                            ref.gate_fa_rule, ref.unspecified);
         std::cout << op::format_report(r);
         pass &= r.pass();
         acc.push_back({{"output", name}, {"pass", r.pass()}, {"max_abs_err", r.max_abs_err}, {"mere", r.mere},
                        {"mare", r.mare}, {"error_balance", r.error_balance}, {"cann_failures", r.cann_failures},
-                       {"fa_pass", r.fa_pass}});
+                       {"fa_pass", r.fa_pass}, {"unspecified", r.unspecified}});
       }
     rr.report["accuracy"] = acc;
     std::ofstream(fs::path(rr.report["out_dir"].get<std::string>()) / "report.json") << rr.report.dump(2) << "\n";

@@ -1,0 +1,73 @@
+#pragma once
+// Host-side access to an attention problem's tensors at logical coordinates (attn_problem.h), shared by the fp64
+// reference, the naive low-precision result and the golden model: the physical addressing of every storage
+// (layouts, left padding, prefix, pages, tensor lists) is written once, here.
+#include <cstdint>
+#include <vector>
+
+#include "kernels/attention/attn_problem.h"
+#include "kernels/op/host_tensor.h"
+
+namespace npusim::op::attn {
+
+// The input tensors (not owned; they must outlive the AttnData). key / value: one tensor (dense or paged) or
+// B tensors (list). Optional ones are null when absent.
+struct AttnTensors {
+  const HostTensor* query = nullptr;
+  std::vector<const HostTensor*> key, value;
+  const HostTensor* pse_shift = nullptr;
+  const HostTensor* atten_mask = nullptr;
+  const HostTensor* block_table = nullptr;
+  const HostTensor* key_prefix = nullptr;
+  const HostTensor* value_prefix = nullptr;
+};
+
+class AttnData {
+ public:
+  // Checks that every tensor the problem uses is present and large enough for the problem's addressing
+  // (std::invalid_argument naming the tensor), so a wrong problem fails here instead of reading out of bounds.
+  AttnData(const AttnProblem& p, AttnTensors t);
+
+  const AttnProblem& problem() const { return p_; }
+
+  // Logical row i of batch b (physical row q_start(b) + i), head n, dim d (< D).
+  double q(int64_t b, int64_t n, int64_t i, int64_t d) const;
+  // Logical column j over [prefix || kv] of KV head n2: j < prefix_len reads the prefix (its batch 0), else kv
+  // token t = kv_start(b) + j - prefix_len of batch b (through the block table when paged). d < D for k,
+  // d < Dv for v.
+  double k(int64_t b, int64_t n2, int64_t j, int64_t d) const {
+    return kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d);
+  }
+  double v(int64_t b, int64_t n2, int64_t j, int64_t d) const {
+    return kv_at(t_.value, t_.value_prefix, p_.Dv, b, n2, j, d);
+  }
+  // Whole matrices of one (b, head), row-major, for loops that visit every element many times: q_rows (act_q[b]
+  // x D), k_rows (skv_eff(b) x D), v_rows (skv_eff(b) x Dv).
+  std::vector<double> q_rows(int64_t b, int64_t n) const;
+  std::vector<double> k_rows(int64_t b, int64_t n2) const;
+  std::vector<double> v_rows(int64_t b, int64_t n2) const;
+  // pse_shift at its physical [b or 0][n][mask_row(b, i)][mask_col(b, j)]; 0 without pse.
+  double pse(int64_t b, int64_t n, int64_t i, int64_t j) const;
+  // The mask tensor's verdict (uses_mask_tensor() only; false otherwise): nonzero = masked.
+  bool mask_tensor_masks(int64_t b, int64_t i, int64_t j) const;
+  // j inside visible_cols(b, i) and not masked by the tensor.
+  bool visible(int64_t b, int64_t i, int64_t j) const;
+
+  // attention_out element (b, n, physical row s, dv) in out_layout with Dv: flat index in C order.
+  int64_t out_index(int64_t b, int64_t n, int64_t s, int64_t dv) const;
+  std::vector<int64_t> out_shape() const;
+  // softmax_lse element (b, n, physical row s) of (B, N, Sq, 1) (TND: (T, N, 1)).
+  int64_t lse_index(int64_t b, int64_t n, int64_t s) const;
+  std::vector<int64_t> lse_shape() const;
+
+ private:
+  double kv_at(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim, int64_t b, int64_t n2,
+               int64_t j, int64_t d) const;
+  void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,
+                const char* name) const;
+
+  AttnProblem p_;  // a copy: the problem is small and the data must not depend on the caller keeping it alive
+  AttnTensors t_;
+};
+
+}  // namespace npusim::op::attn

@@ -1,0 +1,79 @@
+// Derived members of the op-neutral attention problem (attn_problem.h): addressing, starts, band, masking value.
+#include "kernels/attention/attn_problem.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <numeric>
+
+namespace npusim::op::attn {
+
+std::string layout_name(Layout l) {
+  switch (l) {
+    case Layout::BSH: return "BSH";
+    case Layout::BSND: return "BSND";
+    case Layout::BNSD: return "BNSD";
+    case Layout::BNSD_BSND: return "BNSD_BSND";
+    case Layout::TND: return "TND";
+  }
+  return "?";
+}
+
+Strides layout_strides(Layout l, int64_t heads, int64_t rows, int64_t d) {
+  switch (l) {
+    case Layout::BNSD:
+    case Layout::BNSD_BSND:  // an input in BNSD_BSND is BNSD (only the output is BSND)
+      return {heads * rows * d, rows * d, d};
+    case Layout::TND:  // (T, N, D): batches are concatenated along T, so b has no stride (q_start / kv_start)
+      return {0, d, heads * d};
+    case Layout::BSH:
+    case Layout::BSND:
+      break;
+  }
+  return {rows * heads * d, d, heads * d};
+}
+
+namespace {
+// TND: the first token of batch b is the sum of the earlier batches' lengths.
+int64_t cumulative(const std::vector<int64_t>& len, int64_t b) {
+  return std::accumulate(len.begin(), len.begin() + b, int64_t{0});
+}
+}  // namespace
+
+int64_t AttnProblem::q_start(int64_t b) const {
+  if (layout == Layout::TND) return cumulative(act_q, b);
+  return left_pad ? Sq - q_pad - act_q[b] : 0;
+}
+
+int64_t AttnProblem::kv_start(int64_t b) const {
+  if (layout == Layout::TND && kv == KvStorage::Dense) return cumulative(act_kv, b);
+  if (!left_pad) return 0;
+  const int64_t s = kv == KvStorage::List ? list_s[b] : kv_s;
+  return s - kv_pad - act_kv[b];
+}
+
+Band AttnProblem::band(int64_t b) const {
+  const int64_t delta = skv_eff(b) - act_q[b];
+  // Clamped so that no edge arithmetic (here and in visible_cols) can overflow, whatever pre / next hold.
+  const int64_t pre = std::clamp(pre_tokens, -kUnbounded, kUnbounded);
+  const int64_t next = std::clamp(next_tokens, -kUnbounded, kUnbounded);
+  switch (sparse_mode) {
+    case 0:
+      if (mask == MaskKind::None || left_pad) return {};
+      return {-pre, next};
+    case 2: return {-kUnbounded, 0};
+    case 3: return {-kUnbounded, delta};
+    case 4: return {-(pre - delta), next + delta};
+    default: return {};  // mode 1: the mask tensor alone decides
+  }
+}
+
+std::pair<int64_t, int64_t> AttnProblem::visible_cols(int64_t b, int64_t i) const {
+  const Band bd = band(b);
+  const int64_t lo = std::max<int64_t>(0, i + bd.lo), hi = std::min(skv_eff(b), i + bd.hi + 1);
+  if (lo >= hi) return {0, 0};  // empty; normalised so callers can test first == second
+  return {lo, hi};
+}
+
+float AttnProblem::mask_value() const { return high_perf ? -65504.0f : -FLT_MAX; }
+
+}  // namespace npusim::op::attn

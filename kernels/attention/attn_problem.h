@@ -1,0 +1,109 @@
+#pragma once
+// The op-neutral attention problem: everything an attention kernel, its golden model and its fp64 reference
+// need once an operator's parameters have been validated. FusedInferAttentionScore (both branches) and
+// FlashAttentionVarLenScoreV3 each build one from their own parameters; the visibility rule, the GQA mapping,
+// the physical addressing of rows (layouts, left padding, prefix, pages, tensor lists) and the special rows
+// are defined here once.
+//
+// Indices: b batch, n query head, n2 = n / G its KV head, i a logical query row (0 .. act_q[b]-1), j a logical
+// KV column over [prefix || kv] (0 .. skv_eff(b)-1), d a head-dim index.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/op/host_tensor.h"
+
+namespace npusim::op::attn {
+
+inline constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 4;  // "INT_MAX" band edges
+
+enum class Layout { BSH, BSND, BNSD, BNSD_BSND, TND };
+std::string layout_name(Layout l);
+
+// How K and V are stored.
+enum class KvStorage {
+  Dense,        // one tensor (B, ...) in the query's layout with KV_N heads and kv_s rows
+  List,         // B tensors of batch 1, each in the query's layout with its own S (list_s[b])
+  PagedBsH,     // (block_num, block_size, KV_N*D) addressed through block_table
+  PagedNBsD,    // (block_num, KV_N, block_size, D) addressed through block_table
+};
+
+// Element strides (in elements) of a (b, n, s, d) tensor stored in a layout; d has stride 1.
+struct Strides {
+  int64_t b = 0, n = 0, s = 0;
+};
+// BSH / BSND: s-major ((S, N, D) per batch); BNSD: n-major ((N, S, D) per batch). rows = S of the tensor.
+Strides layout_strides(Layout l, int64_t heads, int64_t rows, int64_t d);
+
+struct Band {
+  int64_t lo = -kUnbounded, hi = kUnbounded;  // visible iff lo <= j - i <= hi (before the mask tensor)
+};
+
+enum class MaskKind { None, Full, Compressed };
+
+struct AttnProblem {
+  // ---- shapes and types ----
+  int64_t B = 0, N = 0, KV_N = 0, G = 1;  // G = N / KV_N query heads per KV head
+  int64_t Sq = 0;                          // query S dimension (the tensor's, padded)
+  int64_t kv_s = 0;                        // dense K/V S dimension (List: max of list_s; paged: unused)
+  int64_t D = 0, Dv = 0;                   // head dims of Q/K and of V / the output
+  Layout layout = Layout::BSH;             // of query (and of dense / list K, V)
+  Layout out_layout = Layout::BSH;         // BNSD_BSND -> BSND, else = layout
+  ElemType in = ElemType::F16;             // query / key / value dtype (F16 or BF16)
+  ElemType out = ElemType::F16;            // attention_out dtype
+
+  // ---- K / V storage ----
+  KvStorage kv = KvStorage::Dense;
+  std::vector<int64_t> list_s;             // List: S of each batch's tensor
+  int64_t block_size = 0, block_num = 0;   // paged
+  int64_t max_blocks = 0;                  // paged: block_table columns (block_table is int32 (B, max_blocks))
+
+  // ---- lengths ----
+  std::vector<int64_t> act_q, act_kv;      // per batch; act_kv excludes the prefix. Defaults: Sq, kv S.
+  bool left_pad = false;                   // query_padding_size / kv_padding_size given
+  int64_t q_pad = 0, kv_pad = 0;           // max(padding[0], 0)
+  bool prefix = false;                     // key_shared_prefix / value_shared_prefix given
+  int64_t prefix_s = 0;                    // the prefix tensors' S
+  int64_t prefix_len = 0;                  // P = actual_shared_prefix_len[0] (default prefix_s)
+
+  // ---- scores ----
+  double scale = 1.0;
+  bool pse = false;
+  int64_t pse_b = 1;                       // 1 (shared) or B
+  int64_t pse_sq = 0, pse_skv = 0;         // the pse tensor's last two dims
+  MaskKind mask = MaskKind::None;
+  ElemType mask_dtype = ElemType::Bool;    // Bool, I8 or U8 (one byte, nonzero = masked)
+  bool mask_per_batch = false;             // first dim is B (> 1), else shared
+  int64_t mask_sq = 0, mask_skv = 0;       // the mask tensor's last two dims (2048 x 2048 when compressed)
+  int sparse_mode = 0;
+  int64_t pre_tokens = 2147483647, next_tokens = 2147483647;  // as given
+
+  // ---- precision and outputs ----
+  int inner_precise = 0;
+  bool high_perf = false;                  // fp16 vector math: F16 input, bit0 set, no pse
+  bool row_fix = false;                    // invalid-row correction: bit1, or forced where rows must be empty
+  bool lse = false;                        // softmax_lse_flag
+
+  // ---- derived (attn_problem.cpp) ----
+  int64_t kv_n_of(int64_t n) const { return n / G; }
+  int64_t skv_eff(int64_t b) const { return prefix_len + act_kv[b]; }
+  // First physical query row of batch b (left padding: Sq - q_pad - act_q[b]; else 0).
+  int64_t q_start(int64_t b) const;
+  // First physical KV row of batch b's own K / V (left padding: kv S - kv_pad - act_kv[b]; else 0).
+  int64_t kv_start(int64_t b) const;
+  // The band of batch b after the sparse-mode conversion (spec §1.4): mode 0 (pre, next), forced unbounded
+  // without a mask or with left padding; mode 1 unbounded; mode 2 (inf, 0); mode 3 (inf, delta);
+  // mode 4 (pre - delta, next + delta), delta = skv_eff(b) - act_q[b]. visible iff -pre' <= j - i <= next'.
+  Band band(int64_t b) const;
+  // Visible columns of row i of batch b before the mask tensor: [lo, hi) (empty when lo >= hi).
+  std::pair<int64_t, int64_t> visible_cols(int64_t b, int64_t i) const;
+  // Masked-score value: -65504 for fp16 high-performance, else -FLT_MAX (spec §1.3).
+  float mask_value() const;
+  // Physical mask / pse coordinates of logical (i, j) (left padding shifts both; spec §1.8).
+  int64_t mask_row(int64_t b, int64_t i) const { return left_pad ? q_start(b) + i : i; }
+  int64_t mask_col(int64_t b, int64_t j) const { return left_pad ? kv_start(b) + j : j; }
+  bool uses_mask_tensor() const { return mask == MaskKind::Full && (sparse_mode == 0 || sparse_mode == 1); }
+};
+
+}  // namespace npusim::op::attn

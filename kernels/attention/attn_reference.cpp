@@ -1,0 +1,177 @@
+// fp64 and naive low-precision references of attention (attn_reference.h).
+#include "kernels/attention/attn_reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "isa/mathfn.h"
+#include "isa/numeric.h"
+
+namespace npusim::op::attn {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The gathered operands of one (b, n): row-major q (act_q x D), k (skv_eff x D), v (skv_eff x Dv).
+struct Operands {
+  const std::vector<double>&q, &k, &v;
+};
+
+size_t numel(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t e : shape) n *= size_t(e);
+  return n;
+}
+
+// One computed row's result: out (Dv values) and lse.
+using RowFn = void (*)(const AttnProblem&, const AttnData&, int64_t b, int64_t n, int64_t i,
+                       const std::vector<int64_t>& cols, const Operands& ops, double* out, double& lse);
+
+// Every element starts as a special row (out 0, lse +inf: rows outside the actual length, empty rows), then
+// each computed row is filled by `row` and each unspecified row flagged.
+AttnValues for_rows(const AttnProblem& p, const AttnData& d, RowFn row) {
+  AttnValues r;
+  const size_t n_out = numel(d.out_shape()), n_lse = numel(d.lse_shape());
+  r.out.assign(n_out, 0.0), r.out_unspecified.assign(n_out, 0);
+  r.lse.assign(n_lse, kInf), r.lse_unspecified.assign(n_lse, 0);
+  std::vector<double> out_row(size_t(p.Dv));
+  for (int64_t b = 0; b < p.B; ++b) {
+    std::vector<RowKind> kind(size_t(p.act_q[size_t(b)]));
+    std::vector<std::vector<int64_t>> cols(kind.size());
+    for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) kind[size_t(i)] = row_kind(p, d, b, i, cols[size_t(i)]);
+    for (int64_t n2 = 0; n2 < p.KV_N; ++n2) {
+      const std::vector<double> k = d.k_rows(b, n2), v = d.v_rows(b, n2);
+      for (int64_t n = n2 * p.G; n < (n2 + 1) * p.G; ++n) {
+        const std::vector<double> q = d.q_rows(b, n);
+        for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) {
+          const int64_t s = p.q_start(b) + i;
+          const size_t li = size_t(d.lse_index(b, n, s));
+          if (kind[size_t(i)] == RowKind::Empty) continue;
+          if (kind[size_t(i)] == RowKind::Unspecified) {
+            r.lse_unspecified[li] = 1;
+            for (int64_t dv = 0; dv < p.Dv; ++dv) r.out_unspecified[size_t(d.out_index(b, n, s, dv))] = 1;
+            continue;
+          }
+          row(p, d, b, n, i, cols[size_t(i)], Operands{q, k, v}, out_row.data(), r.lse[li]);
+          for (int64_t dv = 0; dv < p.Dv; ++dv) r.out[size_t(d.out_index(b, n, s, dv))] = out_row[size_t(dv)];
+        }
+      }
+    }
+  }
+  return r;
+}
+
+void ref64_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, int64_t i,
+               const std::vector<int64_t>& cols, const Operands& o, double* out, double& lse) {
+  std::vector<double> s(cols.size());
+  double m = -kInf;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const int64_t j = cols[c];
+    double dot = 0;  // products of fp16 / bf16 values are exact in fp64
+    for (int64_t dd = 0; dd < p.D; ++dd) dot += o.q[size_t(i * p.D + dd)] * o.k[size_t(j * p.D + dd)];
+    s[c] = p.scale * dot + d.pse(b, n, i, j);  // scale first, then pse (spec §1.3)
+    m = std::max(m, s[c]);
+  }
+  double l = 0;
+  std::fill(out, out + p.Dv, 0.0);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const double e = std::exp(s[c] - m);
+    l += e;
+    for (int64_t dv = 0; dv < p.Dv; ++dv) out[dv] += e * o.v[size_t(cols[c] * p.Dv + dv)];
+  }
+  for (int64_t dv = 0; dv < p.Dv; ++dv) out[dv] /= l;
+  lse = m + std::log(l);
+}
+
+float round_to(float x, ElemType t) {
+  if (t == ElemType::F16) return isa::f16_to_f32(isa::f16_round(x));
+  if (t == ElemType::BF16) return isa::bf16_to_f32(isa::bf16_round(x));
+  return x;
+}
+
+void naive_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, int64_t i,
+               const std::vector<int64_t>& cols, const Operands& o, double* out, double& lse) {
+  std::vector<float> x(cols.size());
+  float m = -std::numeric_limits<float>::infinity();
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const int64_t j = cols[c];
+    float dot = 0.0f;
+    for (int64_t dd = 0; dd < p.D; ++dd)
+      dot = dot + float(o.q[size_t(i * p.D + dd)]) * float(o.k[size_t(j * p.D + dd)]);
+    x[c] = round_to(dot, p.in) * float(p.scale);
+    if (p.pse) x[c] = x[c] + float(d.pse(b, n, i, j));
+    m = std::max(m, x[c]);
+  }
+  float l = 0.0f;
+  for (size_t c = 0; c < cols.size(); ++c) l = l + (x[c] = isa::hw_exp(x[c] - m));
+  std::vector<float> acc(size_t(p.Dv), 0.0f);
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const float pn = round_to(x[c] / l, p.in);
+    for (int64_t dv = 0; dv < p.Dv; ++dv)
+      acc[size_t(dv)] = acc[size_t(dv)] + pn * float(o.v[size_t(cols[c] * p.Dv + dv)]);
+  }
+  for (int64_t dv = 0; dv < p.Dv; ++dv) out[dv] = round_to(acc[size_t(dv)], p.out);
+  lse = m + isa::hw_ln(l);
+}
+
+int64_t longest_kv(const AttnProblem& p) {
+  int64_t r = 0;
+  for (int64_t b = 0; b < p.B; ++b) r = std::max(r, p.skv_eff(b));
+  return r;
+}
+
+}  // namespace
+
+RowKind row_kind(const AttnProblem& p, const AttnData& d, int64_t b, int64_t i, std::vector<int64_t>& cols) {
+  cols.clear();
+  const auto [lo, hi] = p.visible_cols(b, i);
+  if (lo >= hi) return RowKind::Empty;
+  for (int64_t j = lo; j < hi; ++j)
+    if (!d.mask_tensor_masks(b, i, j)) cols.push_back(j);
+  if (!cols.empty()) return RowKind::Computed;
+  return p.row_fix ? RowKind::Empty : RowKind::Unspecified;
+}
+
+AttnValues attention_ref64(const AttnProblem& p, const AttnData& d) { return for_rows(p, d, ref64_row); }
+AttnValues attention_naive(const AttnProblem& p, const AttnData& d) { return for_rows(p, d, naive_row); }
+
+std::vector<Reference> attention_references(const AttnProblem& p, const AttnData& d) {
+  if (p.out != ElemType::F16 && p.out != ElemType::BF16 && p.out != ElemType::F32)
+    throw std::invalid_argument("attention references: output dtype " + elem_type_name(p.out) +
+                                " is not float16, bfloat16 or float32");
+  AttnValues ref = attention_ref64(p, d), naive = attention_naive(p, d);
+  // fp16 high-performance mode is gated by the per-element rule only (design.md); its FA ratio is reported.
+  const bool gate = !p.high_perf;
+  std::vector<Reference> r;
+  r.push_back(Reference{"attention_out", std::move(ref.out), std::move(naive.out), p.out, longest_kv(p), gate,
+                        std::move(ref.out_unspecified)});
+  if (p.lse)
+    r.push_back(Reference{"softmax_lse", std::move(ref.lse), std::move(naive.lse), ElemType::F32, longest_kv(p), gate,
+                          std::move(ref.lse_unspecified)});
+  return r;
+}
+
+}  // namespace npusim::op::attn
+
+namespace npusim::op {
+
+std::vector<Reference> fia_references(const attn::AttnProblem& p, const CaseFile& c) {
+  auto first = [&](const char* name) -> const HostTensor* {
+    const auto it = c.inputs.find(name);
+    return it == c.inputs.end() || it->second.empty() ? nullptr : &it->second[0].data;
+  };
+  auto list = [&](const char* name) {
+    std::vector<const HostTensor*> r;
+    if (const auto it = c.inputs.find(name); it != c.inputs.end())
+      for (const TensorEntry& e : it->second) r.push_back(&e.data);
+    return r;
+  };
+  attn::AttnTensors t{first("query"), list("key"), list("value"), first("pse_shift"), first("atten_mask"),
+                      first("block_table"), first("key_shared_prefix"), first("value_shared_prefix")};
+  return attention_references(p, attn::AttnData(p, std::move(t)));
+}
+
+}  // namespace npusim::op

@@ -1,0 +1,53 @@
+#pragma once
+// Internal to the FIA parameter layer (fia_params.cpp and the fia_check_*.cpp files it calls): the state
+// built up while a case is validated, the validation stages in the order parse_fia runs them, and small
+// helpers shared by the stages.
+#include <string>
+#include <vector>
+
+#include "kernels/attention/attn_problem.h"
+#include "kernels/op/case_file.h"
+
+namespace npusim::op::fia {
+
+struct Ctx {
+  const CaseFile& c;
+  attn::AttnProblem p;
+  std::vector<int64_t> q_shape;
+  bool query_empty = false;  // numel 0: only the size-independent rules apply (spec §1.8 "Empty tensors")
+  int64_t kv_rows = 0;       // K/V rows one batch can address: dense S, list max S_b, paged max_blocks*block_size
+  bool act_q_given = false, act_kv_given = false;
+  // The widest [prefix || kv] a mask or pse must cover (spec §1.4, §1.8: Skv >= P + Skv, paged max_blocks*bs).
+  int64_t skv_max() const { return p.prefix_len + kv_rows; }
+};
+
+// ---- stages (parse_fia calls them in this order; each reads what the earlier ones filled) ----
+void check_query(Ctx& x);     // fia_check_query.cpp: dtype, layout, rank, B / N / Sq / D, KV_N and G
+void check_quant(Ctx& x);     // fia_check_quant.cpp: quantisation parameters, validated then rejected
+void check_kv(Ctx& x);        // fia_check_kv.cpp: key / value dense, tensor list or paged
+void check_prefix(Ctx& x);    // fia_check_lengths.cpp: key/value_shared_prefix, actual_shared_prefix_len
+void check_lengths(Ctx& x);   // fia_check_lengths.cpp: actual lengths, left padding, paged block counts
+void check_scores(Ctx& x);    // fia_check_scores.cpp: sparse_mode, pre / next, atten_mask, pse_shift
+void check_precision(Ctx& x); // fia_check_scores.cpp: scale, inner_precise, high_perf, row_fix, lse
+
+// ---- helpers (fia_params.cpp) ----
+[[noreturn]] void fail(const std::string& msg);  // throws CaseError
+std::string str(int64_t v);
+std::string dims(const std::vector<int64_t>& shape);  // "[2, 64, 512]"
+bool has(const CaseFile& c, const std::string& name);
+// The one tensor of a parameter that is not a tensor list (a YAML list of entries is an error naming it).
+const TensorEntry& single(const CaseFile& c, const std::string& name);
+// A tensor's shape whether or not its data was loaded (generated tensors keep an empty `data` in timing mode).
+std::vector<int64_t> shape_of(const TensorEntry& e);
+int64_t numel(const std::vector<int64_t>& shape);
+// Element 0 of an integer tensor, generating the tensor when a timing-mode load left it empty.
+int64_t first_value(const TensorEntry& e);
+
+// ---- shared by the K / V and prefix checks (fia_check_kv.cpp) ----
+// Checks a K / V-like tensor in the query's layout (rank, batch `batch`, KV_N heads of D) and returns its S.
+int64_t kv_layout_rows(const Ctx& x, const std::string& label, const std::vector<int64_t>& shape, int64_t batch);
+// `other` must have exactly `ref`'s shape (spec §1.1: K and V shapes must be identical).
+void same_shape(const std::string& other_label, const std::vector<int64_t>& other, const std::string& ref_label,
+                const std::vector<int64_t>& ref);
+
+}  // namespace npusim::op::fia

@@ -1,0 +1,109 @@
+// FIA prompt branch: plan, GM image and launch (1 AIC : 2 AIV mix on the split topology).
+#include "kernels/fia/fia_launch.h"
+
+#include <set>
+
+#include "kernels/fia/fia_plan.h"
+#include "kernels/op/gm_inputs.h"
+
+namespace npusim::op {
+
+using attn::KvStorage;
+
+namespace {
+void check_tiling_keys(const CaseFile& c) {
+  static const std::set<std::string> keys = {"s1_block", "s2_block", "vec_rows", "preload", "block_dim"};
+  if (c.tiling && c.tiling.IsMap())
+    for (const auto& kv : c.tiling)
+      if (!kv.first.IsScalar() || !keys.count(kv.first.as<std::string>()))
+        throw CaseError("tiling." + (kv.first.IsScalar() ? kv.first.Scalar() : std::string("<non-scalar>")) +
+                        " is not a fused_infer_attention_score tiling key (valid: s1_block, s2_block, vec_rows, preload, block_dim)");
+}
+
+void check_topology(const sim::HwConfig& hw) {
+  if (hw.topology != sim::Topology::Split || hw.chip.aiv_per_core != 2)
+    throw CaseError("hw " + hw.name + ": the fused_infer_attention_score kernel needs the split topology with 2 AIVs per AI core "
+                    "(1 AIC : 2 AIV); this config is " + std::string(hw.topology == sim::Topology::Split ? "split" : "coupled") +
+                    " with aiv_per_core = " + std::to_string(hw.chip.aiv_per_core));
+}
+
+uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p) {
+  uint64_t bytes = 0;
+  auto put = [&](const std::string& gm, const TensorEntry& e, bool scalar) {
+    load_input(m, gm, e, scalar);
+    bytes += tensor_bytes(e.data);
+  };
+  put("query", c.inputs.at("query")[0], false);
+  for (const char* kv : {"key", "value"}) {
+    const auto& list = c.inputs.at(kv);
+    if (p.kv == KvStorage::List)
+      for (size_t b = 0; b < list.size(); ++b) put(std::string(kv) + "." + std::to_string(b), list[b], false);
+    else
+      put(kv, list[0], false);
+  }
+  for (const char* opt : {"pse_shift", "atten_mask", "key_shared_prefix", "value_shared_prefix"})
+    if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], false);
+  if (c.inputs.count("block_table")) put("block_table", c.inputs.at("block_table")[0], true);
+  return bytes;
+}
+
+std::vector<int64_t> out_shape(const attn::AttnProblem& p) {
+  switch (p.out_layout) {
+    case attn::Layout::BSH: return {p.B, p.Sq, p.N * p.Dv};
+    case attn::Layout::BNSD: return {p.B, p.N, p.Sq, p.Dv};
+    default: return {p.B, p.Sq, p.N, p.Dv};
+  }
+}
+
+// Algorithmic flops (visible cells of the band; the mask tensor is not counted) and what the cube executes.
+void count_flops(const fia::FiaPlan& pl, Prepared& r) {
+  const auto& p = pl.p;
+  uint64_t cells = 0, exec = 0;
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t i = 0; i < p.act_q[b]; ++i) {
+      const auto [lo, hi] = p.visible_cols(b, i);
+      if (hi > lo) cells += uint64_t(hi - lo);
+    }
+  cells *= uint64_t(p.N);
+  const auto pad = [](int64_t v) { return uint64_t((v + 15) / 16 * 16); };
+  for (const auto& u : pl.units)
+    for (int64_t k = u.blk_first; u.computed() && k < u.blk_end; ++k)
+      exec += 2 * pad(u.r_hi - u.r_lo) * pad(pl.blk_cols(u.b, k)) * (pad(p.D) + pad(p.Dv));
+  r.flops = 2 * cells * uint64_t(p.D + p.Dv);
+  r.executed_flops_bound = exec;
+}
+}  // namespace
+
+Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine& m) {
+  check_tiling_keys(c);
+  check_topology(m.hw());
+  fia::FiaPlan pl = fia::make_fia_plan(p, m.hw(), [&](const std::string& k, int64_t v, int64_t lo, int64_t hi) {
+    return tiling_value(c, "" + k, v, lo, hi);
+  });
+  Prepared r;
+  const uint64_t in_bytes = load_all(m, c, p);
+  const ElemType out_t = p.out;
+  const auto shape = out_shape(p);
+  uint64_t out_bytes = uint64_t(p.B * p.Sq * p.N * p.Dv * elem_bytes(out_t));
+  m.gm().allocate("attention_out", out_bytes);
+  r.outputs.push_back({"attention_out", out_t, shape, "attention_out"});
+  if (p.lse) {
+    m.gm().allocate("softmax_lse", uint64_t(p.B * p.N * p.Sq * 4));
+    r.outputs.push_back({"softmax_lse", ElemType::F32, {p.B, p.N, p.Sq, 1}, "softmax_lse"});
+    out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
+  }
+  m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
+  r.tiling = {{"s1_block", pl.t.s1_block}, {"s2_block", pl.t.s2_block}, {"vec_rows", pl.t.vec_rows},
+              {"preload", pl.t.preload}, {"block_dim", pl.t.block_dim}};
+  r.min_gm_bytes = in_bytes + out_bytes;
+  count_flops(pl, r);
+  r.cores = int(pl.t.block_dim);
+  r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
+  r.launch = sim::LaunchSpec{.name = "fused_infer_attention_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
+  auto shared = std::make_shared<const fia::FiaPlan>(std::move(pl));
+  r.launch.cube = [shared](sim::CoreCtx& ctx) { fia::fia_cube(ctx, *shared); };
+  r.launch.vector = [shared](sim::CoreCtx& ctx) { fia::fia_vector(ctx, *shared); };
+  return r;
+}
+
+}  // namespace npusim::op

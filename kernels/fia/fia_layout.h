@@ -1,0 +1,40 @@
+#pragma once
+// Local-buffer layouts of the FIA prompt kernel, computed once from the problem and the tiling so the tiling's
+// capacity checks and the kernels' allocations cannot disagree.
+#include <cstdint>
+
+#include "kernels/fia/fia_plan.h"
+
+namespace npusim::op::fia {
+
+// Cube L0 slices: kstep (K per mmad, one L0A / L0B half) and nsub (N per L0C half).
+struct L0Split {
+  int64_t kstep = 0, nsub = 0;
+};
+L0Split l0_split(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwConfig& hw);
+
+// L1 (one AIC): Q block (m_cap x D), K block (n_cap x D), V block (n_cap x Dv), P block (m_cap x n_cap); NZ.
+struct L1Layout {
+  int64_t m_cap = 0, n_cap = 0;
+  uint64_t q = 0, k = 0, v = 0, pm = 0, total = 0;
+};
+L1Layout l1_layout(const attn::AttnProblem& p, const FiaTiling& t);
+
+// UB (one AIV). Offsets in bytes; every buffer starts on a 32-byte block.
+struct UbLayout {
+  int64_t hm = 0;                    // rows of the larger AIV half
+  int64_t cw = 0;                    // score row width (multiple of 128)
+  int64_t o_rows = 0;                // rows per O chunk (V2 / final), staged in x
+  uint64_t x[2]{}, pb[2]{};          // score sub-tiles (vector type); P / output cast staging
+  uint64_t acc = 0, rmax = 0, rsum = 0, brcb = 0;
+  uint64_t m[2]{}, l[2]{}, alpha[2]{}, mnew = 0, lse = 0, tmp = 0;
+  uint64_t oacc = 0, obrcb = 0;
+  uint64_t mask_u8 = 0, mask_h = 0;  // mask present
+  uint64_t bits = 0, zero = 0;       // compare results; one repeat of f16 zeros
+  uint64_t pse_raw = 0, pse32 = 0;                                   // pse present
+  uint64_t zout = 0, zlse = 0;       // 8 zero output rows; 64 x +inf for the lse of empty rows
+  uint64_t total = 0;
+};
+UbLayout ub_layout(const attn::AttnProblem& p, const FiaTiling& t);
+
+}  // namespace npusim::op::fia

@@ -1,0 +1,19 @@
+#include "kernels/fia/fia_op.h"
+
+#include "kernels/attention/attn_reference.h"
+#include "kernels/fia/fia_launch.h"
+#include "kernels/fia/fia_params.h"
+
+namespace npusim::op {
+
+std::vector<ParamSpec> FiaOp::params() const { return fia_param_specs(); }
+
+Prepared FiaOp::prepare(const CaseFile& c, sim::Machine& m) const {
+  check_param_names(*this, c);
+  const attn::AttnProblem problem = parse_fia(c);
+  return fia_prepare(problem, c, m);
+}
+
+std::vector<Reference> FiaOp::reference(const CaseFile& c) const { return fia_references(parse_fia(c), c); }
+
+}  // namespace npusim::op

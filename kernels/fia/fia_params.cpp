@@ -1,0 +1,110 @@
+// Op `fused_infer_attention_score`: its declared parameters and parse_fia, which runs the validation stages of
+// fia_checks.h in order. The stages live in fia_check_*.cpp; this file holds the helpers they share.
+#include "kernels/fia/fia_params.h"
+
+#include "kernels/fia/fia_checks.h"
+
+namespace npusim::op {
+
+std::vector<ParamSpec> fia_param_specs() {
+  // Tensors in spec §1.1 order, then host arrays and scalars (design.md "Case file": tensors under inputs).
+  return {
+      {"query", "tensor", true, "", "BSH (B, S, H) or BSND / BNSD / BNSD_BSND (4-D); float16 or bfloat16"},
+      {"key", "tensor_list", true, "", "query's layout with KV_N heads; a YAML list of B batch-1 tensors; paged 3-D / 4-D"},
+      {"value", "tensor_list", true, "", "same shape(s) and dtype as key"},
+      {"pse_shift", "tensor", false, "none", "(B or 1, N, >= Sq, >= Skv), query dtype; added after the scale"},
+      {"atten_mask", "tensor", false, "none", "bool / int8 / uint8, 1 = masked; (Sq, Skv) forms, or 2048 x 2048 for modes 2-4"},
+      {"dequant_scale1", "tensor", false, "none", "full quant: dequant of Q.K^T (not supported yet)"},
+      {"quant_scale1", "tensor", false, "none", "full quant: quantisation of P (not supported yet)"},
+      {"dequant_scale2", "tensor", false, "none", "full quant: dequant of P.V (not supported yet)"},
+      {"quant_scale2", "tensor", false, "none", "post-quant to int8 output: scale (not supported yet)"},
+      {"quant_offset2", "tensor", false, "none", "post-quant to int8 output: offset (not supported yet)"},
+      {"antiquant_scale", "tensor", false, "none", "int8 / int4 KV dequant scale, K and V combined (not supported yet)"},
+      {"antiquant_offset", "tensor", false, "none", "int8 / int4 KV dequant offset, K and V combined (not supported yet)"},
+      {"block_table", "tensor", false, "none", "page attention: int32 (B, max_blocks) block ids"},
+      {"query_padding_size", "tensor", false, "none", "left padding: int64 [1], query rows end this many before S"},
+      {"kv_padding_size", "tensor", false, "none", "left padding: int64 [1], K/V rows end this many before S"},
+      {"key_antiquant_scale", "tensor", false, "none", "int8 / int4 K dequant scale (not supported yet)"},
+      {"key_antiquant_offset", "tensor", false, "none", "int8 / int4 K dequant offset (not supported yet)"},
+      {"value_antiquant_scale", "tensor", false, "none", "int8 / int4 V dequant scale (not supported yet)"},
+      {"value_antiquant_offset", "tensor", false, "none", "int8 / int4 V dequant offset (not supported yet)"},
+      {"key_shared_prefix", "tensor", false, "none", "system prefix K, batch 1, key's layout and dtype"},
+      {"value_shared_prefix", "tensor", false, "none", "system prefix V, same shape as key_shared_prefix"},
+      {"actual_seq_lengths", "int_list", false, "query S", "valid query rows per batch: 1 value (all batches) or >= B"},
+      {"actual_seq_lengths_kv", "int_list", false, "key S", "valid K/V rows per batch (prefix excluded); paged: required"},
+      {"actual_shared_prefix_len", "int_list", false, "prefix S", "[P]: prefix rows used, P <= prefix S"},
+      {"num_heads", "int", true, "", "query heads N, 1..256"},
+      {"scale", "float", false, "1.0", "multiplies Q.K^T (usually 1/sqrt(D))"},
+      {"pre_tokens", "int", false, "2147483647", "band: columns visible up to this many before the diagonal"},
+      {"next_tokens", "int", false, "2147483647", "band: columns visible up to this many after the diagonal"},
+      {"input_layout", "string", false, "BSH", "BSH | BSND | BNSD | BNSD_BSND (BNSD in, BSND out)"},
+      {"num_key_value_heads", "int", false, "0 (= num_heads)", "KV heads KV_N; N % KV_N == 0, N / KV_N <= 64"},
+      {"sparse_mode", "int", false, "0", "0 mask+band, 1 all mask, 2 left-up causal, 3 right-down causal, 4 band"},
+      {"inner_precise", "int", false, "0", "bit0 fp16 high performance, bit1 invalid-row correction"},
+      {"block_size", "int", false, "0", "page attention tokens per block: a multiple of 128 in [128, 512]"},
+      {"antiquant_mode", "int", false, "0", "0 per-channel, 1 per-token (not supported yet when nonzero)"},
+      {"softmax_lse_flag", "bool", false, "false", "also write softmax_lse (B, N, Sq, 1) float32"},
+      {"key_antiquant_mode", "int", false, "0", "K antiquant mode 0..5 (not supported yet when nonzero)"},
+      {"value_antiquant_mode", "int", false, "0", "V antiquant mode 0..5 (not supported yet when nonzero)"},
+  };
+}
+
+attn::AttnProblem parse_fia(const CaseFile& c) {
+  // check_param_names (Op::prepare) rejects missing required parameters too; parse_fia is also called alone.
+  for (const char* t : {"query", "key", "value"})
+    if (!fia::has(c, t)) fia::fail(std::string("inputs.") + t + " is required (fused_infer_attention_score)");
+  if (!c.attrs || !c.attrs.IsMap() || !c.attrs["num_heads"])
+    fia::fail("attrs.num_heads is required (the query heads N, 1..256)");
+  fia::Ctx x{c, {}, {}};
+  fia::check_query(x);
+  fia::check_quant(x);
+  fia::check_kv(x);
+  fia::check_prefix(x);
+  fia::check_lengths(x);
+  fia::check_scores(x);
+  fia::check_precision(x);
+  return x.p;
+}
+
+bool fia_query_empty(const CaseFile& c) {
+  return fia::has(c, "query") && fia::numel(fia::shape_of(fia::single(c, "query"))) == 0;
+}
+
+namespace fia {
+
+void fail(const std::string& msg) { throw CaseError(msg); }
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+std::string dims(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + str(shape[i]);
+  return s + "]";
+}
+
+bool has(const CaseFile& c, const std::string& name) { return c.inputs.count(name) != 0; }
+
+const TensorEntry& single(const CaseFile& c, const std::string& name) {
+  const auto& v = c.inputs.at(name);
+  if (c.tensor_is_list(name) || v.size() != 1)
+    fail("inputs." + name + " must be one tensor, not a tensor list of " + str(static_cast<int64_t>(v.size())) +
+         " (only key and value may be tensor lists)");
+  return v[0];
+}
+
+std::vector<int64_t> shape_of(const TensorEntry& e) { return e.data.shape.empty() ? e.shape : e.data.shape; }
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t first_value(const TensorEntry& e) {
+  if (!e.data.bytes.empty()) return static_cast<int64_t>(e.data.get(0));
+  // Timing mode leaves generated tensors empty; a file-backed tensor is always loaded.
+  return static_cast<int64_t>(generate(e.dtype, shape_of(e), e.init).get(0));
+}
+
+}  // namespace fia
+}  // namespace npusim::op

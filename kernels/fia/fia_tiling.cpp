@@ -1,0 +1,147 @@
+// FIA prompt kernel: tiling choice, work units and their split across cores (kernels/fia/README.md "Tiling").
+#include <algorithm>
+
+#include "kernels/fia/fia_layout.h"
+#include "kernels/fia/fia_plan.h"
+#include "kernels/op/case_file.h"
+
+namespace npusim::op::fia {
+
+namespace {
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+int64_t max_skv(const attn::AttnProblem& p) {
+  int64_t m = 0;
+  for (int64_t b = 0; b < p.B; ++b) m = std::max(m, p.skv_eff(b));
+  return m;
+}
+
+// Row arrays (max, sum, alpha) are indexed by sub-tile: offsets must stay on 32-byte blocks (16 f16 rows).
+int64_t row_align(const attn::AttnProblem& p) { return p.high_perf ? 16 : 8; }
+
+// Rows the larger AIV half of a unit can hold.
+int64_t half_rows(int64_t s1) { return round_up((s1 + 1) / 2, 16); }
+
+std::string fits_msg(const std::string& what, uint64_t need, uint64_t cap) {
+  return what + " needs " + std::to_string(need) + " bytes, the config has " + std::to_string(cap);
+}
+
+// The largest vec_rows (multiple of 8, <= the AIV half) whose UB layout fits; 0 when none does.
+int64_t fit_vec_rows(const attn::AttnProblem& p, FiaTiling t, uint64_t ub) {
+  const int64_t cw = FiaPlan::cw_of(t.s2_block), a = row_align(p);
+  int64_t vr = std::min(half_rows(t.s1_block), std::max<int64_t>(a, 8192 / cw / a * a)) / a * a;
+  for (; vr >= a; vr -= a) {
+    t.vec_rows = vr;
+    if (fia_ub_bytes(p, t) <= ub) return vr;
+  }
+  return 0;
+}
+
+FiaTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
+  FiaTiling t;
+  t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
+  t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, 512);
+  t.preload = 1;
+  while (t.s2_block > 128 && fia_l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s2_block -= 128;
+  while (t.s1_block > 32 && fia_l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
+  t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes);
+  while (t.vec_rows == 0 && t.s1_block > 32) {
+    t.s1_block /= 2;
+    t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes);
+  }
+  return t;
+}
+
+void check_fit(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwConfig& hw) {
+  const uint64_t l1 = fia_l1_bytes(p, t), ub = fia_ub_bytes(p, t);
+  if (l1 > uint64_t(hw.core.l1_bytes))
+    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + ", s2_block = " + std::to_string(t.s2_block) +
+                    " with D = " + std::to_string(p.D) + ": " + fits_msg("L1 (Q, K, V and P blocks)", l1, hw.core.l1_bytes) +
+                    " (hw.core.l1_bytes)");
+  if (ub > uint64_t(hw.core.ub_bytes))
+    throw CaseError("tiling: vec_rows = " + std::to_string(t.vec_rows) + " with s1_block = " + std::to_string(t.s1_block) +
+                    ", s2_block = " + std::to_string(t.s2_block) + ": " + fits_msg("UB (softmax sub-tiles, O accumulator)", ub,
+                                                                                    hw.core.ub_bytes) +
+                    " (hw.core.ub_bytes)");
+  const L0Split s = l0_split(p, t, hw);
+  if (s.kstep < 16 || s.nsub < 16)
+    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + " leaves no room for a 16-wide slice in L0A / L0B / L0C "
+                    "(hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
+}
+
+FiaUnit make_unit(const attn::AttnProblem& p, int64_t b, int64_t n, int64_t row0, int64_t s1, int64_t s2) {
+  FiaUnit u{b, n, row0, std::min(s1, p.Sq - row0)};
+  const int64_t qs = p.q_start(b);
+  int64_t lo = std::max(row0, qs), hi = std::min(row0 + u.rows, qs + p.act_q[b]);
+  // Rows with an empty band form a prefix and / or a suffix of the valid rows (the band edges are monotone).
+  while (lo < hi && p.visible_cols(b, lo - qs).first >= p.visible_cols(b, lo - qs).second) ++lo;
+  while (hi > lo && p.visible_cols(b, hi - 1 - qs).first >= p.visible_cols(b, hi - 1 - qs).second) --hi;
+  u.r_lo = lo, u.r_hi = hi;
+  if (lo < hi) {
+    const int64_t c_lo = p.visible_cols(b, lo - qs).first, c_hi = p.visible_cols(b, hi - 1 - qs).second;
+    u.blk_first = c_lo / s2;
+    u.blk_end = (c_hi + s2 - 1) / s2;
+  }
+  return u;
+}
+
+// Contiguous ranges of units with about equal cost (score blocks, plus one for the zero rows' stores).
+std::vector<int64_t> split(const std::vector<FiaUnit>& units, int64_t cores) {
+  std::vector<int64_t> cost(units.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < units.size(); ++i)
+    total += cost[i] = 1 + (units[i].computed() ? 8 * (units[i].blk_end - units[i].blk_first) : 0);
+  std::vector<int64_t> first{0};
+  int64_t acc = 0;
+  for (size_t i = 0; i < units.size() && int64_t(first.size()) < cores; ++i) {
+    acc += cost[i];
+    if (acc * cores >= total * int64_t(first.size())) first.push_back(int64_t(i) + 1);
+  }
+  while (int64_t(first.size()) <= cores) first.push_back(int64_t(units.size()));
+  return first;
+}
+}  // namespace
+
+int64_t FiaPlan::blk_cols(int64_t b, int64_t k) const { return std::min(t.s2_block, p.skv_eff(b) - k * t.s2_block); }
+
+FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const TilingOverride& ov) {
+  FiaPlan pl;
+  pl.p = p;
+  FiaTiling c = choose(p, hw);
+  pl.t.s1_block = ov("s1_block", c.s1_block, 16, 512);
+  if (pl.t.s1_block % 16) throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must be a multiple of 16");
+  pl.t.s2_block = ov("s2_block", c.s2_block, 128, 4096);
+  if (pl.t.s2_block % 128)
+    throw CaseError("tiling.s2_block = " + std::to_string(pl.t.s2_block) + " must be a multiple of 128 (the softmax works on 128-column groups)");
+  pl.t.preload = ov("preload", c.preload, 1, 4);
+  const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes);
+  const int64_t a = row_align(p);
+  pl.t.vec_rows = ov("vec_rows", vr ? vr : a, a, half_rows(pl.t.s1_block));
+  if (pl.t.vec_rows % a)
+    throw CaseError("tiling.vec_rows = " + std::to_string(pl.t.vec_rows) + " must be a multiple of " + std::to_string(a) +
+                    (p.high_perf ? " in fp16 high-performance mode (fp16 row arrays stay on 32-byte blocks)" : ""));
+  if (pl.t.vec_rows * FiaPlan::cw_of(pl.t.s2_block) > 255 * 64)
+    throw CaseError("tiling.vec_rows x s2_block = " + std::to_string(pl.t.vec_rows * FiaPlan::cw_of(pl.t.s2_block)) +
+                    " exceeds one counter-mode vector instruction (16320 fp32 elements)");
+  check_fit(p, pl.t, hw);
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t r = 0; r < p.Sq; r += pl.t.s1_block) pl.units.push_back(make_unit(p, b, n, r, pl.t.s1_block, pl.t.s2_block));
+  const int64_t cores = std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size())));
+  pl.t.block_dim = ov("block_dim", cores, 1, hw.chip.ai_cores);
+  pl.core_first = split(pl.units, pl.t.block_dim);
+  pl.in = p.in == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;
+  pl.out = p.out == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;
+  pl.vec = p.high_perf ? isa::DType::F16 : isa::DType::F32;
+  pl.mask_value = p.mask_value();
+  pl.cw_max = FiaPlan::cw_of(pl.t.s2_block);
+  pl.dv_pad = round_up(p.Dv, 16);
+  const int64_t m_cap = round_up(pl.t.s1_block, 16);
+  pl.ws_s_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.vec));
+  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * 2);
+  pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * 4);
+  pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes), 512);
+  return pl;
+}
+
+}  // namespace npusim::op::fia

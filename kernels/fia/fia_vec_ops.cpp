@@ -1,0 +1,102 @@
+#include "kernels/fia/fia_vec_ops.h"
+
+#include <algorithm>
+
+namespace npusim::op::fia {
+
+using namespace isa;
+
+VecMask count(int64_t n) { return VecMask{.counter = true, .lo = uint64_t(n), .hi = ~0ull}; }
+
+VecMask lanes_between(int lanes, int64_t from, int64_t to) {
+  VecMask m{.counter = false, .lo = 0, .hi = 0};
+  for (int64_t l = std::max<int64_t>(from, 0); l < std::min<int64_t>(to, lanes); ++l) (l < 64 ? m.lo : m.hi) |= 1ull << (l % 64);
+  return m;
+}
+
+namespace {
+Addr plus(Addr a, int64_t bytes) { return {a.buf, a.off + uint64_t(bytes)}; }
+}  // namespace
+
+void VecOps::dup_cols(const Tile& x, int64_t c0, int64_t c1, double value) {
+  const int L = x.lanes();
+  for (int64_t g = c0 / L; g * L < c1; ++g)
+    c_.issue(VDup{.dtype = x.t, .dst = x.col(g), .value = value, .repeat = uint8_t(x.rows),
+                  .mask = lanes_between(L, c0 - g * L, c1 - g * L), .dst_s = {1, x.row_blocks()}});
+}
+
+void VecOps::dup_row_range(const Tile& x, int64_t r, int64_t c0, int64_t c1, double value) {
+  if (c0 >= c1) return;
+  const int L = x.lanes();
+  const Addr row = plus(x.at, r * x.width * x.size());
+  int64_t g = c0 / L;
+  if (c0 % L) {  // leading partial group
+    c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * 256), .value = value, .mask = lanes_between(L, c0 - g * L, c1 - g * L)});
+    ++g;
+  }
+  const int64_t full_end = c1 / L;
+  if (full_end > g) c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * 256), .value = value, .mask = count((full_end - g) * L)});
+  if (c1 % L && full_end >= g)
+    c_.issue(VDup{.dtype = x.t, .dst = plus(row, full_end * 256), .value = value, .mask = lanes_between(L, 0, c1 - full_end * L)});
+}
+
+void VecOps::row_reduce(const Tile& x, Addr acc, Addr dst, VRedOp op) {
+  const int64_t groups = x.width / x.lanes();
+  const VStride row{1, x.row_blocks()}, packed{1, 8};
+  const uint8_t rep = uint8_t(x.rows);
+  Addr src = x.at;
+  VStride src_s = row;
+  if (groups > 1) {
+    const VBinOp bop = op == VRedOp::Max ? VBinOp::Max : VBinOp::Add;
+    c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = x.col(0), .src1 = x.col(1), .repeat = rep, .dst_s = packed,
+                     .src0_s = row, .src1_s = row});
+    for (int64_t g = 2; g < groups; ++g)
+      c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = acc, .src1 = x.col(g), .repeat = rep, .dst_s = packed,
+                       .src0_s = packed, .src1_s = row});
+    src = acc, src_s = packed;
+  }
+  c_.issue(VReduce{.op = op, .dtype = x.t, .dst = dst, .src = src, .repeat = rep, .src_s = src_s, .dst_rep = 1});
+}
+
+void VecOps::row_bcast(const Tile& x, Addr brc, VBinOp op, int64_t valid_cols) {
+  const int L = x.lanes();
+  for (int64_t g = 0; g * L < valid_cols; ++g) {
+    const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
+    c_.issue(VBinary{.op = op, .dtype = x.t, .dst = x.col(g), .src0 = x.col(g), .src1 = brc, .repeat = uint8_t(x.rows), .mask = m,
+                     .dst_s = {1, x.row_blocks()}, .src0_s = {1, x.row_blocks()}, .src1_s = {0, 1}});
+  }
+}
+
+void VecOps::brcb(DType t, Addr src, Addr brc, int64_t rows) {
+  c_.issue(VBrcb{.dtype = t, .dst = brc, .src = src, .repeat = uint8_t((rows + 7) / 8)});
+}
+
+void VecOps::binary(VBinOp op, DType t, Addr dst, Addr a, Addr b, int64_t n) {
+  c_.issue(VBinary{.op = op, .dtype = t, .dst = dst, .src0 = a, .src1 = b, .mask = count(n)});
+}
+void VecOps::scalar(VScalarOp op, DType t, Addr dst, Addr a, double s, int64_t n) {
+  c_.issue(VScalar{.op = op, .dtype = t, .dst = dst, .src = a, .scalar = s, .mask = count(n)});
+}
+void VecOps::unary(VUnaryOp op, DType t, Addr dst, Addr a, int64_t n) {
+  c_.issue(VUnary{.op = op, .dtype = t, .dst = dst, .src = a, .mask = count(n)});
+}
+void VecOps::copy(DType t, Addr dst, Addr src, int64_t n) { c_.issue(VCopy{.dtype = t, .dst = dst, .src = src, .mask = count(n)}); }
+void VecOps::dup(DType t, Addr dst, double v, int64_t n) { c_.issue(VDup{.dtype = t, .dst = dst, .value = v, .mask = count(n)}); }
+
+void VecOps::cast(DType to, DType from, Addr dst, Addr src, int64_t n) {
+  // Contiguous arrays: each operand advances by its own element size per repeat (256 / larger size lanes).
+  const int lanes = 256 / std::max(bytes_of(to), bytes_of(from));
+  const uint16_t dst_rep = uint16_t(lanes * bytes_of(to) / 32), src_rep = uint16_t(lanes * bytes_of(from) / 32);
+  c_.issue(VCast{.dst_dtype = to, .src_dtype = from, .round = RoundMode::RINT, .sat = true, .dst = dst, .src = src,
+                 .mask = count(n), .dst_s = {1, dst_rep}, .src_s = {1, src_rep}});
+}
+
+void VecOps::cmp_scalar_vec(CmpOp op, DType t, Addr bits, Addr a, Addr b, int64_t n) {
+  c_.issue(VCmp{.op = op, .dtype = t, .dst = bits, .src0 = a, .src1 = b, .mask = count(n), .src1_s = {1, 0}});
+}
+
+void VecOps::select(DType t, Addr dst, Addr src, Addr bits, double s, int64_t n) {
+  c_.issue(VSel{.dtype = t, .dst = dst, .src0 = src, .sel = bits, .scalar_mode = true, .scalar = s, .mask = count(n)});
+}
+
+}  // namespace npusim::op::fia

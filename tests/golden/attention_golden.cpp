@@ -1,0 +1,248 @@
+// Golden FIA prompt kernel: the contract of attention_golden.h as plain loops, one function per step.
+#include "tests/golden/attention_golden.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "isa/mathfn.h"
+#include "isa/numeric.h"
+
+namespace npusim::golden {
+
+namespace {
+
+using isa::Overflow;
+using isa::RoundMode;
+using op::ElemType;
+using op::HostTensor;
+using op::attn::AttnData;
+using op::attn::AttnProblem;
+
+constexpr int kFractalK = 16;    // K depth of one fp16 / bf16 cube fractal
+constexpr int64_t kPadTo = 128;  // score rows are padded to 128 columns (the softmax's column groups)
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// ---- scalar primitives ----
+
+// The vector math type: fp32 (high precision) or fp16 (high performance: every result rounded to f16 with
+// IEEE overflow, isa/README.md section 4.5), and its lanes per 256-byte repeat.
+struct VecMath {
+  bool f16 = false;
+  int lanes() const { return f16 ? 128 : 64; }
+  float r(float x) const { return f16 ? isa::f16_to_f32(isa::f16_round(x)) : x; }
+};
+
+// IEEE 754-2019 maximum, the vector unit's max: only +-0 depend on it (+0 wins). NaN cannot occur here.
+float vmax(float a, float b) {
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+// Rounding to a storage dtype (RINT, saturating), as FixPipe / vconv store it; returns the raw bits.
+uint32_t to_bits(float x, ElemType t) {
+  if (t == ElemType::F16) return isa::f32_to_f16(x, RoundMode::RINT, Overflow::Saturate);
+  if (t == ElemType::BF16) return isa::f32_to_bf16(x, RoundMode::RINT, Overflow::Saturate);
+  return isa::f32_bits(x);
+}
+float widen(uint32_t bits, ElemType t) {
+  if (t == ElemType::F16) return isa::f16_to_f32(uint16_t(bits));
+  if (t == ElemType::BF16) return isa::bf16_to_f32(uint16_t(bits));
+  return isa::f32_from_bits(bits);
+}
+
+// Balanced pairwise tree, level by level over adjacent pairs; `r` rounds every node (Mmad: fp32, vcadd f16).
+template <class Round>
+float tree_sum(float* v, int64_t count, Round r) {
+  for (; count > 1; count /= 2)
+    for (int64_t q = 0; q < count / 2; ++q) v[q] = r(v[2 * q] + v[2 * q + 1]);
+  return v[0];
+}
+
+// Mmad: fp32 products of exactly widened inputs, one tree per 16-deep K fractal (lanes past k are +0), the
+// fractal sums added in K order starting from +0.
+float mmad_dot(const float* a, int64_t a_stride, const float* b, int64_t b_stride, int64_t k) {
+  float acc = 0.0f;
+  for (int64_t k0 = 0; k0 < k; k0 += kFractalK) {
+    float prod[kFractalK];
+    for (int t = 0; t < kFractalK; ++t)
+      prod[t] = k0 + t < k ? a[(k0 + t) * a_stride] * b[(k0 + t) * b_stride] : 0.0f;
+    acc = acc + tree_sum(prod, kFractalK, [](float x) { return x; });
+  }
+  return acc;
+}
+
+// ---- one work unit ----
+
+struct Head {  // the widened operands of one (b, n): q (act_q x D), k (skv x D), v (skv x Dv)
+  std::vector<float> q, k, v;
+};
+
+struct RowState {
+  int64_t i = 0;  // logical row
+  float m = 0, l = 0;
+  std::vector<float> o;
+};
+
+struct Unit {
+  const AttnProblem& p;
+  const AttnData& d;
+  const Head& h;
+  VecMath vm;
+  int64_t b, n;
+  float mask;
+
+  // x_j of a row over one block: scaled scores (+ pse), MASKVAL where invisible and in the pad columns.
+  std::vector<float> scores(int64_t i, int64_t j0, int64_t c, int64_t cw) const {
+    std::vector<float> x(size_t(cw), mask);
+    const float scale32 = float(p.scale);  // vmuls.f32: the scalar rounded to fp32 first
+    for (int64_t t = 0; t < c; ++t) {
+      const int64_t j = j0 + t;
+      if (!d.visible(b, i, j)) continue;
+      const float s = mmad_dot(&h.q[size_t(i * p.D)], 1, &h.k[size_t(j * p.D)], 1, p.D);
+      if (vm.f16) {
+        x[size_t(t)] = vm.r(widen(to_bits(s, ElemType::F16), ElemType::F16) * f16_scale());
+      } else {
+        x[size_t(t)] = s * scale32;
+        if (p.pse) x[size_t(t)] = x[size_t(t)] + float(d.pse(b, n, i, j));
+      }
+    }
+    return x;
+  }
+  float f16_scale() const {  // vmuls.f16: the scalar rounded to f16 (RINT, IEEE) first
+    return isa::f16_to_f32(uint16_t(isa::round_to_binary(p.scale, 5, 10, RoundMode::RINT, Overflow::Ieee)));
+  }
+
+  float row_max(const std::vector<float>& x) const {
+    float m = x[0];
+    for (size_t t = 1; t < x.size(); ++t) m = vmax(m, x[t]);
+    return m;
+  }
+
+  // p_j = exp(x_j - m) on the c real columns, +0 on the pad columns (overwritten after the exp).
+  std::vector<float> exps(const std::vector<float>& x, float m, int64_t c) const {
+    std::vector<float> e(x.size(), 0.0f);
+    for (int64_t t = 0; t < c; ++t) e[size_t(t)] = vm.r(isa::hw_exp(vm.r(x[size_t(t)] - m)));
+    return e;
+  }
+
+  // Lane-wise sum of the lane chunks in order, then the vcadd tree over the lanes.
+  float row_sum(const std::vector<float>& e) const {
+    const int64_t lanes = vm.lanes(), chunks = int64_t(e.size()) / lanes;
+    std::vector<float> acc(e.begin(), e.begin() + lanes);
+    for (int64_t k = 1; k < chunks; ++k)
+      for (int64_t l = 0; l < lanes; ++l) acc[size_t(l)] = vm.r(acc[size_t(l)] + e[size_t(k * lanes + l)]);
+    return tree_sum(acc.data(), lanes, [this](float v) { return vm.r(v); });
+  }
+
+  // O_blk = P (rounded to the input dtype) . V over the block's c columns, Mmad order.
+  std::vector<float> pv(const std::vector<float>& e, int64_t j0, int64_t c) const {
+    std::vector<float> pr(static_cast<size_t>(c));
+    for (int64_t t = 0; t < c; ++t) pr[size_t(t)] = widen(to_bits(e[size_t(t)], p.in), p.in);
+    std::vector<float> o(size_t(p.Dv));
+    for (int64_t dv = 0; dv < p.Dv; ++dv)
+      o[size_t(dv)] = mmad_dot(pr.data(), 1, &h.v[size_t(j0 * p.Dv + dv)], p.Dv, c);
+    return o;
+  }
+
+  // One row through one block: the online-softmax update.
+  void step(RowState& st, int64_t j0, int64_t c, bool first) const {
+    const int64_t cw = (c + kPadTo - 1) / kPadTo * kPadTo;
+    const std::vector<float> x = scores(st.i, j0, c, cw);
+    const float rmax = row_max(x), m_new = first ? rmax : vmax(st.m, rmax);
+    const std::vector<float> e = exps(x, m_new, c);
+    const float l_blk = row_sum(e);
+    const std::vector<float> o_blk = pv(e, j0, c);
+    if (first) {
+      st.l = l_blk, st.o = o_blk;
+    } else {
+      const float alpha = vm.r(isa::hw_exp(vm.r(st.m - m_new)));
+      st.l = vm.r(vm.r(st.l * alpha) + l_blk);
+      for (int64_t dv = 0; dv < p.Dv; ++dv) {
+        const float scaled = st.o[size_t(dv)] * alpha;  // two fp32 operations (vmul, vadd), never fused
+        st.o[size_t(dv)] = scaled + o_blk[size_t(dv)];
+      }
+    }
+    st.m = m_new;
+  }
+
+  // End of the unit: normalise, store out and lse.
+  void finish(const RowState& st, AttnGoldenOut& r) const {
+    const bool invalid = p.row_fix && st.m == mask;
+    const float lden = invalid ? kInf : st.l;
+    const int64_t s = p.q_start(b) + st.i;
+    const int ob = op::elem_bytes(p.out);
+    for (int64_t dv = 0; dv < p.Dv; ++dv)
+      put(r.out, d.out_index(b, n, s, dv), ob, to_bits(isa::hw_div(st.o[size_t(dv)], lden), p.out));
+    const float lse = invalid ? kInf : st.m + isa::hw_ln(st.l);
+    put(r.lse, d.lse_index(b, n, s), 4, isa::f32_bits(lse));
+  }
+
+  static void put(HostTensor& t, int64_t idx, int bytes, uint32_t v) {
+    for (int k = 0; k < bytes; ++k) t.bytes[size_t(idx * bytes + k)] = uint8_t(v >> (8 * k));
+  }
+};
+
+Head gather(const AttnData& d, int64_t b, int64_t n) {
+  Head h;
+  const auto to_f = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };  // exact
+  h.q = to_f(d.q_rows(b, n));
+  h.k = to_f(d.k_rows(b, d.problem().kv_n_of(n)));
+  h.v = to_f(d.v_rows(b, d.problem().kv_n_of(n)));
+  return h;
+}
+
+// The computed rows (logical indices) among physical rows [row0, row_end) of batch b.
+std::vector<int64_t> computed_rows(const AttnProblem& p, int64_t b, int64_t row0, int64_t row_end) {
+  std::vector<int64_t> rows;
+  for (int64_t r = row0; r < row_end; ++r) {
+    const int64_t i = r - p.q_start(b);
+    if (i < 0 || i >= p.act_q[size_t(b)]) continue;
+    const auto [lo, hi] = p.visible_cols(b, i);
+    if (lo < hi) rows.push_back(i);
+  }
+  return rows;
+}
+
+void run_unit(const Unit& u, const std::vector<int64_t>& rows, int64_t s2_block, AttnGoldenOut& r) {
+  int64_t c_lo = std::numeric_limits<int64_t>::max(), c_hi = 0;
+  for (int64_t i : rows) {
+    const auto [lo, hi] = u.p.visible_cols(u.b, i);
+    c_lo = std::min(c_lo, lo), c_hi = std::max(c_hi, hi);
+  }
+  std::vector<RowState> st(rows.size());
+  for (size_t q = 0; q < rows.size(); ++q) st[q].i = rows[q];
+  const int64_t skv = u.p.skv_eff(u.b);
+  for (int64_t k = c_lo / s2_block; k * s2_block < c_hi; ++k) {
+    const int64_t j0 = k * s2_block, c = std::min(s2_block, skv - j0);
+    for (RowState& s : st) u.step(s, j0, c, k == c_lo / s2_block);
+  }
+  for (const RowState& s : st) u.finish(s, r);
+}
+
+}  // namespace
+
+AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t s1_block, int64_t s2_block) {
+  if (s1_block <= 0 || s2_block <= 0) throw std::invalid_argument("attention_golden: block sizes must be positive");
+  if (p.in != ElemType::F16 && p.in != ElemType::BF16)
+    throw std::invalid_argument("attention_golden: input dtype must be float16 or bfloat16");
+  AttnGoldenOut r;
+  r.out = HostTensor::zeros(p.out, d.out_shape());  // +0 for every row no unit computes
+  r.lse = HostTensor::zeros(ElemType::F32, d.lse_shape());
+  for (int64_t e = 0; e < r.lse.numel(); ++e) Unit::put(r.lse, e, 4, isa::f32_bits(kInf));
+  const VecMath vm{p.high_perf};
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t n = 0; n < p.N; ++n) {
+      const Head h = gather(d, b, n);
+      const Unit u{p, d, h, vm, b, n, p.mask_value()};
+      for (int64_t row0 = 0; row0 < p.Sq; row0 += s1_block) {
+        const std::vector<int64_t> rows = computed_rows(p, b, row0, std::min(row0 + s1_block, p.Sq));
+        if (!rows.empty()) run_unit(u, rows, s2_block, r);
+      }
+    }
+  return r;
+}
+
+}  // namespace npusim::golden

@@ -1,0 +1,43 @@
+#pragma once
+// Independent bit-exact golden model of the FusedInferAttentionScore prompt kernel (kernels/fia/), written as
+// plain loops over the documented arithmetic (design.md "Accuracy policy" 1): cube dot products in the Mmad
+// accumulation order (isa/README.md section 3), vector math with the isa/mathfn.h functions and the vector
+// unit's rounding (isa/README.md section 4.5 / 4.6), conversions from isa/numeric.h. No instruction semantics,
+// buffers or SystemC.
+//
+// THE KERNEL ARITHMETIC (the contract with kernels/fia; one function per step in attention_golden.cpp):
+// Work units: per (b, n), physical query rows [u*s1_block, min((u+1)*s1_block, Sq)). Computed rows: logical
+//   i = phys - q_start(b) in [0, act_q[b]) with visible_cols(b, i) non-empty. Every other row: out +0, lse +inf.
+// Visited score blocks: k = 0, 1, ... whose columns [k*s2, min((k+1)*s2, skv_eff)) meet the unit's range
+//   [min lo, max hi) over its computed rows, in increasing k. c = the block's columns, cw = c rounded up to 128.
+// Per computed row and visited block (first = the unit's first visited block); "vr" = the vector math type's
+//   rounding: none for fp32 (high precision), f16 RINT with IEEE overflow for fp16 (high performance):
+//   s_j   = Mmad-order fp32 dot of q_i and k_j (fractals of 16 along D, tree then sequential from +0).
+//   x_j   high precision: fp32(s_j * float(scale)) [+ pse: fp32(x_j + pse)]; high performance:
+//         vr(f16sat(s_j) * f16(scale)). Invisible (band or mask tensor) and pad columns [c, cw): MASKVAL.
+//   m_new = first ? rowmax(x over cw) : max(m_old, rowmax); rowmax / max = IEEE maximum (exact in either type).
+//   p_j   = vr(hw_exp(vr(x_j - m_new))) for j < c, +0 for the pad columns.
+//   l_blk = lane chunks of 64 (fp32) / 128 (fp16): acc = chunk0, acc = vr(acc + chunk_k) for k = 1.. in order,
+//           then the vcadd whole-reduce tree over the lanes (adjacent pairs level by level, vr at every node).
+//   alpha = vr(hw_exp(vr(m_old - m_new))) (not first); l = first ? l_blk : vr(vr(l * alpha) + l_blk).
+//   P_j   = p_j rounded to the input dtype (RINT, saturating); O_blk[dv] = Mmad-order fp32 dot of P and
+//           V[:, dv] over the c columns; O = first ? O_blk : fp32(fp32(O * alpha) + O_blk) (alpha widened).
+// End of the unit, per computed row: invalid = row_fix && m == MASKVAL; lden = invalid ? +inf : l;
+//   out = round_to_out(hw_div(O[dv], lden)) (RINT, saturating); lse = invalid ? +inf : fp32(m + hw_ln(l)).
+#include <cstdint>
+
+#include "kernels/attention/attn_data.h"
+#include "kernels/attention/attn_problem.h"
+#include "kernels/op/host_tensor.h"
+
+namespace npusim::golden {
+
+struct AttnGoldenOut {
+  op::HostTensor out;  // p.out dtype, AttnData::out_shape()
+  op::HostTensor lse;  // float32, AttnData::lse_shape() ((B, N, Sq, 1)); always computed
+};
+
+AttnGoldenOut attention_golden(const op::attn::AttnProblem& p, const op::attn::AttnData& d, int64_t s1_block,
+                               int64_t s2_block);
+
+}  // namespace npusim::golden

@@ -1,0 +1,163 @@
+#pragma once
+// Attention test problems: a problem plus its physical tensors, filled with deterministic random values at every
+// position a valid (b, head, row) maps to and NaN everywhere else (padding rows, rows past the actual lengths,
+// unused cache pages), so any addressing mistake reaches the output as NaN. The physical index formulas here are
+// written independently of kernels/attention/attn_data.cpp, straight from the spec's shapes.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "kernels/attention/attn_data.h"
+#include "kernels/attention/attn_problem.h"
+#include "kernels/op/host_tensor.h"
+
+namespace npusim::op::attntest {
+
+using namespace npusim::op::attn;
+
+inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+// splitmix64: the same values on every host.
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
+};
+
+// (b, n, s, d) of a tensor with `heads` heads and `rows` rows per batch: BSH / BSND s-major, BNSD n-major.
+inline int64_t bf_index(Layout l, int64_t heads, int64_t rows, int64_t dim, int64_t b, int64_t n, int64_t s,
+                        int64_t d) {
+  if (l == Layout::BNSD || l == Layout::BNSD_BSND) return ((b * heads + n) * rows + s) * dim + d;
+  return ((b * rows + s) * heads + n) * dim + d;
+}
+
+inline std::vector<int64_t> layout_shape(Layout l, int64_t b, int64_t heads, int64_t rows, int64_t dim) {
+  if (l == Layout::BSH) return {b, rows, heads * dim};
+  if (l == Layout::BSND) return {b, rows, heads, dim};
+  return {b, heads, rows, dim};
+}
+
+struct AttnCase {
+  AttnProblem p;
+  HostTensor q, pse, mask, bt, kp, vp;
+  std::vector<HostTensor> k, v;
+
+  AttnData data() const {
+    AttnTensors t;
+    t.query = &q;
+    for (const HostTensor& x : k) t.key.push_back(&x);
+    for (const HostTensor& x : v) t.value.push_back(&x);
+    if (p.pse) t.pse_shift = &pse;
+    if (p.mask != MaskKind::None) t.atten_mask = &mask;
+    if (p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD) t.block_table = &bt;
+    if (p.prefix) t.key_prefix = &kp, t.value_prefix = &vp;
+    return AttnData(p, t);
+  }
+  int64_t q_start(int64_t b) const { return p.left_pad ? p.Sq - p.q_pad - p.act_q[size_t(b)] : 0; }
+  int64_t kv_rows(int64_t b) const { return p.kv == KvStorage::List ? p.list_s[size_t(b)] : p.kv_s; }
+  int64_t kv_start(int64_t b) const { return p.left_pad ? kv_rows(b) - p.kv_pad - p.act_kv[size_t(b)] : 0; }
+  // Physical (tensor, index) of K (dim D) or V (dim Dv) for logical column j over [prefix || kv].
+  std::pair<HostTensor*, int64_t> kv_ref(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) {
+    const int64_t dim = value ? p.Dv : p.D;
+    if (j < p.prefix_len) return {value ? &vp : &kp, bf_index(p.layout, p.KV_N, p.prefix_s, dim, 0, n2, j, d)};
+    std::vector<HostTensor>& t = value ? v : k;
+    const int64_t tok = kv_start(b) + j - p.prefix_len;
+    if (p.kv == KvStorage::Dense) return {&t[0], bf_index(p.layout, p.KV_N, p.kv_s, dim, b, n2, tok, d)};
+    if (p.kv == KvStorage::List)
+      return {&t[size_t(b)], bf_index(p.layout, p.KV_N, p.list_s[size_t(b)], dim, 0, n2, tok, d)};
+    const auto blk = int64_t(bt.get(b * p.max_blocks + tok / p.block_size));
+    const int64_t off = tok % p.block_size;
+    if (p.kv == KvStorage::PagedBsH) return {&t[0], ((blk * p.block_size + off) * p.KV_N + n2) * dim + d};
+    return {&t[0], ((blk * p.KV_N + n2) * p.block_size + off) * dim + d};
+  }
+  double qv(int64_t b, int64_t n, int64_t i, int64_t d) const {
+    return q.get(bf_index(p.layout, p.N, p.Sq, p.D, b, n, q_start(b) + i, d));
+  }
+  double kvv(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) {
+    const auto [t, idx] = kv_ref(value, b, n2, j, d);
+    return t->get(idx);
+  }
+};
+
+inline HostTensor nan_tensor(ElemType t, std::vector<int64_t> shape) {
+  HostTensor h = HostTensor::zeros(t, std::move(shape));
+  for (int64_t e = 0; e < h.numel(); ++e) h.set(e, kNan);
+  return h;
+}
+
+// Allocates and fills every tensor of c.p (set the problem first). Paged: a shuffled block table over
+// block_num = needed + 2 blocks, unused entries -1. Mask: 1 with probability mask_density.
+inline void fill(AttnCase& c, uint64_t seed, double mask_density = 0.3) {
+  AttnProblem& p = c.p;
+  Rng r{seed};
+  c.q = nan_tensor(p.in, layout_shape(p.layout, p.B, p.N, p.Sq, p.D));
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i)
+        for (int64_t d = 0; d < p.D; ++d)
+          c.q.set(bf_index(p.layout, p.N, p.Sq, p.D, b, n, c.q_start(b) + i, d), r.uniform(-2, 2));
+  const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
+  if (paged) {
+    std::vector<int64_t> need(size_t(p.B));
+    for (int64_t b = 0; b < p.B; ++b) need[size_t(b)] = (p.act_kv[size_t(b)] + p.block_size - 1) / p.block_size;
+    p.block_num = std::accumulate(need.begin(), need.end(), int64_t{0}) + 2;
+    p.max_blocks = *std::max_element(need.begin(), need.end()) + 1;
+    std::vector<int64_t> ids(size_t(p.block_num));
+    std::iota(ids.begin(), ids.end(), 0);
+    for (size_t a = ids.size(); a > 1; --a) std::swap(ids[a - 1], ids[size_t(r.next() % a)]);
+    c.bt = HostTensor::zeros(ElemType::I32, {p.B, p.max_blocks});
+    size_t used = 0;
+    for (int64_t b = 0; b < p.B; ++b)
+      for (int64_t t = 0; t < p.max_blocks; ++t)
+        c.bt.set(b * p.max_blocks + t, t < need[size_t(b)] ? double(ids[used++]) : -1.0);
+  }
+  for (bool value : {false, true}) {
+    const int64_t dim = value ? p.Dv : p.D;
+    std::vector<HostTensor>& t = value ? c.v : c.k;
+    t.clear();
+    if (p.kv == KvStorage::Dense) t.push_back(nan_tensor(p.in, layout_shape(p.layout, p.B, p.KV_N, p.kv_s, dim)));
+    if (p.kv == KvStorage::List)
+      for (int64_t b = 0; b < p.B; ++b)
+        t.push_back(nan_tensor(p.in, layout_shape(p.layout, 1, p.KV_N, p.list_s[size_t(b)], dim)));
+    if (p.kv == KvStorage::PagedBsH) t.push_back(nan_tensor(p.in, {p.block_num, p.block_size, p.KV_N * dim}));
+    if (p.kv == KvStorage::PagedNBsD) t.push_back(nan_tensor(p.in, {p.block_num, p.KV_N, p.block_size, dim}));
+    if (p.prefix) (value ? c.vp : c.kp) = nan_tensor(p.in, layout_shape(p.layout, 1, p.KV_N, p.prefix_s, dim));
+    for (int64_t b = 0; b < p.B; ++b)
+      for (int64_t n2 = 0; n2 < p.KV_N; ++n2)
+        for (int64_t j = 0; j < p.skv_eff(b); ++j)
+          for (int64_t d = 0; d < dim; ++d) {
+            const auto [tt, idx] = c.kv_ref(value, b, n2, j, d);
+            tt->set(idx, value ? r.uniform(-1, 1) : r.uniform(-2, 2));
+          }
+  }
+  if (p.pse) {
+    c.pse = HostTensor::zeros(p.in, {p.pse_b, p.N, p.pse_sq, p.pse_skv});
+    for (int64_t e = 0; e < c.pse.numel(); ++e) c.pse.set(e, r.uniform(-1, 1));
+  }
+  if (p.mask != MaskKind::None) {
+    c.mask = HostTensor::zeros(ElemType::Bool, {p.mask_per_batch ? p.B : 1, p.mask_sq, p.mask_skv});
+    for (int64_t e = 0; e < c.mask.numel(); ++e) c.mask.set(e, r.uniform(0, 1) < mask_density ? 1.0 : 0.0);
+  }
+}
+
+// A dense problem with defaults: right padding off (actual = full), scale 1/sqrt(D), out = in, no mask.
+inline AttnProblem dense_problem(int64_t B, int64_t N, int64_t KV_N, int64_t Sq, int64_t Skv, int64_t D, Layout l,
+                                 ElemType in = ElemType::F16) {
+  AttnProblem p;
+  p.B = B, p.N = N, p.KV_N = KV_N, p.G = N / KV_N, p.Sq = Sq, p.kv_s = Skv, p.D = D, p.Dv = D;
+  p.layout = l, p.out_layout = l == Layout::BNSD_BSND ? Layout::BSND : l;
+  p.in = p.out = in;
+  p.act_q.assign(size_t(B), Sq), p.act_kv.assign(size_t(B), Skv);
+  p.scale = 1.0 / std::sqrt(double(D));
+  return p;
+}
+
+}  // namespace npusim::op::attntest

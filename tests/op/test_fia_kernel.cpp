@@ -1,0 +1,288 @@
+// The FIA prompt kernel end to end (case file -> checks -> tiling -> simulated chip): bit-exact against the
+// golden model (tests/golden/attention_golden.h) and within the accuracy policy, over the features of
+// kernels/fia/README.md and the numerics.md §5 cases that apply to the prompt branch. Unused tensor positions
+// hold NaN (attention_test_support.h), so an addressing mistake shows up as NaN in the output.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernels/fia/fia_params.h"
+#include "kernels/fia/fia_plan.h"
+#include "kernels/op/accuracy.h"
+#include "kernels/op/op.h"
+#include "sim/config/hw_config.h"
+#include "tests/golden/attention_golden.h"
+#include "tests/op/case_test_support.h"
+#include "tests/op/fia_case_writer.h"
+
+namespace npusim::op {
+namespace {
+
+using namespace attntest;
+using attn::Layout;
+using attn::MaskKind;
+
+struct FiaCase {
+  const char* name;
+  std::function<AttnCase()> make;
+  CaseExtras extras;
+};
+
+struct KernelRun {
+  HostTensor out, lse;
+  uint64_t cycles = 0;
+};
+
+KernelRun run(const std::string& path, sim::SimMode mode, CaseFile* loaded = nullptr) {
+  const CaseFile c = load_case(path, {}, mode != sim::SimMode::Timing);
+  const Op& op = find_op("fused_infer_attention_score");
+  sim::Machine m(sim::load_hw("ascend910b2"), mode);
+  const Prepared prep = op.prepare(c, m);
+  const auto r = m.launch(prep.launch);
+  EXPECT_TRUE(r.ok()) << (r.faults.empty() ? "" : r.faults[0].message);
+  KernelRun out;
+  out.cycles = r.cycles;
+  if (mode != sim::SimMode::Timing) {
+    out.out = read_output(m, prep.outputs[0]);
+    if (prep.outputs.size() > 1) out.lse = read_output(m, prep.outputs[1]);
+  }
+  if (loaded) *loaded = c;
+  return out;
+}
+
+attn::AttnTensors tensors(const AttnCase& c) {
+  attn::AttnTensors t;
+  t.query = &c.q;
+  for (const HostTensor& x : c.k) t.key.push_back(&x);
+  for (const HostTensor& x : c.v) t.value.push_back(&x);
+  if (c.p.pse) t.pse_shift = &c.pse;
+  if (c.p.mask != MaskKind::None) t.atten_mask = &c.mask;
+  if (c.p.kv == attn::KvStorage::PagedBsH || c.p.kv == attn::KvStorage::PagedNBsD) t.block_table = &c.bt;
+  if (c.p.prefix) t.key_prefix = &c.kp, t.value_prefix = &c.vp;
+  return t;
+}
+
+void expect_same_bits(const HostTensor& a, const HostTensor& b, const char* what) {
+  ASSERT_EQ(a.bytes.size(), b.bytes.size()) << what;
+  const int e = elem_bytes(a.type);
+  for (int64_t i = 0; i < a.numel(); ++i)
+    ASSERT_EQ(std::memcmp(&a.bytes[size_t(i * e)], &b.bytes[size_t(i * e)], size_t(e)), 0)
+        << what << " element " << i << ": " << a.get(i) << " vs golden " << b.get(i);
+}
+
+class FiaKernel : public ::testing::TestWithParam<FiaCase> {};
+
+TEST_P(FiaKernel, BitExactAgainstGoldenAndAccurate) {
+  const FiaCase& fc = GetParam();
+  AttnCase ac = fc.make();
+  const auto dir = casetest::scratch_dir();
+  const std::string path = write_fia_case(dir, ac, fc.extras);
+  CaseFile c;
+  const KernelRun k = run(path, sim::SimMode::Full, &c);
+  const attn::AttnProblem p = parse_fia(c);
+  // The golden follows the kernel's tiling: the plan's s1_block / s2_block (case overrides included).
+  const fia::FiaPlan plan = fia::make_fia_plan(p, sim::load_hw("ascend910b2"), [&](const std::string& key, int64_t v,
+                                                                                   int64_t lo, int64_t hi) {
+    return tiling_value(c, key, v, lo, hi);
+  });
+  const int64_t s1 = plan.t.s1_block, s2 = plan.t.s2_block;
+  const attn::AttnData d(p, tensors(ac));
+  const golden::AttnGoldenOut g = golden::attention_golden(p, d, s1, s2);
+  expect_same_bits(k.out, g.out, "attention_out");
+  if (p.lse) expect_same_bits(k.lse, g.lse, "softmax_lse");
+  for (const auto& ref : find_op("fused_infer_attention_score").reference(c)) {
+    const HostTensor& o = ref.output == "softmax_lse" ? k.lse : k.out;
+    const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule,
+                                      ref.unspecified);
+    EXPECT_TRUE(acc.pass()) << format_report(acc);
+  }
+}
+
+
+// ---- the case matrix ----
+AttnCase make(attn::AttnProblem p, uint64_t seed, const std::function<void(AttnCase&)>& post = {}) {
+  AttnCase c;
+  c.p = std::move(p);
+  c.p.lse = true;
+  fill(c, seed);
+  if (c.p.mask == MaskKind::Compressed) c.mask = triu_mask();
+  if (post) post(c);
+  return c;
+}
+
+attn::AttnProblem dense(int64_t B, int64_t N, int64_t KV_N, int64_t Sq, int64_t Skv, int64_t D, Layout l,
+                        ElemType t = ElemType::F16) {
+  return dense_problem(B, N, KV_N, Sq, Skv, D, l, t);
+}
+
+attn::AttnProblem causal(attn::AttnProblem p, int mode) {
+  p.sparse_mode = mode;
+  p.mask = MaskKind::Compressed, p.mask_sq = 2048, p.mask_skv = 2048;
+  return p;
+}
+
+attn::AttnProblem full_mask(attn::AttnProblem p, bool per_batch, int64_t pad = 0) {
+  p.mask = MaskKind::Full, p.mask_per_batch = per_batch && p.B > 1;
+  p.mask_sq = p.Sq + pad, p.mask_skv = p.kv_s + p.prefix_len + pad;
+  return p;
+}
+
+// Outlier inputs (numerics.md §1: N(0,1) + N(0,100) Bern(0.001)): every 997th key element scaled by 60.
+void outliers(AttnCase& c) {
+  for (int64_t e = 0; e < c.k[0].numel(); e += 997)
+    if (!std::isnan(c.k[0].get(e))) c.k[0].set(e, c.k[0].get(e) * 60);
+}
+
+// Rows 3 and 40 of batch 0 fully masked by the mask tensor.
+void masked_rows(AttnCase& c) {
+  for (int64_t r : {3, 40})
+    for (int64_t j = 0; j < c.p.mask_skv; ++j) c.mask.set(r * c.p.mask_skv + j, 1.0);
+}
+
+std::vector<FiaCase> cases() {
+  std::vector<FiaCase> v;
+  auto add = [&](const char* name, std::function<AttnCase()> f, CaseExtras x = {}) { v.push_back({name, std::move(f), x}); };
+  add("BshFp16Gqa", [] { return make(dense(2, 4, 2, 130, 300, 64, Layout::BSH), 1); });
+  add("BnsdBf16", [] { return make(dense(1, 2, 2, 200, 700, 128, Layout::BNSD, ElemType::BF16), 2); });
+  add("BsndCausalTopLeft", [] { return make(causal(dense(1, 2, 1, 128, 217, 64, Layout::BSND), 2), 3); });
+  add("CausalBottomRightSqLtSkv", [] { return make(causal(dense(1, 2, 2, 113, 203, 64, Layout::BNSD), 3), 4); });
+  add("CausalBottomRightSqGtSkvHasEmptyRows",
+      [] { return make(causal(dense(1, 2, 2, 203, 113, 64, Layout::BNSD, ElemType::BF16), 3), 5); });
+  add("Causal1023x1024", [] { return make(causal(dense(1, 1, 1, 1023, 1024, 64, Layout::BSH), 3), 6); });
+  add("BandMode4", [] {
+    auto p = causal(dense(1, 2, 1, 300, 400, 64, Layout::BNSD), 4);
+    p.pre_tokens = 40, p.next_tokens = 10;
+    return make(p, 7);
+  });
+  add("BandMode4NegativeNext", [] {
+    auto p = causal(dense(1, 1, 1, 256, 256, 32, Layout::BNSD), 4);
+    p.pre_tokens = 100, p.next_tokens = -20, p.row_fix = true;
+    return make(p, 8);
+  });
+  add("Mode0MaskPerBatchPsePreNextRowFixD80", [] {
+    auto p = full_mask(dense(2, 2, 1, 128, 256, 80, Layout::BNSD), true);
+    p.pse = true, p.pse_b = 2, p.pse_sq = 128, p.pse_skv = 256;
+    p.pre_tokens = 50, p.next_tokens = 10, p.inner_precise = 2, p.row_fix = true;
+    return make(p, 9);
+  });
+  add("Mode0PaddedMaskInt8NoRowFixUnspecifiedRows", [] {
+    auto p = full_mask(dense(1, 2, 2, 96, 160, 64, Layout::BSND), false, 32);
+    return make(p, 10, masked_rows);
+  }, {.mask_dtype = ElemType::I8});
+  add("Mode1AllMaskUint8RowFix", [] {
+    auto p = full_mask(dense(2, 2, 2, 64, 128, 64, Layout::BSH), false);
+    p.sparse_mode = 1, p.inner_precise = 2, p.row_fix = true;
+    return make(p, 11, masked_rows);
+  }, {.mask_dtype = ElemType::U8});
+  add("HighPerformanceFp16BnsdBsnd", [] {
+    auto p = dense(1, 2, 1, 150, 700, 128, Layout::BNSD_BSND);
+    p.inner_precise = 1, p.high_perf = true;
+    return make(p, 12);
+  });
+  add("HighPerformanceRowFixCausal", [] {
+    auto p = causal(dense(1, 2, 2, 200, 100, 64, Layout::BNSD), 3);
+    p.inner_precise = 3, p.high_perf = true, p.row_fix = true;
+    return make(p, 13);
+  });
+  add("ActualLengthsRightPadding", [] {
+    auto p = dense(2, 2, 2, 128, 256, 64, Layout::BSND);
+    p.act_q = {100, 37}, p.act_kv = {250, 1};
+    return make(p, 14);
+  }, {.lengths = true});
+  add("LeftPaddingCausal", [] {
+    auto p = causal(dense(2, 2, 1, 128, 200, 64, Layout::BSH), 3);
+    p.left_pad = true, p.q_pad = 10, p.kv_pad = 20, p.act_q = {50, 100}, p.act_kv = {80, 150};
+    return make(p, 15);
+  });
+  add("SharedPrefix", [] {
+    auto p = dense(2, 2, 2, 64, 128, 64, Layout::BNSD);
+    p.prefix = true, p.prefix_s = 100, p.prefix_len = 77, p.act_kv = {50, 120};
+    return make(p, 16);
+  });
+  add("PagedBsH", [] {
+    auto p = dense(2, 4, 2, 64, 0, 64, Layout::BSH);
+    p.kv = attn::KvStorage::PagedBsH, p.block_size = 128, p.act_kv = {300, 200};
+    return make(p, 17);
+  });
+  add("PagedNBsDCausal", [] {
+    auto p = causal(dense(2, 4, 2, 64, 0, 64, Layout::BNSD, ElemType::BF16), 3);
+    p.kv = attn::KvStorage::PagedNBsD, p.block_size = 256, p.act_kv = {600, 97};
+    return make(p, 18);
+  });
+  add("TensorList", [] {
+    auto p = dense(2, 2, 1, 64, 333, 64, Layout::BSND);
+    p.kv = attn::KvStorage::List, p.list_s = {100, 333}, p.act_kv = {100, 333};
+    return make(p, 19);
+  });
+  add("D512Bf16", [] { return make(causal(dense(1, 2, 1, 100, 300, 512, Layout::BSND, ElemType::BF16), 2), 20); });
+  add("Degenerate239x1", [] { return make(dense(1, 1, 1, 239, 1, 32, Layout::BNSD), 21); });
+  add("Degenerate799x3", [] { return make(dense(1, 1, 1, 799, 3, 16, Layout::BNSD), 22); });
+  add("GqaSevenOverOne", [] { return make(dense(1, 7, 1, 70, 90, 32, Layout::BSH), 23); });
+  add("GqaSixOverTwo", [] { return make(dense(1, 6, 2, 70, 90, 32, Layout::BSND), 24); });
+  add("Outliers", [] { return make(dense(1, 2, 2, 128, 512, 64, Layout::BNSD), 25, outliers); });
+  add("SmallTilingPreload3", [] { return make(causal(dense(1, 2, 1, 200, 500, 64, Layout::BNSD), 3), 26); },
+      {.tiling = "s1_block: 32, s2_block: 128, vec_rows: 8, preload: 3, block_dim: 3"});
+  add("Preload2", [] { return make(dense(1, 4, 2, 256, 900, 64, Layout::BNSD), 27); }, {.tiling = "preload: 2"});
+  add("EmptyKv", [] { return make(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), 28); });
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, FiaKernel, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// One Machine per process (SystemC): each run of the determinism test happens in a child process, which sends
+// back the output bits, the lse bits and the cycle count.
+std::vector<uint8_t> run_in_child(const std::string& path, sim::SimMode mode) {
+  int fd[2];
+  if (pipe(fd) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const KernelRun r = run(path, mode);
+    std::vector<uint8_t> msg(r.out.bytes);
+    msg.insert(msg.end(), r.lse.bytes.begin(), r.lse.bytes.end());
+    for (int i = 0; i < 8; ++i) msg.push_back(uint8_t(r.cycles >> (8 * i)));
+    size_t done = 0;
+    while (done < msg.size()) {
+      const ssize_t w = write(fd[1], msg.data() + done, msg.size() - done);
+      if (w <= 0) _exit(1);
+      done += size_t(w);
+    }
+    _exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  close(fd[1]);
+  std::vector<uint8_t> got;
+  uint8_t buf[65536];
+  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) got.insert(got.end(), buf, buf + n);
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child run failed";
+  return got;
+}
+
+uint64_t cycles_of(const std::vector<uint8_t>& m) {
+  uint64_t c = 0;
+  for (int i = 0; i < 8 && m.size() >= 8; ++i) c |= uint64_t(m[m.size() - 8 + size_t(i)]) << (8 * i);
+  return c;
+}
+
+// numerics.md §5 case 14: the same case twice gives identical bits; full and timing mode give identical cycles.
+TEST(FiaKernelRuns, AreDeterministicAndTimingModeKeepsTheCycles) {
+  AttnCase ac = make(causal(dense(1, 4, 2, 300, 400, 64, Layout::BNSD), 3), 31);
+  const std::string path = write_fia_case(casetest::scratch_dir(), ac);
+  const auto a = run_in_child(path, sim::SimMode::Full), b = run_in_child(path, sim::SimMode::Full);
+  const auto t = run_in_child(path, sim::SimMode::Timing);
+  ASSERT_GT(a.size(), 8u);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(cycles_of(a), cycles_of(t));
+  EXPECT_GT(cycles_of(a), 0u);
+}
+
+}  // namespace
+}  // namespace npusim::op
