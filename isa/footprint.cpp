@@ -26,9 +26,14 @@ class Sink {
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 uint64_t esize(DType t) { return static_cast<uint64_t>(std::max(1, bytes_of(t))); }
 
-bool lane_enabled(const VecMask& m, uint32_t r, int l, int lanes) {
-  if (m.counter) return static_cast<uint64_t>(r) * lanes + l < m.lo;
-  return l < 64 ? (m.lo >> l) & 1 : (m.hi >> (l - 64)) & 1;
+// Whether any lane of block b (lanes [b*epb, (b+1)*epb)) of repeat r is enabled. A block's lanes never
+// straddle the two 64-bit mask words (epb divides 64).
+bool block_enabled(const VecMask& m, uint32_t r, int b, int epb, int lanes) {
+  const int l0 = b * epb;
+  if (m.counter) return static_cast<uint64_t>(r) * lanes + l0 < m.lo;
+  const uint64_t word = l0 < 64 ? m.lo : m.hi;
+  const uint64_t ones = epb >= 64 ? ~uint64_t{0} : (uint64_t{1} << epb) - 1;
+  return ((word >> (l0 & 63)) & ones) != 0;
 }
 
 // Blocks of one operand: block b of repeat r is enabled when any of its lanes is.
@@ -46,11 +51,9 @@ void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats
     return;
   }
   for (uint32_t r = 0; r < repeats; ++r)
-    for (int b = 0; b < blocks; ++b) {
-      bool any = false;
-      for (int l = b * epb; l < (b + 1) * epb && !any; ++l) any = lane_enabled(m, r, l, lanes);
-      if (any) s.add(a.buf, a.off + (uint64_t{r} * st.rep + uint64_t(b) * st.blk) * kBlockBytes, kBlockBytes, write);
-    }
+    for (int b = 0; b < blocks; ++b)
+      if (block_enabled(m, r, b, epb, lanes))
+        s.add(a.buf, a.off + (uint64_t{r} * st.rep + uint64_t(b) * st.blk) * kBlockBytes, kBlockBytes, write);
 }
 
 struct VecShape { uint32_t repeats; int lanes; };

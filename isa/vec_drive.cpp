@@ -35,8 +35,21 @@ namespace {
 uint32_t full_block(int epb) { return epb >= 32 ? 0xffffffffu : (1u << epb) - 1; }
 }  // namespace
 
+namespace {
+// Every lane of the repeat enabled and its blocks adjacent: the repeat is one run of bytes, copied at once
+// (row-by-row operands of a tile take this path for every repeat).
+bool whole_run(const LaneOperand& op, LaneSet en, int lanes) {
+  const LaneSet all = LaneSet::first_n(lanes);
+  return op.s.blk == 1 && en.w[0] == all.w[0] && en.w[1] == all.w[1];
+}
+}  // namespace
+
 void gather_repeat(const LaneOperand& op, int r, LaneSet en, int lanes, void* raw) {
   auto* out = static_cast<uint8_t*>(raw);
+  if (whole_run(op, en, lanes)) {
+    std::memcpy(out, op.base + op.block_offset(r, 0), size_t(lanes) * op.size);
+    return;
+  }
   const int epb = op.epb();
   for (int b = 0; b < lanes / epb; ++b) {
     const uint32_t bits = en.block_bits(b, epb);
@@ -53,6 +66,10 @@ void gather_repeat(const LaneOperand& op, int r, LaneSet en, int lanes, void* ra
 
 void scatter_repeat(const LaneOperand& op, int r, LaneSet en, int lanes, const void* raw) {
   const auto* in = static_cast<const uint8_t*>(raw);
+  if (whole_run(op, en, lanes)) {
+    std::memcpy(op.base + op.block_offset(r, 0), in, size_t(lanes) * op.size);
+    return;
+  }
   const int epb = op.epb();
   for (int b = 0; b < lanes / epb; ++b) {
     const uint32_t bits = en.block_bits(b, epb);

@@ -95,10 +95,11 @@ struct AttnProblem {
   // The band of batch b after the sparse-mode conversion (spec §1.4): mode 0 (pre, next), forced unbounded
   // without a mask or with left padding; mode 1 unbounded; mode 2 (inf, 0); mode 3 (inf, delta);
   // mode 4 (pre - delta, next + delta), delta = skv_eff(b) - act_q[b]. visible iff -pre' <= j - i <= next'.
+  // Query S = 1: unbounded (sparse_mode / pre / next are ignored).
   Band band(int64_t b) const;
   // Visible columns of row i of batch b before the mask tensor: [lo, hi) (empty when lo >= hi).
   std::pair<int64_t, int64_t> visible_cols(int64_t b, int64_t i) const;
-  // Masked-score value: -65504 for fp16 high-performance, else -FLT_MAX (spec §1.3).
+  // Masked-score value: -1e12 at query S = 1 (IFA), -65504 for fp16 high-performance, else -FLT_MAX (spec §1.3).
   float mask_value() const;
   // Physical mask / pse coordinates of logical (i, j) (left padding shifts both; spec §1.8).
   int64_t mask_row(int64_t b, int64_t i) const { return left_pad ? q_start(b) + i : i; }

@@ -14,6 +14,9 @@ namespace npusim::op::attn {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// lse of a batch with empty KV at query S = 1 (spec Decisions): the fp32 value the kernel writes, exactly, so
+// the accuracy rules see no error there.
+constexpr double kEmptyKvLse = double(-3.4e38f);
 
 // The gathered operands of one (b, n): row-major q (act_q x D), k (skv_eff x D), v (skv_eff x Dv).
 struct Operands {
@@ -49,7 +52,10 @@ AttnValues for_rows(const AttnProblem& p, const AttnData& d, RowFn row) {
         for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) {
           const int64_t s = p.q_start(b) + i;
           const size_t li = size_t(d.lse_index(b, n, s));
-          if (kind[size_t(i)] == RowKind::Empty) continue;
+          if (kind[size_t(i)] == RowKind::Empty) {
+            if (p.Sq == 1 && p.skv_eff(b) == 0) r.lse[li] = kEmptyKvLse;  // out stays 0
+            continue;
+          }
           if (kind[size_t(i)] == RowKind::Unspecified) {
             r.lse_unspecified[li] = 1;
             for (int64_t dv = 0; dv < p.Dv; ++dv) r.out_unspecified[size_t(d.out_index(b, n, s, dv))] = 1;

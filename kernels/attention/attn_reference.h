@@ -10,7 +10,8 @@
 // Special rows (checked exactly): an empty band (visible_cols empty), or every band column masked by the mask
 // tensor with invalid-row correction on -> out 0, lse +inf; every band column masked by the tensor with the
 // correction off -> unspecified (the kernel averages V; spec §1.5), flagged in Reference::unspecified.
-// Physical rows outside [q_start(b), q_start(b) + act_q[b]) -> out 0, lse +inf.
+// Physical rows outside [q_start(b), q_start(b) + act_q[b]) -> out 0, lse +inf. Query S = 1 with empty KV
+// (skv_eff(b) = 0) -> out 0, lse -3.4e38 (as fp32; spec Decisions).
 #include <cstdint>
 #include <vector>
 

@@ -21,6 +21,26 @@ uint64_t out_elem(const FiaPlan& pl, int64_t b, int64_t n, int64_t row) {
 }
 int64_t out_row_stride(const FiaPlan& pl) { return layout_strides(pl.p.out_layout, pl.p.N, pl.p.Sq, pl.p.Dv).s; }
 
+uint64_t row_q_elem(const FiaPlan& pl, const FiaUnit& u, int64_t row) {
+  return pl.decode ? q_elem(pl, u.b, u.n + row, 0) : q_elem(pl, u.b, u.n, row);
+}
+int64_t row_q_stride(const FiaPlan& pl) {
+  return pl.decode ? layout_strides(pl.p.layout, pl.p.N, pl.p.Sq, pl.p.D).n : q_row_stride(pl);
+}
+uint64_t row_out_elem(const FiaPlan& pl, const FiaUnit& u, int64_t row) {
+  return pl.decode ? out_elem(pl, u.b, u.n + row, 0) : out_elem(pl, u.b, u.n, row);
+}
+int64_t row_out_stride(const FiaPlan& pl) {
+  return pl.decode ? layout_strides(pl.p.out_layout, pl.p.N, pl.p.Sq, pl.p.Dv).n : out_row_stride(pl);
+}
+uint64_t row_lse_elem(const FiaPlan& pl, const FiaUnit& u, int64_t row) {
+  return uint64_t((u.b * pl.p.N + u.n) * pl.p.Sq + row);  // decode: Sq = 1, rows are heads
+}
+int64_t row_head(const FiaPlan& pl, const FiaUnit& u, int64_t row) { return pl.decode ? u.n + row : u.n; }
+int64_t row_logical(const FiaPlan& pl, const FiaUnit& u, int64_t row) {
+  return pl.decode ? 0 : row - pl.p.q_start(u.b);
+}
+
 std::string kv_gm(const FiaPlan& pl, bool value, int64_t b) {
   const std::string base = value ? "value" : "key";
   return pl.p.kv == KvStorage::List ? base + "." + std::to_string(b) : base;

@@ -13,7 +13,8 @@ using attn::Layout;
 namespace {
 constexpr int64_t kMaxListBatch = 256;
 constexpr int64_t kBlockAlign = 128, kMinBlock = 128, kMaxBlock = 512;  // page blocks with query S > 1
-constexpr int64_t kMaxPagedHidden = 65535;                             // KV_N * D, BnBsH paged layout
+constexpr int64_t kMaxDecodeBlock = 512;                                // query S = 1: any size in [1, 512]
+constexpr int64_t kMaxPagedHidden = 65535;                              // KV_N * D, BnBsH paged layout
 
 void check_kv_dtype(const Ctx& x, const std::string& label, ElemType t) {
   if (t == x.p.in) return;
@@ -50,7 +51,8 @@ void check_list(Ctx& x) {
     fail("inputs.key is a tensor list of " + str(n) + " tensors but the query batch B = " + str(x.p.B) +
          " (one batch-1 tensor per batch)");
   if (static_cast<int64_t>(vs.size()) != n)
-    fail("inputs.value is a tensor list of " + str(static_cast<int64_t>(vs.size())) + " tensors but inputs.key has " + str(n));
+    fail("inputs.value is a tensor list of " + str(static_cast<int64_t>(vs.size())) + " tensors but inputs.key has " +
+         str(n));
   x.p.kv = KvStorage::List;
   for (int64_t b = 0; b < n; ++b) {
     const std::string kl = "inputs.key[" + str(b) + "]", vl = "inputs.value[" + str(b) + "]";
@@ -70,7 +72,10 @@ void check_block_table(Ctx& x) {
     fail("inputs.block_table has shape " + dims(s) + " but must be (B = " + str(x.p.B) + ", max_blocks >= 1)");
   x.p.max_blocks = s[1];
   const int64_t bs = attr_int(x.c, "block_size", 0);
-  if (bs % kBlockAlign != 0 || bs < kMinBlock || bs > kMaxBlock)
+  if (x.decode() && (bs < 1 || bs > kMaxDecodeBlock))  // spec §1.8: non-zero and <= 512 when Sq = 1
+    fail("attrs.block_size = " + str(bs) + " must be in [1, " + str(kMaxDecodeBlock) +
+         "] for page attention (inputs.block_table given) with query S = 1");
+  if (!x.decode() && (bs % kBlockAlign != 0 || bs < kMinBlock || bs > kMaxBlock))
     fail("attrs.block_size = " + str(bs) + " must be a multiple of " + str(kBlockAlign) + " in [" + str(kMinBlock) +
          ", " + str(kMaxBlock) + "] for page attention (inputs.block_table given) with query S > 1");
   x.p.block_size = bs;
@@ -82,11 +87,11 @@ void check_paged_key(Ctx& x, const std::vector<int64_t>& s) {
   const std::string got = "inputs.key has shape " + dims(s);
   if (s.size() == 3) {
     if (p.KV_N * p.D > kMaxPagedHidden)
-      fail("inputs.key: paged (block_num, block_size, H) needs KV_N * D = " + str(p.KV_N * p.D) + " <= " +
-           str(kMaxPagedHidden) + " (" + heads_text(p) + ")");
+      fail("inputs.key: paged (block_num, block_size, H) needs KV_N * D = " + str(p.KV_N * p.D) +
+           " <= " + str(kMaxPagedHidden) + " (" + heads_text(p) + ")");
     if (s[1] != p.block_size || s[2] != p.KV_N * p.D)
-      fail(got + " but paged K / V must be (block_num, block_size = " + str(p.block_size) + ", KV_N * D = " +
-           str(p.KV_N * p.D) + ") with " + heads_text(p));
+      fail(got + " but paged K / V must be (block_num, block_size = " + str(p.block_size) +
+           ", KV_N * D = " + str(p.KV_N * p.D) + ") with " + heads_text(p));
     p.kv = KvStorage::PagedBsH;
   } else if (s.size() == 4) {
     // The vendor accepts the 4-D page layout with a BNSD query; BNSD_BSND reads its input as BNSD.
@@ -98,14 +103,17 @@ void check_paged_key(Ctx& x, const std::vector<int64_t>& s) {
            ", D = " + str(p.D) + ") with " + heads_text(p));
     p.kv = KvStorage::PagedNBsD;
   } else {
-    fail(got + " but paged K / V must be 3-D (block_num, block_size, KV_N * D) or 4-D (block_num, KV_N, block_size, D)");
+    fail(got +
+         " but paged K / V must be 3-D (block_num, block_size, KV_N * D) or 4-D (block_num, KV_N, block_size, D)");
   }
   p.block_num = s[0];
 }
 
 void check_paged(Ctx& x) {
   if (x.c.tensor_is_list("key") || x.c.tensor_is_list("value"))
-    fail("inputs.key / inputs.value: a tensor list cannot be combined with page attention (inputs.block_table; spec §1.8)");
+    fail(
+        "inputs.key / inputs.value: a tensor list cannot be combined with page attention (inputs.block_table; spec "
+        "§1.8)");
   check_block_table(x);
   const TensorEntry& k = single(x.c, "key");
   const TensorEntry& v = single(x.c, "value");
@@ -160,7 +168,8 @@ void check_kv(Ctx& x) {
     return;
   }
   if (const int64_t bs = attr_int(x.c, "block_size", 0); bs != 0)
-    fail("attrs.block_size = " + str(bs) + " is given without inputs.block_table (block_size is the page-attention "
+    fail("attrs.block_size = " + str(bs) +
+         " is given without inputs.block_table (block_size is the page-attention "
          "block; without a block table K and V are dense)");
   if (x.c.tensor_is_list("key") || x.c.tensor_is_list("value"))
     check_list(x);

@@ -24,17 +24,18 @@ std::vector<QuantTensor> quant_tensors(ElemType query) {
   std::set<ElemType> post = {ElemType::F32};
   if (query == ElemType::BF16) post.insert(ElemType::BF16);  // spec §1.1: BF16 also allowed with a BF16 query
   // dequant scales may also be UINT64 in the vendor API; uint64 is not a case-file dtype.
-  return {{"dequant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
-          {"quant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
-          {"dequant_scale2", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
-          {"quant_scale2", post, "float32, or bfloat16 with a bfloat16 query", "post-quantisation (int8 attention_out)"},
-          {"quant_offset2", post, "float32, or bfloat16 with a bfloat16 query", "post-quantisation (int8 attention_out)"},
-          {"antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-          {"antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-          {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-          {"key_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-          {"value_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-          {"value_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"}};
+  return {
+      {"dequant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
+      {"quant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
+      {"dequant_scale2", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
+      {"quant_scale2", post, "float32, or bfloat16 with a bfloat16 query", "post-quantisation (int8 attention_out)"},
+      {"quant_offset2", post, "float32, or bfloat16 with a bfloat16 query", "post-quantisation (int8 attention_out)"},
+      {"antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
+      {"antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
+      {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
+      {"key_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
+      {"value_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
+      {"value_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"}};
 }
 
 void check_quant_tensor(const Ctx& x, const QuantTensor& q) {
@@ -48,15 +49,18 @@ void check_quant_tensor(const Ctx& x, const QuantTensor& q) {
 }
 
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
-// with query S > 1, equal except K per-channel (0) + V per-token (1) (spec §1.6).
+// with query S > 1 (all of 0-5 with S = 1), equal except K per-channel (0) + V per-token (1) (spec §1.6).
 void check_modes(const Ctx& x) {
   const int64_t legacy = attr_int(x.c, "antiquant_mode", 0);
   if (legacy < 0 || legacy > 1)
     fail("attrs.antiquant_mode = " + str(legacy) + " must be 0 (per-channel) or 1 (per-token)");
   const int64_t km = attr_int(x.c, "key_antiquant_mode", 0), vm = attr_int(x.c, "value_antiquant_mode", 0);
-  for (const auto& [name, m] : {std::pair<const char*, int64_t>{"key_antiquant_mode", km}, {"value_antiquant_mode", vm}}) {
-    if (m < 0 || m > 5) fail(std::string("attrs.") + name + " = " + str(m) + " must be in [0, 5] (spec §1.6; 6 is not on A2)");
-    if (m > 1) fail(std::string("attrs.") + name + " = " + str(m) + " must be 0 or 1 when query S > 1 (spec §1.6)");
+  for (const auto& [name, m] :
+       {std::pair<const char*, int64_t>{"key_antiquant_mode", km}, {"value_antiquant_mode", vm}}) {
+    if (m < 0 || m > 5)
+      fail(std::string("attrs.") + name + " = " + str(m) + " must be in [0, 5] (spec §1.6; 6 is not on A2)");
+    if (m > 1 && x.p.Sq != 1)
+      fail(std::string("attrs.") + name + " = " + str(m) + " must be 0 or 1 when query S > 1 (spec §1.6)");
   }
   if (km != vm && !(km == 0 && vm == 1))
     fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) +

@@ -22,8 +22,9 @@ Layout parse_layout(const std::string& s) {
 void check_query_dtype(const TensorEntry& q) {
   if (q.dtype == ElemType::F16 || q.dtype == ElemType::BF16) return;
   if (q.dtype == ElemType::I8)
-    fail("inputs.query dtype int8 (full quantisation, spec §1.7) is not supported yet (quantised FIA kernels are "
-         "not implemented)");
+    fail(
+        "inputs.query dtype int8 (full quantisation, spec §1.7) is not supported yet (quantised FIA kernels are "
+        "not implemented)");
   fail("inputs.query dtype " + elem_type_name(q.dtype) + " is not allowed (float16 or bfloat16)");
 }
 
@@ -33,9 +34,10 @@ void read_query_dims(Ctx& x) {
   const auto& s = x.q_shape;
   const std::string lay = attn::layout_name(p.layout);
   const size_t rank = p.layout == Layout::BSH ? 3 : 4;
+  const char* form = rank == 3 ? " (B, S, H)" : p.layout == Layout::BSND ? " (B, S, N, D)" : " (B, N, S, D)";
   if (s.size() != rank)
     fail("inputs.query has shape " + dims(s) + " (rank " + str(static_cast<int64_t>(s.size())) + ") but input_layout " +
-         lay + " needs rank " + str(static_cast<int64_t>(rank)) + (rank == 3 ? " (B, S, H)" : lay == "BSND" ? " (B, S, N, D)" : " (B, N, S, D)"));
+         lay + " needs rank " + str(static_cast<int64_t>(rank)) + form);
   p.B = s[0];
   if (p.layout == Layout::BSH) {
     p.Sq = s[1];
@@ -56,10 +58,15 @@ void read_query_dims(Ctx& x) {
 
 void check_sizes(const Ctx& x) {
   const attn::AttnProblem& p = x.p;
-  if (p.B > kMaxBatch) fail("inputs.query batch B = " + str(p.B) + " exceeds " + str(kMaxBatch) + " (spec §1.8 limits)");
+  if (p.B > kMaxBatch)
+    fail("inputs.query batch B = " + str(p.B) + " exceeds " + str(kMaxBatch) + " (spec §1.8 limits)");
   if (x.query_empty) return;  // an empty query returns before any size rule (spec §1.8)
-  if (p.Sq == 1)
-    fail("inputs.query: query S = 1 (incremental branch) is not supported yet (query shape " + dims(x.q_shape) + ")");
+  if (p.Sq == 1) {  // incremental branch: any D in [1, 512] (spec Decisions)
+    if (p.D < 1 || p.D > kMaxHeadDim)
+      fail("inputs.query: head dim D = " + str(p.D) + " must be in [1, " + str(kMaxHeadDim) + "] (query S = 1; query shape " +
+           dims(x.q_shape) + ")");
+    return;
+  }
   if (p.D < 1 || p.D > kMaxHeadDim || p.D % kHeadDimAlign != 0)
     fail("inputs.query: head dim D = " + str(p.D) + " must be a multiple of " + str(kHeadDimAlign) + " in [" +
          str(kHeadDimAlign) + ", " + str(kMaxHeadDim) + "] (float16 / bfloat16 with query S > 1; query shape " +
@@ -93,6 +100,9 @@ void check_query(Ctx& x) {
   if (x.p.N < 1 || x.p.N > kMaxHeads)
     fail("attrs.num_heads = " + str(x.p.N) + " must be in [1, " + str(kMaxHeads) + "] (spec §1.8 limits)");
   read_query_dims(x);
+  if (x.p.Sq == 1 && x.p.layout == Layout::BNSD_BSND)
+    fail("attrs.input_layout = 'BNSD_BSND' is not supported with query S = 1 (the incremental branch takes BSH, "
+         "BSND or BNSD; spec §1.2; query shape " + dims(x.q_shape) + ")");
   check_sizes(x);
   check_heads(x);
   x.p.Dv = x.p.D;  // K and V shapes are identical (spec §1.1), so V's head dim is D

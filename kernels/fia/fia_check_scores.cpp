@@ -18,9 +18,11 @@ std::string mode_text(int m) { return "sparse_mode " + std::to_string(m); }
 int check_sparse_mode(const Ctx& x) {
   const int64_t m = attr_int(x.c, "sparse_mode", 0);
   if (m >= 5 && m <= 8)
-    fail("attrs.sparse_mode = " + str(m) + " is not supported by FIA V2 (modes 5-8 are FlashAttentionScore's; FIA: 0-4)");
+    fail("attrs.sparse_mode = " + str(m) +
+         " is not supported by FIA V2 (modes 5-8 are FlashAttentionScore's; FIA: 0-4)");
   if (m < 0 || m > 8)
-    fail("attrs.sparse_mode = " + str(m) + " is invalid (0 mask + band, 1 all mask, 2 left-up causal, "
+    fail("attrs.sparse_mode = " + str(m) +
+         " is invalid (0 mask + band, 1 all mask, 2 left-up causal, "
          "3 right-down causal, 4 band)");
   return static_cast<int>(m);
 }
@@ -33,7 +35,8 @@ void check_pre_next(const Ctx& x, int mode, int64_t pre, int64_t next) {
       fail(std::string("attrs.") + name + " = " + str(v) + " must be within +-" + str(attn::kUnbounded) +
            " (beyond that every band is unbounded; larger values would overflow the band arithmetic)");
   if (mode != 0 && mode != 4) return;
-  const std::string both = "attrs.pre_tokens = " + str(pre) + ", attrs.next_tokens = " + str(next) + " (" + mode_text(mode) + ")";
+  const std::string both =
+      "attrs.pre_tokens = " + str(pre) + ", attrs.next_tokens = " + str(next) + " (" + mode_text(mode) + ")";
   if (pre < 0 && next < 0) fail(both + ": pre_tokens and next_tokens may not both be negative");
   if (-next > pre) fail(both + ": -next_tokens must be <= pre_tokens (else the band is empty)");
   const int64_t sq = x.p.Sq, skv = x.skv_max();
@@ -47,16 +50,12 @@ void check_pre_next(const Ctx& x, int mode, int64_t pre, int64_t next) {
     fail(both + ": a negative pre_tokens needs |pre_tokens| < " + pre_what + " = " + str(pre_bound));
 }
 
-void check_mask_dtype(const TensorEntry& t) {
-  if (t.dtype != ElemType::Bool && t.dtype != ElemType::I8 && t.dtype != ElemType::U8)
-    fail("inputs.atten_mask dtype " + elem_type_name(t.dtype) + " must be bool, int8 or uint8 (1 = masked)");
-}
-
 void check_compressed_mask(Ctx& x, int mode, const std::vector<int64_t>& s) {
   const int64_t c = kCompressed;
   if (s != std::vector<int64_t>{c, c} && s != std::vector<int64_t>{1, c, c} && s != std::vector<int64_t>{1, 1, c, c})
     fail("inputs.atten_mask has shape " + dims(s) + " but " + mode_text(mode) +
-         " needs the compressed mask triu(ones(2048, 2048), 1) of shape (2048, 2048), (1, 2048, 2048) or (1, 1, 2048, 2048)");
+         " needs the compressed mask triu(ones(2048, 2048), 1) of shape (2048, 2048), (1, 2048, 2048) or (1, 1, 2048, "
+         "2048)");
   x.p.mask = MaskKind::Compressed;
   x.p.mask_sq = x.p.mask_skv = c;
 }
@@ -66,8 +65,9 @@ void check_full_mask(Ctx& x, int mode, const std::vector<int64_t>& s) {
   attn::AttnProblem& p = x.p;
   const size_t r = s.size();
   const std::string got = "inputs.atten_mask has shape " + dims(s);
-  const std::string want = " (" + mode_text(mode) + ": (Sq, Skv), (B or 1, Sq, Skv) or (B or 1, 1, Sq, Skv) with Sq >= " +
-                           str(p.Sq) + ", Skv >= " + str(x.skv_max()) + " = prefix + key S, B = " + str(p.B) + ")";
+  const std::string want = " (" + mode_text(mode) +
+                           ": (Sq, Skv), (B or 1, Sq, Skv) or (B or 1, 1, Sq, Skv) with Sq >= " + str(p.Sq) +
+                           ", Skv >= " + str(x.skv_max()) + " = prefix + key S, B = " + str(p.B) + ")";
   if (r < 2 || r > 4) fail(got + " but must be 2-D, 3-D or 4-D" + want);
   if (r >= 3 && s[0] != 1 && s[0] != p.B) fail(got + " but its first dim must be 1 or B" + want);
   if (r == 4 && s[1] != 1) fail(got + " but its second dim must be 1" + want);
@@ -96,23 +96,6 @@ void check_mask(Ctx& x, int mode) {
     check_full_mask(x, mode, shape_of(t));
 }
 
-// (B or 1, N, >= Sq, >= Skv) in the query dtype (spec §1.1).
-void check_pse(Ctx& x) {
-  if (!has(x.c, "pse_shift")) return;
-  attn::AttnProblem& p = x.p;
-  const TensorEntry& t = single(x.c, "pse_shift");
-  const auto s = shape_of(t);
-  if (t.dtype != p.in)
-    fail("inputs.pse_shift dtype " + elem_type_name(t.dtype) + " must equal the query dtype " + elem_type_name(p.in));
-  if (s.size() != 4 || (s[0] != 1 && s[0] != p.B) || s[1] != p.N || s[2] < p.Sq || s[3] < x.skv_max())
-    fail("inputs.pse_shift has shape " + dims(s) + " but must be (B = " + str(p.B) + " or 1, N = " + str(p.N) +
-         ", >= Sq = " + str(p.Sq) + ", >= Skv = " + str(x.skv_max()) + " = prefix + key S)");
-  p.pse = true;
-  p.pse_b = s[0];
-  p.pse_sq = s[2];
-  p.pse_skv = s[3];
-}
-
 // Some row of some batch certainly sees no column (before the mask tensor): rows past the band, mode 3 with
 // act_q > skv_eff, a negative next, an empty KV. The visible columns of row i are an interval whose ends only
 // grow with i, so the empty rows are a prefix and / or a suffix of 0 .. act_q - 1: rows 0 and act_q - 1 decide.
@@ -129,7 +112,35 @@ bool rows_certainly_empty(const attn::AttnProblem& p) {
 }
 }  // namespace
 
+void check_mask_dtype(const TensorEntry& t) {
+  if (t.dtype != ElemType::Bool && t.dtype != ElemType::I8 && t.dtype != ElemType::U8)
+    fail("inputs.atten_mask dtype " + elem_type_name(t.dtype) + " must be bool, int8 or uint8 (1 = masked)");
+}
+
+// (B or 1, N, >= Sq, >= Skv) in the query dtype (spec §1.1); with query S = 1 the third dim is 1.
+void check_pse(Ctx& x) {
+  if (!has(x.c, "pse_shift")) return;
+  attn::AttnProblem& p = x.p;
+  const TensorEntry& t = single(x.c, "pse_shift");
+  const auto s = shape_of(t);
+  if (t.dtype != p.in)
+    fail("inputs.pse_shift dtype " + elem_type_name(t.dtype) + " must equal the query dtype " + elem_type_name(p.in));
+  const auto rows_ok = [&] { return x.decode() ? s[2] == 1 : s[2] >= p.Sq; };
+  if (s.size() != 4 || !rows_ok() || (s[0] != 1 && s[0] != p.B) || s[1] != p.N || s[3] < x.skv_max())
+    fail("inputs.pse_shift has shape " + dims(s) + " but must be (B = " + str(p.B) + " or 1, N = " + str(p.N) +
+         (x.decode() ? ", 1 (query S = 1)" : ", >= Sq = " + str(p.Sq)) + ", >= Skv = " + str(x.skv_max()) +
+         " = prefix + key S)");
+  p.pse = true;
+  p.pse_b = s[0];
+  p.pse_sq = s[2];
+  p.pse_skv = s[3];
+}
+
 void check_scores(Ctx& x) {
+  if (x.decode()) {
+    check_decode_scores(x);
+    return;
+  }
   attn::AttnProblem& p = x.p;
   const int mode = check_sparse_mode(x);
   p.sparse_mode = mode;
@@ -146,9 +157,12 @@ void check_precision(Ctx& x) {
   if (!std::isfinite(p.scale)) fail("attrs.scale = " + std::to_string(p.scale) + " must be a finite number");
   const int64_t ip = attr_int(x.c, "inner_precise", 0);
   if (ip < 0 || ip > 3)
-    fail("attrs.inner_precise = " + str(ip) + " must be in [0, 3] (bit0 fp16 high performance, bit1 invalid-row correction)");
+    fail("attrs.inner_precise = " + str(ip) +
+         " must be in [0, 3] (bit0 fp16 high performance, bit1 invalid-row correction)");
   p.inner_precise = static_cast<int>(ip);
-  p.high_perf = p.in == ElemType::F16 && (ip & 1) && !p.pse;  // a pse forces high precision (spec §1.5)
+  // A pse forces high precision (spec §1.5). Query S = 1 never runs high performance: the IFA softmax is fp32,
+  // bit 0 only selects the prompt branch's fp16 vector maths (kernels/fia/README.md, decisions).
+  p.high_perf = !x.decode() && p.in == ElemType::F16 && (ip & 1) && !p.pse;
   p.row_fix = (ip & 2) || rows_certainly_empty(p);
   p.lse = attr_bool(x.c, "softmax_lse_flag", false);
 }

@@ -19,16 +19,21 @@ struct Ctx {
   bool act_q_given = false, act_kv_given = false;
   // The widest [prefix || kv] a mask or pse must cover (spec §1.4, §1.8: Skv >= P + Skv, paged max_blocks*bs).
   int64_t skv_max() const { return p.prefix_len + kv_rows; }
+  // Query S = 1: the incremental (IFA) branch, whose rules differ (fia_check_decode.cpp).
+  bool decode() const { return p.Sq == 1; }
 };
 
 // ---- stages (parse_fia calls them in this order; each reads what the earlier ones filled) ----
-void check_query(Ctx& x);     // fia_check_query.cpp: dtype, layout, rank, B / N / Sq / D, KV_N and G
-void check_quant(Ctx& x);     // fia_check_quant.cpp: quantisation parameters, validated then rejected
-void check_kv(Ctx& x);        // fia_check_kv.cpp: key / value dense, tensor list or paged
-void check_prefix(Ctx& x);    // fia_check_lengths.cpp: key/value_shared_prefix, actual_shared_prefix_len
-void check_lengths(Ctx& x);   // fia_check_lengths.cpp: actual lengths, left padding, paged block counts
-void check_scores(Ctx& x);    // fia_check_scores.cpp: sparse_mode, pre / next, atten_mask, pse_shift
-void check_precision(Ctx& x); // fia_check_scores.cpp: scale, inner_precise, high_perf, row_fix, lse
+void check_query(Ctx& x);      // fia_check_query.cpp: dtype, layout, rank, B / N / Sq / D, KV_N and G
+void check_quant(Ctx& x);      // fia_check_quant.cpp: quantisation parameters, validated then rejected
+void check_kv(Ctx& x);         // fia_check_kv.cpp: key / value dense, tensor list or paged
+void check_prefix(Ctx& x);     // fia_check_lengths.cpp: key/value_shared_prefix, actual_shared_prefix_len
+void check_lengths(Ctx& x);    // fia_check_lengths.cpp: actual lengths, left padding, paged block counts
+void check_scores(Ctx& x);     // fia_check_scores.cpp: sparse_mode, pre / next, atten_mask, pse_shift
+void check_precision(Ctx& x);  // fia_check_scores.cpp: scale, inner_precise, high_perf, row_fix, lse
+// Query S = 1 variants, called by the stages above (fia_check_decode.cpp):
+void check_decode_padding(Ctx& x);  // from check_lengths: kv_padding_size alone, starts < 0 -> empty KV
+void check_decode_scores(Ctx& x);   // from check_scores: sparse / pre / next ignored, (B, .., Skv) masks, pse
 
 // ---- helpers (fia_params.cpp) ----
 [[noreturn]] void fail(const std::string& msg);  // throws CaseError
@@ -42,6 +47,12 @@ std::vector<int64_t> shape_of(const TensorEntry& e);
 int64_t numel(const std::vector<int64_t>& shape);
 // Element 0 of an integer tensor, generating the tensor when a timing-mode load left it empty.
 int64_t first_value(const TensorEntry& e);
+
+// ---- shared by the lengths / scores stages and their S = 1 variants ----
+// query_padding_size / kv_padding_size: int64 [1], needs attrs.<act_name>; max(value, 0) (fia_check_lengths.cpp).
+int64_t padding_value(const Ctx& x, const std::string& name, bool act_given, const std::string& act_name);
+void check_mask_dtype(const TensorEntry& t);  // bool, int8 or uint8 (fia_check_scores.cpp)
+void check_pse(Ctx& x);                       // (B or 1, N, >= Sq (S = 1: 1), >= Skv) (fia_check_scores.cpp)
 
 // ---- shared by the K / V and prefix checks (fia_check_kv.cpp) ----
 // Checks a K / V-like tensor in the query's layout (rank, batch `batch`, KV_N heads of D) and returns its S.

@@ -3,7 +3,9 @@
 //   C2(s): waits P_READY, O_blk = P V -> workspace O slot s % 2, then cross flag O_READY.
 // Order: C1(0 .. preload-1), then C1(s + preload), C2(s) for s = 0, 1, ...: the cube computes scores ahead
 // while the AIVs run the softmax of earlier blocks. Intra-core flags (event ids per pipe pair):
-//   MTE1->MTE2 / MTE2->MTE1: 0 K block free / loaded, 1 V, 2 P, 3 Q
+//   MTE1->MTE2 / MTE2->MTE1: 0 K block free / loaded, 1 V, 2 P, 3 Q; 4 / 5 the second K / V slot
+// With kv_buffers > preload, V(s) is loaded right after K(s) in C1(s), so MTE2 keeps streaming K and V while
+// the scalar waits for P_READY (what decode needs); otherwise V(s) is loaded at the start of C2(s).
 //   M->MTE1 / MTE1->M: 0, 1 the two L0A + L0B slice slots     FIX->M / M->FIX: 0, 1 the two L0C halves
 #include <algorithm>
 
@@ -19,6 +21,8 @@ using sim::CoreCtx;
 
 namespace {
 enum L1Ev { kEvK = 0, kEvV = 1, kEvP = 2, kEvQ = 3 };
+int ev_k(int64_t slot) { return slot ? 4 : kEvK; }  // K / V slot 1 use events 4 / 5
+int ev_v(int64_t slot) { return slot ? 5 : kEvV; }
 
 int64_t ceil16(int64_t v) { return (v + 15) / 16; }
 
@@ -27,13 +31,18 @@ struct Cube {
   const FiaPlan& pl;
   L1Layout l1;
   L0Split l0;
-  Addr q, k, v, pm, l0a[2], l0b[2], l0c[2];
+  Addr q, k[2], v[2], pm, l0a[2], l0b[2], l0c[2];
+  int64_t kvb = 1;      // K / V slots in L1 (tiling.kv_buffers)
+  bool early_v = false; // V(s) is loaded with K(s) in C1: its slot was freed by an earlier C2 (kvb > preload)
   int slot = 0, half = 0;
   std::vector<PageIds> pages;  // ring: score block s uses pages[s % size]
 
   Cube(CoreCtx& ctx, const FiaPlan& plan) : c(ctx), pl(plan), l1(l1_layout(plan.p, plan.t)), l0(l0_split(plan.p, plan.t, ctx.hw())) {
     const Addr base = c.alloc(Buf::L1, l1.total, "tiling.s1_block / s2_block L1 blocks (Q, K, V, P)");
-    q = {Buf::L1, base.off + l1.q}, k = {Buf::L1, base.off + l1.k}, v = {Buf::L1, base.off + l1.v}, pm = {Buf::L1, base.off + l1.pm};
+    q = {Buf::L1, base.off + l1.q}, pm = {Buf::L1, base.off + l1.pm};
+    kvb = pl.t.kv_buffers;
+    early_v = kvb > pl.t.preload;
+    for (int64_t i = 0; i < kvb; ++i) k[i] = {Buf::L1, base.off + l1.k[i]}, v[i] = {Buf::L1, base.off + l1.v[i]};
     for (int i = 0; i < 2; ++i) {
       l0a[i] = c.alloc(Buf::L0A, uint64_t(l1.m_cap * l0.kstep * 2), "L0A slice");
       l0b[i] = c.alloc(Buf::L0B, uint64_t(l0.kstep * l0.nsub * 2), "L0B slice");
@@ -93,46 +102,56 @@ struct Cube {
 
   void c1(const Step& st, int64_t s) {
     const FiaUnit& u = pl.units[st.unit];
-    const int64_t m = u.r_hi - u.r_lo, n2 = pl.p.kv_n_of(u.n), j0 = st.blk * pl.t.s2_block, cols = pl.blk_cols(u.b, st.blk);
+    const int64_t m = u.r_hi - u.r_lo, n2 = u.n2, j0 = st.blk * pl.t.s2_block, cols = pl.blk_cols(u.b, st.blk);
     if (st.first) {
       c.wait_flag(Pipe::MTE1, Pipe::MTE2, kEvQ);
-      load_rows({"query", q_elem(pl, u.b, u.n, u.r_lo), m, q_row_stride(pl), 0}, q, pl.p.D, l1.m_cap);
+      load_rows({"query", row_q_elem(pl, u, u.r_lo), m, row_q_stride(pl), 0}, q, pl.p.D, l1.m_cap);
       c.set_flag(Pipe::MTE2, Pipe::MTE1, kEvQ);
     }
     PageIds& pg = pages[size_t(s % int64_t(pages.size()))];
     pg.load(c, pl, u.b, j0, cols);
-    c.wait_flag(Pipe::MTE1, Pipe::MTE2, kEvK);
-    for (const RowRun& r : kv_runs(pl, false, u.b, n2, j0, cols, pg)) load_rows(r, k, pl.p.D, l1.n_cap);
-    c.set_flag(Pipe::MTE2, Pipe::MTE1, kEvK);
-    c.wait_flag(Pipe::MTE2, Pipe::MTE1, kEvK);
+    const int64_t ks = s % kvb;
+    c.wait_flag(Pipe::MTE1, Pipe::MTE2, ev_k(ks));
+    for (const RowRun& r : kv_runs(pl, false, u.b, n2, j0, cols, pg)) load_rows(r, k[ks], pl.p.D, l1.n_cap);
+    c.set_flag(Pipe::MTE2, Pipe::MTE1, ev_k(ks));
+    if (early_v) load_v(st, s);
+    c.wait_flag(Pipe::MTE2, Pipe::MTE1, ev_k(ks));
     if (st.first) c.wait_flag(Pipe::MTE2, Pipe::MTE1, kEvQ);
-    gemm(q, k, true, m, cols, pl.p.D, c.gm("workspace", pl.ws_s(c.block_idx(), s % pl.s_slots())), pl.cw_max, pl.vec);
-    c.set_flag(Pipe::MTE1, Pipe::MTE2, kEvK);
+    gemm(q, k[ks], true, m, cols, pl.p.D, c.gm("workspace", pl.ws_s(c.block_idx(), s % pl.s_slots())), pl.cw_max, pl.vec);
+    c.set_flag(Pipe::MTE1, Pipe::MTE2, ev_k(ks));
     if (st.last) c.set_flag(Pipe::MTE1, Pipe::MTE2, kEvQ);
     c.cross_set(2, kFlagSReady, Pipe::FIX);
   }
 
+  void load_v(const Step& st, int64_t s) {
+    const FiaUnit& u = pl.units[st.unit];
+    const int64_t j0 = st.blk * pl.t.s2_block, cols = pl.blk_cols(u.b, st.blk), vs = s % kvb;
+    c.wait_flag(Pipe::MTE1, Pipe::MTE2, ev_v(vs));
+    for (const RowRun& r : kv_runs(pl, true, u.b, u.n2, j0, cols, pages[size_t(s % int64_t(pages.size()))]))
+      load_rows(r, v[vs], pl.p.Dv, l1.n_cap);
+    c.set_flag(Pipe::MTE2, Pipe::MTE1, ev_v(vs));
+  }
+
   void c2(const Step& st, int64_t s) {
     const FiaUnit& u = pl.units[st.unit];
-    const int64_t m = u.r_hi - u.r_lo, n2 = pl.p.kv_n_of(u.n), j0 = st.blk * pl.t.s2_block, cols = pl.blk_cols(u.b, st.blk);
-    c.wait_flag(Pipe::MTE1, Pipe::MTE2, kEvV);
-    for (const RowRun& r : kv_runs(pl, true, u.b, n2, j0, cols, pages[size_t(s % int64_t(pages.size()))]))
-      load_rows(r, v, pl.p.Dv, l1.n_cap);
-    c.set_flag(Pipe::MTE2, Pipe::MTE1, kEvV);
+    const int64_t m = u.r_hi - u.r_lo, cols = pl.blk_cols(u.b, st.blk), vs = s % kvb;
+    if (!early_v) load_v(st, s);
     c.cross_wait(kFlagPReady);
     c.wait_flag(Pipe::MTE1, Pipe::MTE2, kEvP);
     load_rows({"workspace", pl.ws_p(c.block_idx(), s % 2) / 2, m, pl.cw_max, 0}, pm, cols, l1.m_cap);
     c.set_flag(Pipe::MTE2, Pipe::MTE1, kEvP);
-    c.wait_flag(Pipe::MTE2, Pipe::MTE1, kEvV);
+    c.wait_flag(Pipe::MTE2, Pipe::MTE1, ev_v(vs));
     c.wait_flag(Pipe::MTE2, Pipe::MTE1, kEvP);
-    gemm(pm, v, false, m, pl.p.Dv, cols, c.gm("workspace", pl.ws_o(c.block_idx(), s % 2)), pl.dv_pad, DType::F32);
-    c.set_flag(Pipe::MTE1, Pipe::MTE2, kEvV);
+    gemm(pm, v[vs], false, m, pl.p.Dv, cols, c.gm("workspace", pl.ws_o(c.block_idx(), s % 2)), pl.dv_pad, DType::F32);
+    c.set_flag(Pipe::MTE1, Pipe::MTE2, ev_v(vs));
     c.set_flag(Pipe::MTE1, Pipe::MTE2, kEvP);
     c.cross_set(2, kFlagOReady, Pipe::FIX);
   }
 
   void flags(bool set) {
-    for (int e : {kEvK, kEvV, kEvP, kEvQ}) set ? c.set_flag(Pipe::MTE1, Pipe::MTE2, e) : c.wait_flag(Pipe::MTE1, Pipe::MTE2, e);
+    for (int e : {kEvP, kEvQ}) set ? c.set_flag(Pipe::MTE1, Pipe::MTE2, e) : c.wait_flag(Pipe::MTE1, Pipe::MTE2, e);
+    for (int64_t i = 0; i < kvb; ++i)
+      for (int e : {ev_k(i), ev_v(i)}) set ? c.set_flag(Pipe::MTE1, Pipe::MTE2, e) : c.wait_flag(Pipe::MTE1, Pipe::MTE2, e);
     for (int i = 0; i < 2; ++i) {
       set ? c.set_flag(Pipe::M, Pipe::MTE1, i) : c.wait_flag(Pipe::M, Pipe::MTE1, i);
       set ? c.set_flag(Pipe::FIX, Pipe::M, i) : c.wait_flag(Pipe::FIX, Pipe::M, i);
@@ -142,6 +161,7 @@ struct Cube {
 }  // namespace
 
 void fia_cube(CoreCtx& c, const FiaPlan& pl) {
+  if (size_t(c.block_idx()) + 1 >= pl.core_first.size()) return;
   const std::vector<Step> steps = core_steps(pl, c.block_idx());
   if (steps.empty()) return;
   Cube k(c, pl);
@@ -153,6 +173,12 @@ void fia_cube(CoreCtx& c, const FiaPlan& pl) {
     k.c2(steps[size_t(s)], s);
   }
   k.flags(false);
+}
+
+// Flash-decoding: every core of the launch takes part in the SyncAll before the AIVs combine the partials.
+void fia_cube_entry(CoreCtx& c, const FiaPlan& pl) {
+  fia_cube(c, pl);
+  if (pl.has_splits()) c.sync_all();
 }
 
 }  // namespace npusim::op::fia

@@ -12,12 +12,12 @@ using attn::KvStorage;
 
 namespace {
 void check_tiling_keys(const CaseFile& c) {
-  static const std::set<std::string> keys = {"s1_block", "s2_block", "vec_rows", "preload", "block_dim"};
+  static const std::set<std::string> keys = {"s1_block", "s2_block", "vec_rows", "preload", "block_dim", "kv_splits", "kv_buffers"};
   if (c.tiling && c.tiling.IsMap())
     for (const auto& kv : c.tiling)
       if (!kv.first.IsScalar() || !keys.count(kv.first.as<std::string>()))
         throw CaseError("tiling." + (kv.first.IsScalar() ? kv.first.Scalar() : std::string("<non-scalar>")) +
-                        " is not a fused_infer_attention_score tiling key (valid: s1_block, s2_block, vec_rows, preload, block_dim)");
+                        " is not a fused_infer_attention_score tiling key (valid: s1_block, s2_block, vec_rows, preload, block_dim, kv_splits, kv_buffers)");
 }
 
 void check_topology(const sim::HwConfig& hw) {
@@ -93,15 +93,17 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
     out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
   }
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
+  if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
   r.tiling = {{"s1_block", pl.t.s1_block}, {"s2_block", pl.t.s2_block}, {"vec_rows", pl.t.vec_rows},
-              {"preload", pl.t.preload}, {"block_dim", pl.t.block_dim}};
+              {"preload", pl.t.preload}, {"block_dim", pl.t.block_dim}, {"kv_buffers", pl.t.kv_buffers}};
+  if (pl.decode) r.tiling.push_back({"kv_splits", pl.t.kv_splits});
   r.min_gm_bytes = in_bytes + out_bytes;
   count_flops(pl, r);
   r.cores = int(pl.t.block_dim);
   r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
   r.launch = sim::LaunchSpec{.name = "fused_infer_attention_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
   auto shared = std::make_shared<const fia::FiaPlan>(std::move(pl));
-  r.launch.cube = [shared](sim::CoreCtx& ctx) { fia::fia_cube(ctx, *shared); };
+  r.launch.cube = [shared](sim::CoreCtx& ctx) { fia::fia_cube_entry(ctx, *shared); };
   r.launch.vector = [shared](sim::CoreCtx& ctx) { fia::fia_vector(ctx, *shared); };
   return r;
 }

@@ -35,8 +35,10 @@ L1Layout l1_layout(const attn::AttnProblem& p, const FiaTiling& t) {
   l.n_cap = round_up(t.s2_block, 16);
   Bump b;
   l.q = b.take(l.m_cap * round_up(p.D, 16) * 2);
-  l.k = b.take(l.n_cap * round_up(p.D, 16) * 2);
-  l.v = b.take(l.n_cap * round_up(p.Dv, 16) * 2);
+  for (int64_t i = 0; i < t.kv_buffers; ++i) {
+    l.k[i] = b.take(l.n_cap * round_up(p.D, 16) * 2);
+    l.v[i] = b.take(l.n_cap * round_up(p.Dv, 16) * 2);
+  }
   l.pm = b.take(l.m_cap * l.n_cap * 2);
   l.total = b.top;
   return l;
@@ -47,11 +49,17 @@ uint64_t fia_l1_bytes(const attn::AttnProblem& p, const FiaTiling& t) { return l
 UbLayout ub_layout(const attn::AttnProblem& p, const FiaTiling& t) {
   UbLayout u;
   u.hm = round_up((t.s1_block + 1) / 2, 16);
+  if (p.Sq == 1) u.hm = std::max(u.hm, round_up(p.G, 16));  // the flash-decoding combine takes all G rows on one AIV
   u.cw = FiaPlan::cw_of(t.s2_block);
   const int64_t es = p.high_perf ? 2 : 4, vr = t.vec_rows, dv = round_up(p.Dv, 16);
-  const int64_t x_bytes = std::max(vr * u.cw * es, 16 * dv * 4);
+  int64_t x_bytes = std::max(vr * u.cw * es, 16 * dv * 4);
+  if (p.Sq == 1) {  // decode: the combine stages m, l, w of every split in x[0] and one split's O in x[1]
+    const int64_t gp = round_up(p.G, 16);
+    x_bytes = std::max({x_bytes, 3 * t.kv_splits * gp * 4, gp * dv * 4});
+  }
   u.o_rows = std::min(u.hm, x_bytes / (dv * 4) / 16 * 16);  // a multiple of 16: f16 alpha rows stay 32-byte aligned
-  const int64_t pb_bytes = std::max(vr * u.cw * 2, u.o_rows * dv * 2);
+  int64_t pb_bytes = std::max(vr * u.cw * 2, u.o_rows * dv * 2);
+  if (p.Sq == 1) pb_bytes = std::max(pb_bytes, round_up(p.G, 16) * dv * 2);  // the combine casts all G rows at once
   Bump b;
   for (int i = 0; i < 2; ++i) u.x[i] = b.take(x_bytes), u.pb[i] = b.take(pb_bytes);
   u.acc = b.take(vr * 256);

@@ -16,7 +16,7 @@ L0Split l0_split(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwCo
 // L1 (one AIC): Q block (m_cap x D), K block (n_cap x D), V block (n_cap x Dv), P block (m_cap x n_cap); NZ.
 struct L1Layout {
   int64_t m_cap = 0, n_cap = 0;
-  uint64_t q = 0, k = 0, v = 0, pm = 0, total = 0;
+  uint64_t q = 0, k[2]{}, v[2]{}, pm = 0, total = 0;  // kv_buffers slots of K and V
 };
 L1Layout l1_layout(const attn::AttnProblem& p, const FiaTiling& t);
 

@@ -37,15 +37,33 @@ int64_t fit_vec_rows(const attn::AttnProblem& p, FiaTiling t, uint64_t ub) {
   return 0;
 }
 
+// Flash-decoding split count (hardware.md §5, vendor IsFlashDecode / SplitBNS): when B * KV_N <= cores / 2,
+// kv_splits = cores / (B * KV_N), lowered while the longest KV per split is under 512 tokens.
+int64_t auto_kv_splits(const attn::AttnProblem& p, const sim::HwConfig& hw) {
+  const int64_t groups = p.B * p.KV_N, cores = hw.chip.ai_cores;
+  if (groups == 0 || 2 * groups > cores) return 1;
+  int64_t ns = cores / groups;
+  while (ns > 1 && max_skv(p) / ns < 512) --ns;
+  return std::max<int64_t>(ns, 1);
+}
+
 FiaTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   FiaTiling t;
   t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
+  if (p.Sq == 1) t.s1_block = std::max<int64_t>(16, round_up(p.G, 16));  // decode: the G heads of a KV head
   t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, 512);
   t.preload = 1;
-  while (t.s2_block > 128 && fia_l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s2_block -= 128;
-  while (t.s1_block > 32 && fia_l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
+  // Two K / V slots when they fit: MTE2 then streams the next block while the cube waits for the softmax.
+  // Decode is bound by exactly that stream, so it trades s2_block for the second slot.
+  t.kv_buffers = 2;
+  const uint64_t l1 = uint64_t(hw.core.l1_bytes);
+  if (p.Sq == 1)
+    while (t.s2_block > 128 && fia_l1_bytes(p, t) > l1) t.s2_block -= 128;
+  if (fia_l1_bytes(p, t) > l1) t.kv_buffers = 1;
+  while (t.s2_block > 128 && fia_l1_bytes(p, t) > l1) t.s2_block -= 128;
+  while (p.Sq > 1 && t.s1_block > 32 && fia_l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
   t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes);
-  while (t.vec_rows == 0 && t.s1_block > 32) {
+  while (p.Sq > 1 && t.vec_rows == 0 && t.s1_block > 32) {
     t.s1_block /= 2;
     t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes);
   }
@@ -71,6 +89,7 @@ void check_fit(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwConf
 
 FiaUnit make_unit(const attn::AttnProblem& p, int64_t b, int64_t n, int64_t row0, int64_t s1, int64_t s2) {
   FiaUnit u{b, n, row0, std::min(s1, p.Sq - row0)};
+  u.n2 = p.kv_n_of(n);
   const int64_t qs = p.q_start(b);
   int64_t lo = std::max(row0, qs), hi = std::min(row0 + u.rows, qs + p.act_q[b]);
   // Rows with an empty band form a prefix and / or a suffix of the valid rows (the band edges are monotone).
@@ -85,18 +104,58 @@ FiaUnit make_unit(const attn::AttnProblem& p, int64_t b, int64_t n, int64_t row0
   return u;
 }
 
-// Contiguous ranges of units with about equal cost (score blocks, plus one for the zero rows' stores).
+// Decode: one unit per (b, KV head, split); split k of batch b covers score blocks [k nb / ns, (k+1) nb / ns)
+// with ns = min(kv_splits, nb), so every split has work. Groups with ns > 1 get partials in fd_workspace.
+void decode_units(FiaPlan& pl) {
+  const auto& p = pl.p;
+  pl.fd_splits.assign(size_t(p.B), 1);
+  pl.fd_off.assign(size_t(p.B * p.KV_N), -1);
+  for (int64_t b = 0; b < p.B; ++b) {
+    const int64_t nb = (p.skv_eff(b) + pl.t.s2_block - 1) / pl.t.s2_block;
+    const int64_t ns = std::max<int64_t>(1, std::min(pl.t.kv_splits, nb));
+    pl.fd_splits[size_t(b)] = ns;
+    for (int64_t n2 = 0; n2 < p.KV_N; ++n2) {
+      if (ns > 1) pl.fd_off[size_t(b * p.KV_N + n2)] = int64_t(pl.fd_bytes), pl.fd_bytes += uint64_t(ns) * pl.fd_split_bytes();
+      for (int64_t k = 0; k < ns; ++k) {
+        FiaUnit u{b, n2 * p.G, 0, p.G};
+        u.n2 = n2;
+        if (nb > 0) u.r_lo = 0, u.r_hi = p.G, u.blk_first = k * nb / ns, u.blk_end = (k + 1) * nb / ns;
+        u.split = ns > 1 ? k : -1;
+        pl.units.push_back(u);
+      }
+    }
+  }
+}
+
+// Contiguous ranges of units (in unit order, which keeps the heads sharing K / V on neighbouring cores) that
+// minimise the most loaded core: binary search on the capacity, greedy packing. Cost of a unit: its score
+// blocks, plus one for the zero rows' stores.
 std::vector<int64_t> split(const std::vector<FiaUnit>& units, int64_t cores) {
   std::vector<int64_t> cost(units.size());
-  int64_t total = 0;
-  for (size_t i = 0; i < units.size(); ++i)
-    total += cost[i] = 1 + (units[i].computed() ? 8 * (units[i].blk_end - units[i].blk_first) : 0);
-  std::vector<int64_t> first{0};
-  int64_t acc = 0;
-  for (size_t i = 0; i < units.size() && int64_t(first.size()) < cores; ++i) {
-    acc += cost[i];
-    if (acc * cores >= total * int64_t(first.size())) first.push_back(int64_t(i) + 1);
+  int64_t total = 0, biggest = 0;
+  for (size_t i = 0; i < units.size(); ++i) {
+    cost[i] = 1 + (units[i].computed() ? 8 * (units[i].blk_end - units[i].blk_first) : 0);
+    total += cost[i], biggest = std::max(biggest, cost[i]);
   }
+  auto pack = [&](int64_t cap, std::vector<int64_t>* first) {
+    int64_t used = 1, load = 0;
+    if (first) first->assign(1, 0);
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (load + cost[i] > cap) {
+        ++used, load = 0;
+        if (first) first->push_back(int64_t(i));
+      }
+      load += cost[i];
+    }
+    return used;
+  };
+  int64_t lo = biggest, hi = std::max(total, biggest);
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (pack(mid, nullptr) <= cores ? hi : lo) = mid + (pack(mid, nullptr) <= cores ? 0 : 1);
+  }
+  std::vector<int64_t> first;
+  pack(lo, &first);
   while (int64_t(first.size()) <= cores) first.push_back(int64_t(units.size()));
   return first;
 }
@@ -114,6 +173,9 @@ FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const
   if (pl.t.s2_block % 128)
     throw CaseError("tiling.s2_block = " + std::to_string(pl.t.s2_block) + " must be a multiple of 128 (the softmax works on 128-column groups)");
   pl.t.preload = ov("preload", c.preload, 1, 4);
+  pl.t.kv_buffers = ov("kv_buffers", c.kv_buffers, 1, 2);
+  pl.decode = p.Sq == 1;
+  if (pl.decode) pl.t.kv_splits = ov("kv_splits", auto_kv_splits(p, hw), 1, 256);
   const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes);
   const int64_t a = row_align(p);
   pl.t.vec_rows = ov("vec_rows", vr ? vr : a, a, half_rows(pl.t.s1_block));
@@ -123,8 +185,15 @@ FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const
   if (pl.t.vec_rows * FiaPlan::cw_of(pl.t.s2_block) > 255 * 64)
     throw CaseError("tiling.vec_rows x s2_block = " + std::to_string(pl.t.vec_rows * FiaPlan::cw_of(pl.t.s2_block)) +
                     " exceeds one counter-mode vector instruction (16320 fp32 elements)");
+  if (pl.decode) {
+    if (pl.t.s1_block < p.G)
+      throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must hold the G = " + std::to_string(p.G) +
+                      " query heads of a KV head (query S = 1)");
+  }
   check_fit(p, pl.t, hw);
-  for (int64_t b = 0; b < p.B; ++b)
+  pl.dv_pad = round_up(p.Dv, 16);
+  if (pl.decode) decode_units(pl);
+  for (int64_t b = 0; b < p.B && !pl.decode; ++b)
     for (int64_t n = 0; n < p.N; ++n)
       for (int64_t r = 0; r < p.Sq; r += pl.t.s1_block) pl.units.push_back(make_unit(p, b, n, r, pl.t.s1_block, pl.t.s2_block));
   const int64_t cores = std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size())));
@@ -135,7 +204,6 @@ FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const
   pl.vec = p.high_perf ? isa::DType::F16 : isa::DType::F32;
   pl.mask_value = p.mask_value();
   pl.cw_max = FiaPlan::cw_of(pl.t.s2_block);
-  pl.dv_pad = round_up(p.Dv, 16);
   const int64_t m_cap = round_up(pl.t.s1_block, 16);
   pl.ws_s_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.vec));
   pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * 2);

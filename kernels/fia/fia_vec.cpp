@@ -21,7 +21,7 @@ using namespace isa;
 using sim::CoreCtx;
 
 namespace {
-constexpr int kEvSide = 2, kEvSideFree = 3, kEvOaccFree = 4, kEvOacc = 5, kEvLse = 2;
+constexpr int kEvSide = 2, kEvSideFree = 3, kEvOaccFree = 4, kEvOacc = 5, kEvLse = 2, kEvPartial = 4, kEvCombine = 6;
 const double kInf = std::numeric_limits<double>::infinity();
 
 struct Vec {
@@ -51,20 +51,24 @@ struct Vec {
   }
 
   // ---------------- V1 ----------------
-  void load_side_inputs(const FiaUnit& u, int64_t i0, int64_t r, int64_t j0, int64_t cols, int64_t cw) {
+  void load_side_inputs(const FiaUnit& u, int64_t row, int64_t r, int64_t j0, int64_t cols, int64_t cw) {
     const int64_t gap_blocks_b = (cw - (cols + 31) / 32 * 32) / 32, gap_blocks_h = (cw * 2 - (cols * 2 + 31) / 32 * 32) / 32;
-    if (p.pse) {
-      const int64_t row = p.mask_row(u.b, i0), col = p.mask_col(u.b, j0);
-      const uint64_t e = uint64_t(((p.pse_b > 1 ? u.b : 0) * p.N + u.n) * p.pse_sq * p.pse_skv + row * p.pse_skv + col);
+    const int64_t i0 = row_logical(pl, u, row), col = p.mask_col(u.b, j0), prow = p.mask_row(u.b, i0);
+    if (p.pse) {  // rows are query rows (prompt) or heads (decode, pse_sq = 1): pse_skv elements apart either way
+      const uint64_t e = uint64_t(((p.pse_b > 1 ? u.b : 0) * p.N + row_head(pl, u, row)) * p.pse_sq * p.pse_skv +
+                                  prow * p.pse_skv + col);
       c.issue(DataCopy{.dst = ub(L.pse_raw), .src = c.gm("pse_shift", e * 2), .nburst = uint16_t(r), .burst_bytes = uint32_t(cols * 2),
                        .src_gap = uint32_t((p.pse_skv - cols) * 2), .dst_gap = uint32_t(gap_blocks_h)});
     }
-    if (p.uses_mask_tensor()) {
-      const int64_t row = p.mask_row(u.b, i0), col = p.mask_col(u.b, j0);
-      const uint64_t e = uint64_t((p.mask_per_batch ? u.b : 0) * p.mask_sq * p.mask_skv + row * p.mask_skv + col);
+    if (!p.uses_mask_tensor()) return;
+    const uint64_t e = uint64_t((p.mask_per_batch ? u.b : 0) * p.mask_sq * p.mask_skv + prow * p.mask_skv + col);
+    if (!pl.decode) {
       c.issue(DataCopy{.dst = ub(L.mask_u8), .src = c.gm("atten_mask", e), .nburst = uint16_t(r), .burst_bytes = uint32_t(cols),
                        .src_gap = uint32_t(p.mask_skv - cols), .dst_gap = uint32_t(gap_blocks_b)});
+      return;
     }
+    for (int64_t k = 0; k < r; ++k)  // decode: every head of the group reads the batch's one mask row
+      c.issue(DataCopy{.dst = ub(L.mask_u8, k * cw), .src = c.gm("atten_mask", e), .burst_bytes = uint32_t(cols)});
   }
 
   // Rows of the compressed (2048 x 2048, 1 above the diagonal) mask such that bit (i, j) of the sub-tile is
@@ -120,14 +124,14 @@ struct Vec {
   void v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int64_t a) {
     const FiaUnit& u = pl.units[size_t(st.unit)];
     const int64_t j0 = st.blk * pl.t.s2_block, cols = pl.blk_cols(u.b, st.blk), cw = FiaPlan::cw_of(cols);
-    const int64_t i0 = u.r_lo + a + lr - p.q_start(u.b), n = r * cw, ai = s % 2;
+    const int64_t row = u.r_lo + a + lr, i0 = row_logical(pl, u, row), n = r * cw, ai = s % 2;
     const Tile x{ub(L.x[xb]), r, cw, vt};
     c.wait_flag(Pipe::V, Pipe::MTE2, xb);
     const uint64_t src = pl.ws_s(c.block_idx(), s % pl.s_slots()) + uint64_t((a + lr) * pl.cw_max * es());
     c.issue(DataCopy{.dst = x.at, .src = ws(src), .nburst = uint16_t(r), .burst_bytes = uint32_t(cw * es()),
                      .src_gap = uint32_t((pl.cw_max - cw) * es())});
     const bool side = p.pse || p.uses_mask_tensor();
-    if (side) c.wait_flag(Pipe::V, Pipe::MTE2, kEvSideFree), load_side_inputs(u, i0, r, j0, cols, cw);
+    if (side) c.wait_flag(Pipe::V, Pipe::MTE2, kEvSideFree), load_side_inputs(u, row, r, j0, cols, cw);
     c.set_flag(Pipe::MTE2, Pipe::V, xb);
     c.wait_flag(Pipe::MTE2, Pipe::V, xb);
     ops.scalar(VScalarOp::Muls, vt, x.at, x.at, p.scale, n);
@@ -227,6 +231,7 @@ struct Vec {
 
   // out = O / l (0 for invalid rows with row_fix: l -> +inf), lse = m + ln l (+inf for invalid rows).
   void finish(const FiaUnit& u, int64_t a, int64_t cnt, int64_t mi) {
+    if (u.split >= 0) return finish_partial(u, a, cnt, mi);
     Addr mf = ub(L.m[mi]), lf = ub(L.l[mi]);
     if (vt == DType::F16) {
       ops.cast(DType::F32, DType::F16, ub(L.mnew), mf, cnt);
@@ -245,7 +250,7 @@ struct Vec {
       if (p.row_fix) ops.select(DType::F32, ub(L.lse), ub(L.lse), ub(L.bits), kInf, cnt);
       c.set_flag(Pipe::V, Pipe::MTE3, kEvLse);
       c.wait_flag(Pipe::V, Pipe::MTE3, kEvLse);
-      c.issue(DataCopy{.dst = c.gm("softmax_lse", uint64_t(((u.b * p.N + u.n) * p.Sq + row0) * 4)), .src = ub(L.lse),
+      c.issue(DataCopy{.dst = c.gm("softmax_lse", row_lse_elem(pl, u, row0) * 4), .src = ub(L.lse),
                        .burst_bytes = uint32_t(cnt * 4)});
       c.set_flag(Pipe::MTE3, Pipe::V, kEvLse);
     }
@@ -267,13 +272,112 @@ struct Vec {
     c.set_flag(Pipe::V, Pipe::MTE2, kEvOaccFree);
   }
 
+  // Flash-decoding partial of one split: O / l (fp32), m and l of rows [a, a + cnt) -> fd_workspace.
+  void finish_partial(const FiaUnit& u, int64_t a, int64_t cnt, int64_t mi) {
+    const int64_t dv = pl.dv_pad, gp = pl.g_pad();
+    for (int64_t r0 = 0; r0 < cnt; r0 += L.o_rows) {
+      const int64_t r = std::min(L.o_rows, cnt - r0);
+      ops.brcb(DType::F32, ub(L.l[mi], r0 * 4), ub(L.obrcb), r);
+      ops.row_bcast({ub(L.oacc, r0 * dv * 4), r, dv, DType::F32}, ub(L.obrcb), VBinOp::Div, p.Dv);
+    }
+    const uint64_t base = uint64_t(pl.fd_off[size_t(u.b * p.KV_N + u.n2)]) + uint64_t(u.split) * pl.fd_split_bytes();
+    c.set_flag(Pipe::V, Pipe::MTE3, kEvPartial);
+    c.wait_flag(Pipe::V, Pipe::MTE3, kEvPartial);
+    c.issue(DataCopy{.dst = c.gm("fd_workspace", base + uint64_t(a * dv * 4)), .src = ub(L.oacc), .burst_bytes = uint32_t(cnt * dv * 4)});
+    c.issue(DataCopy{.dst = c.gm("fd_workspace", base + uint64_t((gp * dv + a) * 4)), .src = ub(L.m[mi]), .burst_bytes = uint32_t(cnt * 4)});
+    c.issue(DataCopy{.dst = c.gm("fd_workspace", base + uint64_t((gp * dv + gp + a) * 4)), .src = ub(L.l[mi]),
+                     .burst_bytes = uint32_t(cnt * 4)});
+    c.set_flag(Pipe::MTE3, Pipe::V, kEvPartial);
+    c.wait_flag(Pipe::MTE3, Pipe::V, kEvPartial);
+    c.set_flag(Pipe::V, Pipe::MTE2, kEvOaccFree);
+  }
+
+  // ---------------- flash-decoding combine (after SyncAll) ----------------
+  void load_wait(const DataCopy& d) {
+    c.issue(d);
+    c.set_flag(Pipe::MTE2, Pipe::V, kEvCombine);
+    c.wait_flag(Pipe::MTE2, Pipe::V, kEvCombine);
+  }
+  void buffer_free() {  // the V reads of a staging buffer are done before MTE2 refills it
+    c.set_flag(Pipe::V, Pipe::MTE2, kEvCombine);
+    c.wait_flag(Pipe::V, Pipe::MTE2, kEvCombine);
+  }
+
+  // One (b, KV head) group: M = max m_k, w_k = l_k exp(m_k - M), W = sum w_k, out = sum O_k (w_k / W),
+  // lse = M + ln W (kernels/fia/README.md "Flash-decoding").
+  void combine_group(int64_t b, int64_t n2) {
+    const int64_t ns = pl.fd_splits[size_t(b)], g = p.G, gp = pl.g_pad(), dv = pl.dv_pad;
+    const uint64_t base = uint64_t(pl.fd_off[size_t(b * p.KV_N + n2)]), sb = pl.fd_split_bytes();
+    const uint64_t m_at = L.x[0], l_at = L.x[0] + uint64_t(ns * gp * 4), w_at = L.x[0] + uint64_t(2 * ns * gp * 4);
+    const uint32_t row_gap = uint32_t((gp * 4 - (g * 4 + 31) / 32 * 32) / 32);
+    buffer_free();
+    for (const auto& [dst, off] : {std::pair{m_at, gp * dv}, std::pair{l_at, gp * dv + gp}})
+      c.issue(DataCopy{.dst = ub(dst), .src = c.gm("fd_workspace", base + uint64_t(off * 4)), .nburst = uint16_t(ns),
+                       .burst_bytes = uint32_t(g * 4), .src_gap = uint32_t(sb - uint64_t(g * 4)), .dst_gap = row_gap});
+    c.set_flag(Pipe::MTE2, Pipe::V, kEvCombine);
+    c.wait_flag(Pipe::MTE2, Pipe::V, kEvCombine);
+    auto at = [&](uint64_t arr, int64_t k) { return ub(arr, k * gp * 4); };
+    const Addr M = ub(L.mnew), W = ub(L.tmp), t = ub(L.alpha[0]), Wd = ub(L.rsum), lse = ub(L.lse);
+    ops.copy(DType::F32, M, at(m_at, 0), g);
+    for (int64_t k = 1; k < ns; ++k) ops.binary(VBinOp::Max, DType::F32, M, M, at(m_at, k), g);
+    for (int64_t k = 0; k < ns; ++k) {
+      ops.binary(VBinOp::Sub, DType::F32, t, at(m_at, k), M, g);
+      ops.unary(VUnaryOp::Exp, DType::F32, t, t, g);
+      ops.binary(VBinOp::Mul, DType::F32, at(w_at, k), at(l_at, k), t, g);
+    }
+    ops.copy(DType::F32, W, at(w_at, 0), g);
+    for (int64_t k = 1; k < ns; ++k) ops.binary(VBinOp::Add, DType::F32, W, W, at(w_at, k), g);
+    ops.copy(DType::F32, Wd, W, g);
+    if (p.row_fix) {
+      ops.dup(DType::F32, ub(L.acc), pl.mask_value, 64);
+      ops.cmp_scalar_vec(CmpOp::NE, DType::F32, ub(L.bits), M, ub(L.acc), g);
+      ops.select(DType::F32, Wd, W, ub(L.bits), kInf, g);
+    }
+    for (int64_t k = 0; k < ns; ++k) ops.binary(VBinOp::Div, DType::F32, at(w_at, k), at(w_at, k), Wd, g);
+    const FiaUnit grp{b, n2 * p.G, 0, g};
+    if (p.lse) {
+      c.wait_flag(Pipe::MTE3, Pipe::V, kEvLse);
+      ops.unary(VUnaryOp::Ln, DType::F32, lse, W, g);
+      ops.binary(VBinOp::Add, DType::F32, lse, lse, M, g);
+      if (p.row_fix) ops.select(DType::F32, lse, lse, ub(L.bits), kInf, g);
+      c.set_flag(Pipe::V, Pipe::MTE3, kEvLse);
+      c.wait_flag(Pipe::V, Pipe::MTE3, kEvLse);
+      c.issue(DataCopy{.dst = c.gm("softmax_lse", row_lse_elem(pl, grp, 0) * 4), .src = lse, .burst_bytes = uint32_t(g * 4)});
+      c.set_flag(Pipe::MTE3, Pipe::V, kEvLse);
+    }
+    const Tile o{ub(L.x[1]), g, dv, DType::F32};
+    for (int64_t k = 0; k < ns; ++k) {
+      if (k) buffer_free();
+      load_wait(DataCopy{.dst = o.at, .src = c.gm("fd_workspace", base + uint64_t(k) * sb), .burst_bytes = uint32_t(g * dv * 4)});
+      ops.brcb(DType::F32, at(w_at, k), ub(L.obrcb), g);
+      ops.row_bcast(o, ub(L.obrcb), VBinOp::Mul, p.Dv);
+      if (k == 0) ops.copy(DType::F32, ub(L.oacc), o.at, g * dv);
+      else ops.binary(VBinOp::Add, DType::F32, ub(L.oacc), ub(L.oacc), o.at, g * dv);
+    }
+    c.wait_flag(Pipe::MTE3, Pipe::V, pbi);
+    ops.cast(pl.out, DType::F32, ub(L.pb[pbi]), ub(L.oacc), g * dv);
+    c.set_flag(Pipe::V, Pipe::MTE3, pbi);
+    c.wait_flag(Pipe::V, Pipe::MTE3, pbi);
+    store_out(ub(L.pb[pbi]), grp, 0, g);
+    c.set_flag(Pipe::MTE3, Pipe::V, pbi);
+    pbi ^= 1;
+  }
+
+  void combine() {
+    const int64_t me = int64_t(c.block_idx()) * 2 + c.sub_block_idx(), aivs = pl.t.block_dim * 2;
+    int64_t idx = 0;
+    for (int64_t b = 0; b < p.B; ++b)
+      for (int64_t n2 = 0; n2 < p.KV_N; ++n2)
+        if (pl.fd_off[size_t(b * p.KV_N + n2)] >= 0 && idx++ % aivs == me) combine_group(b, n2);
+  }
+
   // rows x Dv output rows from UB (rows dv_pad elements apart) to attention_out.
   void store_out(Addr src, const FiaUnit& u, int64_t row, int64_t rows) {
     const int64_t row_bytes = p.Dv * bytes_of(pl.out), ub_row = pl.dv_pad * bytes_of(pl.out);
-    c.issue(DataCopy{.dst = c.gm("attention_out", out_elem(pl, u.b, u.n, row) * uint64_t(bytes_of(pl.out))), .src = src,
+    c.issue(DataCopy{.dst = c.gm("attention_out", row_out_elem(pl, u, row) * uint64_t(bytes_of(pl.out))), .src = src,
                      .nburst = uint16_t(rows), .burst_bytes = uint32_t(row_bytes),
                      .src_gap = uint32_t((ub_row - (row_bytes + 31) / 32 * 32) / 32),
-                     .dst_gap = uint32_t((out_row_stride(pl) - p.Dv) * bytes_of(pl.out))});
+                     .dst_gap = uint32_t((row_out_stride(pl) - p.Dv) * bytes_of(pl.out))});
   }
 
   // Rows nobody computes (past the actual length, empty band, units without work): out 0, lse +inf.
@@ -281,7 +385,7 @@ struct Vec {
     for (int64_t r = 0; r < rows; r += 8) store_out(ub(L.zout), u, row + r, std::min<int64_t>(8, rows - r));
     if (!p.lse) return;
     for (int64_t r = 0; r < rows; r += 64)
-      c.issue(DataCopy{.dst = c.gm("softmax_lse", uint64_t(((u.b * p.N + u.n) * p.Sq + row + r) * 4)), .src = ub(L.zlse),
+      c.issue(DataCopy{.dst = c.gm("softmax_lse", row_lse_elem(pl, u, row + r) * 4), .src = ub(L.zlse),
                        .burst_bytes = uint32_t(std::min<int64_t>(64, rows - r) * 4)});
   }
 
@@ -308,7 +412,7 @@ struct Vec {
 
   void init_constants() {
     ops.dup(DType::F16, ub(L.zout), 0.0, 8 * pl.dv_pad);
-    ops.dup(DType::F32, ub(L.zlse), kInf, 64);
+    ops.dup(DType::F32, ub(L.zlse), pl.decode ? -3.4e38 : kInf, 64);  // spec Decisions: empty KV at S = 1 -> -3.4e38
     ops.dup(DType::F16, ub(L.zero), 0.0, 128);
     c.set_flag(Pipe::V, Pipe::MTE3, 3);
     c.wait_flag(Pipe::V, Pipe::MTE3, 3);
@@ -330,13 +434,17 @@ struct Vec {
     }
     const size_t core = size_t(c.block_idx());
     zero_through(core + 1 < pl.core_first.size() ? pl.core_first[core + 1] : zero_next);
+    if (pl.has_splits()) {
+      c.pipe_barrier(Pipe::ALL);  // partials written before the cores meet
+      c.sync_all();
+      combine();
+    }
     flags(false);
   }
 };
 }  // namespace
 
 void fia_vector(CoreCtx& c, const FiaPlan& pl) {
-  if (size_t(c.block_idx()) + 1 >= pl.core_first.size()) return;
   Vec(c, pl).run();
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kernels/matmul/matmul_kernel.h"
+#include "kernels/op/gm_inputs.h"
 #include "kernels/op/matmul_reference.h"
 
 namespace npusim::op {
@@ -84,18 +85,6 @@ MatmulShape validate(const CaseFile& c) {
   return s;
 }
 
-uint64_t tensor_bytes(const HostTensor& t) { return static_cast<uint64_t>(t.numel()) * elem_bytes(t.type); }
-
-// Sized from the shape: in timing mode generated inputs carry no data and GM is not backed.
-uint64_t load_input(sim::Machine& m, const std::string& name, const HostTensor& t) {
-  const uint64_t off = m.gm().allocate(name, tensor_bytes(t));
-  if (m.gm().backs_everything()) {
-    if (t.bytes.size() != tensor_bytes(t)) throw CaseError("inputs." + name + ": tensor data was not loaded");
-    std::memcpy(m.gm().ptr(off, t.bytes.size()), t.bytes.data(), t.bytes.size());
-  }
-  return off;
-}
-
 void check_tiling_keys(const CaseFile& c) {
   static const std::set<std::string> keys = {"base_m", "base_n", "base_k", "k_l1", "block_dim"};
   if (c.tiling && c.tiling.IsMap())
@@ -125,9 +114,9 @@ Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
   p.t = choose_matmul_tiling(p.s, m.hw(), [&](const std::string& k, int64_t v, int64_t lo, int64_t hi) {
     return tiling_value(c, k, v, lo, hi);
   });
-  p.a_gm = load_input(m, "a", one(c, "a").data);
-  p.b_gm = load_input(m, "b", one(c, "b").data);
-  if (p.s.bias) p.bias_gm = load_input(m, "bias", one(c, "bias").data);
+  p.a_gm = load_input(m, "a", one(c, "a"));
+  p.b_gm = load_input(m, "b", one(c, "b"));
+  if (p.s.bias) p.bias_gm = load_input(m, "bias", one(c, "bias"));
   const uint64_t c_bytes = uint64_t(p.s.m * p.s.n * isa::bytes_of(p.s.out));
   p.c_gm = m.gm().allocate("c", c_bytes);
   Prepared r;

@@ -4,8 +4,18 @@
 
 namespace npusim::sim {
 
-// The first segment that ends after `pos` (it may start before, at or after it).
-GmShadow::Map::iterator GmShadow::first_ending_after(uint64_t pos) {
+// The first segment that ends after `pos` (it may start before, at or after it). A DMA lists its bursts
+// in address order, a few segments apart, so within one instruction the walk starts from the segment the
+// last range ended in when that one starts at or before pos (every segment before it ends before pos): a
+// few steps through neighbouring nodes instead of a descent from the root of a map of ~100k segments,
+// through cold nodes.
+GmShadow::Map::iterator GmShadow::first_ending_after(const Access& me, uint64_t pos) {
+  if (use_hint_ && has_hint_ && hint_owner_.agent == me.agent && hint_owner_.epoch == me.epoch && hint_->first <= pos) {
+    auto it = hint_;
+    for (int step = 0; step < kHintSteps && it != segments_.end(); ++step, ++it)
+      if (it->second.end > pos) return it;
+    if (it == segments_.end()) return it;
+  }
   auto it = segments_.upper_bound(pos);
   if (it != segments_.begin()) {
     auto before = std::prev(it);
@@ -31,11 +41,11 @@ void GmShadow::add_reader(Segment& s, const Access& me) const {
 
 uint64_t GmShadow::read(const Access& me, const AccessRange& r, RaceHits& hits) {
   uint64_t checked = 0, pos = r.begin;
-  auto it = first_ending_after(r.begin);
+  auto it = first_ending_after(me, r.begin);
   while (pos < r.end) {
     if (it == segments_.end() || it->first > pos) {  // untouched gap: nothing to race with
       const uint64_t gap_end = it == segments_.end() ? r.end : std::min(r.end, it->first);
-      segments_.emplace_hint(it, pos, Segment{gap_end, Access{0, 0, 0}, {me}});
+      hint_ = segments_.emplace_hint(it, pos, Segment{gap_end, Access{0, 0, 0}, {me}});
       pos = gap_end;
       continue;
     }
@@ -46,16 +56,18 @@ uint64_t GmShadow::read(const Access& me, const AccessRange& r, RaceHits& hits) 
     if (unordered(s.writer, me.agent)) report(RaceKind::RAW, s.writer, pos, s.end, hits);
     add_reader(s, me);
     pos = s.end;
-    ++it;
+    hint_ = it++;
   }
+  has_hint_ = true;
+  hint_owner_ = me;
   return checked;
 }
 
-// A write replaces every segment it covers by one (see LocalShadow::write_blocks for why the reads it
-// checked can be forgotten). The first covered node is reused, so a write over earlier segments
+// A write replaces every segment it covers by one (see LocalShadow::access for why the reads it checked
+// can be forgotten). The first covered node is reused, so a write over earlier segments
 // allocates nothing.
 uint64_t GmShadow::write(const Access& me, const AccessRange& r, RaceHits& hits) {
-  auto first = first_ending_after(r.begin);
+  auto first = first_ending_after(me, r.begin);
   if (first != segments_.end() && first->first < r.begin) first = split(first, r.begin);
   uint64_t checked = 0;
   auto it = first;
@@ -67,8 +79,10 @@ uint64_t GmShadow::write(const Access& me, const AccessRange& r, RaceHits& hits)
     for (const Access& rd : s.readers)
       if (unordered(rd, me.agent)) report(RaceKind::WAR, rd, it->first, s.end, hits);
   }
+  has_hint_ = true;
+  hint_owner_ = me;
   if (checked == 0) {
-    segments_.emplace_hint(it, r.begin, Segment{r.end, me, {}});
+    hint_ = segments_.emplace_hint(it, r.begin, Segment{r.end, me, {}});
     return 0;
   }
   segments_.erase(std::next(first), it);
@@ -79,8 +93,9 @@ uint64_t GmShadow::write(const Access& me, const AccessRange& r, RaceHits& hits)
   if (first->first != r.begin) {  // a gap opened the range: move the reused node's key down
     auto node = segments_.extract(first);
     node.key() = r.begin;
-    segments_.insert(std::move(node));
+    first = segments_.insert(std::move(node)).position;
   }
+  hint_ = first;
   return checked;
 }
 

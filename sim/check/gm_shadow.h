@@ -14,10 +14,14 @@ namespace npusim::sim {
 
 class GmShadow {
  public:
-  explicit GmShadow(const HappensBefore& hb) : hb_(hb) {}
+  // use_hint = false always looks segments up from the root (tests compare both ways).
+  explicit GmShadow(const HappensBefore& hb, bool use_hint = true) : hb_(hb), use_hint_(use_hint) {}
   // Checks one GM range of an instruction of agent `a` at `epoch` and records it; returns segments checked.
   uint64_t access(AgentId a, uint32_t epoch, uint64_t id, const AccessRange& r, RaceHits& hits);
-  void reset() { segments_.clear(); }
+  void reset() {
+    segments_.clear();
+    has_hint_ = false;
+  }
   size_t segments() const { return segments_.size(); }
 
  private:
@@ -33,7 +37,7 @@ class GmShadow {
   };
   using Map = std::map<uint64_t, Segment>;
 
-  Map::iterator first_ending_after(uint64_t pos);
+  Map::iterator first_ending_after(const Access& me, uint64_t pos);
   Map::iterator split(Map::iterator it, uint64_t pos);
   // Whether a recorded access races with agent a's current one (never for a's own accesses).
   bool unordered(const Access& earlier, AgentId a) const {
@@ -46,8 +50,14 @@ class GmShadow {
     hits.add(kind, isa::Buf::GM, earlier.agent, earlier.epoch, true, earlier.id, lo, hi);
   }
 
+  static constexpr int kHintSteps = 8;  // segments walked from the hint before a lookup from the root
+
   const HappensBefore& hb_;
   Map segments_;  // keyed by first byte; disjoint
+  Map::iterator hint_;  // the segment the last access ended in (valid when has_hint_)
+  Access hint_owner_{};  // the instruction that made that access
+  bool has_hint_ = false;
+  bool use_hint_;
 };
 
 }  // namespace npusim::sim

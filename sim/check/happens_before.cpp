@@ -14,17 +14,20 @@ HappensBefore::HappensBefore(size_t agents) : clocks_(agents, VectorClock(agents
 
 uint32_t HappensBefore::tick(AgentId a) { return ++clocks_[a][a]; }
 
+// Branch-free so that it vectorises: with 8 agents per core a clock has hundreds of entries, and pipes
+// acquire the scalar unit's clock whenever it moved.
 void HappensBefore::acquire(AgentId a, const VectorClock& released) {
   VectorClock& mine = clocks_[a];
-  bool changed = false;
-  for (size_t i = 0; i < released.size() && i < mine.size(); ++i) {
-    const auto agent = static_cast<AgentId>(i);
-    if (released[agent] > mine[agent]) {
-      mine[agent] = released[agent];
-      changed = true;
-    }
+  const size_t n = std::min(released.size(), mine.size());
+  uint32_t* m = mine.data();
+  const uint32_t* r = released.data();
+  uint32_t grew = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t v = std::max(m[i], r[i]);
+    grew |= v ^ m[i];
+    m[i] = v;
   }
-  if (changed) ++versions_[a];
+  if (grew) ++versions_[a];
 }
 
 }  // namespace npusim::sim

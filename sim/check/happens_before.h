@@ -21,6 +21,8 @@ class VectorClock {
   uint32_t& operator[](AgentId a) { return c_[a]; }
   void join(const VectorClock& o);  // element-wise max
   size_t size() const { return c_.size(); }
+  uint32_t* data() { return c_.data(); }
+  const uint32_t* data() const { return c_.data(); }
 
  private:
   std::vector<uint32_t> c_;
@@ -32,7 +34,9 @@ class HappensBefore {
   // Starts a new epoch of `a` (one per executed instruction); returns the epoch's clock value.
   uint32_t tick(AgentId a);
   const VectorClock& clock(AgentId a) const { return clocks_[a]; }
-  VectorClock release(AgentId a) const { return clocks_[a]; }
+  // The clock to store with a flag. A reference, not a copy: assigning it to the flag's stored clock
+  // reuses that clock's storage instead of allocating one per set_flag.
+  const VectorClock& release(AgentId a) const { return clocks_[a]; }
   void acquire(AgentId a, const VectorClock& released);
   // Whether the event (agent, epoch) happens before everything agent `b` does from now on.
   bool ordered_before(AgentId a, uint32_t epoch, AgentId b) const { return a == b || clocks_[b][a] >= epoch; }

@@ -7,6 +7,7 @@
 
 #include "isa/asm.h"
 #include "sim/check/gm_shadow.h"
+#include "sim/check/instr_history.h"
 #include "sim/check/local_shadow.h"
 #include "sim/check/race_hits.h"
 
@@ -14,29 +15,8 @@ namespace npusim::sim {
 
 namespace {
 
+constexpr size_t kPrefetchAhead = 4;  // ranges
 constexpr size_t kMaxDedupe = size_t{1} << 20;  // pairs remembered; beyond, every race is only counted
-
-// The last kHistory instructions of one agent that touched memory, indexed by epoch (dense per agent,
-// unlike the launch-wide instruction id). Slots are reused in place, so strings keep their capacity.
-struct History {
-  std::vector<InstrInfo> infos;
-  std::vector<uint32_t> epochs;  // epoch held by each slot (0: empty)
-
-  void record(uint32_t epoch, const InstrInfo& info) {
-    const size_t slot = epoch % RaceChecker::kHistory;
-    if (slot >= infos.size()) {
-      const size_t n = std::min(RaceChecker::kHistory, std::max(slot + 1, 2 * infos.size()));
-      infos.resize(n);
-      epochs.resize(n, 0);
-    }
-    infos[slot] = info;
-    epochs[slot] = epoch;
-  }
-  const InstrInfo* find(uint32_t epoch) const {
-    const size_t slot = epoch % RaceChecker::kHistory;
-    return slot < infos.size() && epochs[slot] == epoch ? &infos[slot] : nullptr;
-  }
-};
 
 struct PairKey {
   uint64_t earlier, later;  // (agent << 32) | epoch of each instruction
@@ -80,21 +60,24 @@ struct RaceChecker::Impl {
   LocalShadow local;
   GmShadow gm;
   RaceHits hits;
-  std::vector<History> history;       // per agent
+  HistoryArena arena;                 // the rings of `history` (declared first: it outlives them)
+  std::vector<InstrHistory> history;  // per agent
   std::vector<InstrInfo> agent_info;  // per agent: core name and pipe, from its first instruction
   std::unordered_set<PairKey, PairHash> reported;
   uint64_t dropped = 0;
 
   Impl(const HappensBefore& h, std::vector<int> cores)
-      : hb(h), core_of_agent(std::move(cores)), local(core_of_agent), gm(h), history(core_of_agent.size()),
+      : hb(h), core_of_agent(std::move(cores)), local(core_of_agent), gm(h), arena(core_of_agent.size()),
+        history(core_of_agent.size()),
         agent_info(core_of_agent.size()) {}
 
   void remember(AgentId a, uint32_t epoch, const InstrInfo& info) {
     if (agent_info[a].core_name.empty()) {
+      agent_info[a].core = info.core;
       agent_info[a].core_name = info.core_name;
       agent_info[a].pipe = info.pipe;
     }
-    history[a].record(epoch, info);
+    history[a].record(epoch, info, arena);
   }
 
   std::string agent_name(AgentId a) const {
@@ -103,7 +86,7 @@ struct RaceChecker::Impl {
   }
 
   std::string describe_earlier(const RaceHit& h) const {
-    if (const InstrInfo* i = history[h.other].find(h.other_epoch)) return describe(*i);
+    if (const auto i = history[h.other].find(h.other_epoch, agent_info[h.other])) return describe(*i);
     const std::string who = agent_info[h.other].core_name + " " + std::string(isa::pipe_name(agent_info[h.other].pipe));
     if (h.has_id) return "instruction #" + std::to_string(h.other_id) + " " + who + " (older than the history window)";
     return "instruction " + std::to_string(h.other_epoch) + " of " + who + " (older than the history window of " +
@@ -145,7 +128,7 @@ struct RaceChecker::Impl {
   void reset() {
     local.reset();
     gm.reset();
-    for (History& h : history) std::fill(h.epochs.begin(), h.epochs.end(), 0);
+    for (InstrHistory& h : history) h.clear();
     reported.clear();
     dropped = 0;
   }
@@ -162,17 +145,38 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, st
   if (ranges.empty()) return;
   Impl& m = *impl_;
   m.hits.clear();
-  bool local_ready = false;
-  for (const AccessRange& r : ranges) {
+  m.local.begin(a, epoch, m.hb.clock(a));
+  // Row-strided operands list a range per row, each in a cold cache line of the shadow: the line of a
+  // range a few ahead is requested early so that its miss overlaps the work on the ranges before it.
+  auto prefetch = [&](size_t i) {
+    if (i < ranges.size() && ranges[i].buf != isa::Buf::GM) m.local.prefetch(ranges[i]);
+  };
+  for (size_t i = 0; i < kPrefetchAhead; ++i) prefetch(i);
+  AccessRange done{isa::Buf::GM, 0, 0, false};  // hull of the last local ranges of one kind checked in a row
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const AccessRange& r = ranges[i];
+    prefetch(i + kPrefetchAhead);
     if (r.buf == isa::Buf::GM) {
       checks_ += m.gm.access(a, epoch, info.id, r, m.hits);
+      done.buf = isa::Buf::GM;
       continue;
     }
-    if (!local_ready) {
-      m.local.begin(a, epoch, m.hb.clock(a));
-      local_ready = true;
+    const bool same_kind = r.buf == done.buf && r.write == done.write;
+    // A range inside the ones just checked (a strided operand with block stride 0 lists each block up to
+    // 8 times) cannot find anything they did not: reads leave the last write as it was, writes made this
+    // agent the writer. Skipped only while nothing was found, so reports stay exactly as if checked.
+    if (same_kind && r.begin >= done.begin && r.end <= done.end && m.hits.empty()) {
+      const uint64_t g = LocalShadow::granule(r.buf);
+      checks_ += r.end > r.begin ? (r.end + g - 1) / g - r.begin / g : 0;  // the granules it covers
+      continue;
     }
     checks_ += m.local.access(r, m.hits);
+    if (same_kind && r.begin <= done.end && r.end >= done.begin) {  // overlapping or adjacent: one hull
+      done.begin = std::min(done.begin, r.begin);
+      done.end = std::max(done.end, r.end);
+    } else {
+      done = r;
+    }
   }
   m.remember(a, epoch, info);
   if (!m.hits.empty()) m.emit(a, epoch, info, faults_);

@@ -33,6 +33,7 @@ struct HwConfig {
   } ub;
   struct Scalar {
     int64_t issue_cycles = 0, gm_load_latency_cycles = 0;
+    int64_t dcache_bytes = 0, dcache_line_bytes = 0, dcache_hit_cycles = 0;
   } scalar;
   struct Queue {
     int64_t mte1_entries = 0, m_entries = 0, fix_entries = 0, mte2_entries = 0, mte3_entries = 0, v_entries = 0;

@@ -120,7 +120,8 @@ void validate(const HwConfig& c) {
     const bool may_be_zero = k.info.path.find("latency") != std::string::npos ||
                              k.info.path.find("startup") != std::string::npos ||
                              k.info.path == "chip.aiv_per_core" || k.info.path == "vector.l0c_to_ub_bytes_per_cycle" ||
-                             k.info.path == "mte3.ub_to_l1_bytes_per_cycle" ||
+                             k.info.path == "mte3.ub_to_l1_bytes_per_cycle" || k.info.path == "scalar.dcache_bytes" ||
+                             k.info.path == "scalar.dcache_hit_cycles" ||
                              k.info.path.find("sync.") == 0;
     if (v < 0 || (v == 0 && !may_be_zero)) {
       std::ostringstream shown;

@@ -40,7 +40,10 @@ std::vector<KeySpec> build() {
   v.push_back(key("ub.banks", &H::ub, &H::Ub::banks, "UB banks"));
   v.push_back(key("ub.bank_groups", &H::ub, &H::Ub::bank_groups, "UB bank groups (one 32-byte row per group per cycle)"));
   v.push_back(key("scalar.issue_cycles", &H::scalar, &H::Scalar::issue_cycles, "scalar-unit cycles to issue one instruction"));
-  v.push_back(key("scalar.gm_load_latency_cycles", &H::scalar, &H::Scalar::gm_load_latency_cycles, "scalar GM load latency"));
+  v.push_back(key("scalar.gm_load_latency_cycles", &H::scalar, &H::Scalar::gm_load_latency_cycles, "scalar GM load latency (DCache miss)"));
+  v.push_back(key("scalar.dcache_bytes", &H::scalar, &H::Scalar::dcache_bytes, "scalar data cache capacity (0: no cache)"));
+  v.push_back(key("scalar.dcache_line_bytes", &H::scalar, &H::Scalar::dcache_line_bytes, "scalar data cache line"));
+  v.push_back(key("scalar.dcache_hit_cycles", &H::scalar, &H::Scalar::dcache_hit_cycles, "scalar load latency on a DCache hit"));
   v.push_back(key("queue.mte1_entries", &H::queue, &H::Queue::mte1_entries, "MTE1 instruction queue depth"));
   v.push_back(key("queue.m_entries", &H::queue, &H::Queue::m_entries, "cube instruction queue depth"));
   v.push_back(key("queue.fix_entries", &H::queue, &H::Queue::fix_entries, "FixPipe instruction queue depth"));

@@ -3,6 +3,8 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include "sim/machine/dcache.h"
+
 #include <array>
 #include <chrono>
 #include <deque>
@@ -73,6 +75,7 @@ struct CoreState {
   std::array<uint64_t, isa::kNumBufs> alloc_top{};
   isa::ExecContext ctx;
   isa::ScalarRegs regs{};
+  DCache dcache;  // scalar loads: timing only
   std::array<std::array<std::array<FlagSlot, isa::kNumEventIds>, isa::kNumPipes>, isa::kNumPipes> flags;
   std::array<CrossCounter, isa::kNumCrossFlags> cross;
   // per launch

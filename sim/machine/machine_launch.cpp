@@ -46,7 +46,7 @@ Selection select_cores(const Machine::Impl& m, const LaunchSpec& spec) {
   return s;
 }
 
-void reset_core(CoreState& c, std::span<uint8_t> gm_span) {
+void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines) {
   for (auto& p : c.pipes) {
     p.next_free = p.last_completion = now_cycles();
     p.blocked_on.clear();
@@ -57,6 +57,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span) {
       for (auto& f : d) f.set = false;
   for (auto& x : c.cross) x.visible_at.clear();
   c.alloc_top.fill(0);
+  c.dcache.reset(dcache_lines);
   c.ctx.mem[Buf::GM] = gm_span;
   c.done = false;
   c.local_offset = 0;
@@ -97,7 +98,7 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
   int cube_blocks = 0, vec_blocks = 0;
   for (size_t i = 0; i < sel.cores.size(); ++i) {
     CoreState& c = *m.cores[sel.cores[i]];
-    reset_core(c, m.gm.span());
+    reset_core(c, m.gm.span(), m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0);
     if (m.trace && m.trace_named.insert(c.index).second) m.trace->name_core(c.index, c.name);
     c.in_launch = true;
     for (int p = 0; p < kNumPipes; ++p) c.pipes[p].agent = m.agent(c.index, static_cast<Pipe>(p));

@@ -135,7 +135,11 @@ void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
           races->on_access(s.agent, epoch, InstrInfo{id, c.index, c.name, Pipe::S, begin, "", in},
                            scratch);  // the footprint already marks a store as a write
           // A load stalls the scalar unit until its data returns; a store is posted.
-          if (std::is_same_v<T, SLoad>) wait_until(begin + timed(hw.scalar.gm_load_latency_cycles));
+          if (std::is_same_v<T, SLoad>) {
+            const bool hit = hw.scalar.dcache_line_bytes > 0 &&
+                             c.dcache.access(scratch[0].begin / uint64_t(hw.scalar.dcache_line_bytes));
+            wait_until(begin + timed(hit ? hw.scalar.dcache_hit_cycles : hw.scalar.gm_load_latency_cycles));
+          }
         } else if constexpr (std::is_same_v<T, SetFlag>) {
           do_set_flag(c, s, x, q);
         } else if constexpr (std::is_same_v<T, WaitFlag>) {

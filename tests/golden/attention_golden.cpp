@@ -1,4 +1,4 @@
-// Golden FIA prompt kernel: the contract of attention_golden.h as plain loops, one function per step.
+// Golden FIA kernel (prompt and decode): the contract of attention_golden.h as plain loops, one function per step.
 #include "tests/golden/attention_golden.h"
 
 #include <algorithm>
@@ -222,16 +222,93 @@ void run_unit(const Unit& u, const std::vector<int64_t>& rows, int64_t s2_block,
   for (const RowState& s : st) u.finish(s, r);
 }
 
+// ---- query S = 1 (decode): KV splits and their combine ----
+
+constexpr float kEmptyKvLse = -3.4e38f;  // lse of every head of a batch with empty KV at S = 1 (spec Decisions)
+
+struct Partial {  // one split's result for one row: O / l (fp32, not rounded to the output dtype), m, l
+  std::vector<float> o;
+  float m = 0, l = 0;
+};
+
+// Row 0 of the unit's head over score blocks [blk_first, blk_end): the prompt kernel's per-block steps,
+// started fresh on the split's first block, then O / l.
+Partial decode_split(const Unit& u, int64_t blk_first, int64_t blk_end, int64_t s2_block) {
+  RowState st;  // i = 0
+  const int64_t skv = u.p.skv_eff(u.b);
+  for (int64_t k = blk_first; k < blk_end; ++k) {
+    const int64_t j0 = k * s2_block;
+    u.step(st, j0, std::min(s2_block, skv - j0), k == blk_first);
+  }
+  Partial r{std::vector<float>(size_t(u.p.Dv)), st.m, st.l};
+  for (int64_t dv = 0; dv < u.p.Dv; ++dv) r.o[size_t(dv)] = isa::hw_div(st.o[size_t(dv)], st.l);
+  return r;
+}
+
+// Flash-decoding combine of one row's partials in split order (every operation rounded to fp32, as the
+// vector unit's vmax / vsub / vexp / vmul / vadd / vdiv / vln run it), written to out / lse of row 0.
+void combine(const Unit& u, const std::vector<Partial>& parts, AttnGoldenOut& r) {
+  const size_t ns = parts.size();
+  float m_all = parts[0].m;
+  for (size_t k = 1; k < ns; ++k) m_all = vmax(m_all, parts[k].m);
+  std::vector<float> w(ns);
+  for (size_t k = 0; k < ns; ++k) w[k] = parts[k].l * isa::hw_exp(parts[k].m - m_all);
+  float w_sum = w[0];
+  for (size_t k = 1; k < ns; ++k) w_sum = w_sum + w[k];
+  const bool invalid = u.p.row_fix && m_all == u.mask;  // every split fully masked: out 0, lse +inf
+  std::vector<float> sk(ns);
+  for (size_t k = 0; k < ns; ++k) sk[k] = isa::hw_div(w[k], invalid ? kInf : w_sum);
+  const int ob = op::elem_bytes(u.p.out);
+  for (int64_t dv = 0; dv < u.p.Dv; ++dv) {
+    float acc = parts[0].o[size_t(dv)] * sk[0];
+    for (size_t k = 1; k < ns; ++k) {
+      const float prod = parts[k].o[size_t(dv)] * sk[k];  // vmul then vadd (-ffp-contract=off: never fused)
+      acc = acc + prod;
+    }
+    Unit::put(r.out, u.d.out_index(u.b, u.n, 0, dv), ob, to_bits(acc, u.p.out));
+  }
+  const float lse = invalid ? kInf : isa::hw_ln(w_sum) + m_all;
+  Unit::put(r.lse, u.d.lse_index(u.b, u.n, 0), 4, isa::f32_bits(lse));
+}
+
+// Batch b at query S = 1: every head's row over ns splits of the nb score blocks (ns = 1: the prompt unit).
+void decode_batch(const AttnProblem& p, const AttnData& d, int64_t b, int64_t s2_block, int64_t kv_splits,
+                  AttnGoldenOut& r) {
+  const int64_t nb = (p.skv_eff(b) + s2_block - 1) / s2_block;
+  if (nb == 0) {  // empty KV: out stays +0
+    for (int64_t n = 0; n < p.N; ++n) Unit::put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(kEmptyKvLse));
+    return;
+  }
+  const int64_t ns = std::max<int64_t>(1, std::min(kv_splits, nb));
+  for (int64_t n = 0; n < p.N; ++n) {
+    const Head h = gather(d, b, n);
+    const Unit u{p, d, h, VecMath{p.high_perf}, b, n, p.mask_value()};
+    if (ns == 1) {
+      run_unit(u, {0}, s2_block, r);  // the kernel computes every head's row 0 when the KV is not empty
+      continue;
+    }
+    std::vector<Partial> parts;
+    for (int64_t k = 0; k < ns; ++k) parts.push_back(decode_split(u, k * nb / ns, (k + 1) * nb / ns, s2_block));
+    combine(u, parts, r);
+  }
+}
+
 }  // namespace
 
-AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t s1_block, int64_t s2_block) {
+AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t s1_block, int64_t s2_block,
+                               int64_t kv_splits) {
   if (s1_block <= 0 || s2_block <= 0) throw std::invalid_argument("attention_golden: block sizes must be positive");
+  if (kv_splits <= 0) throw std::invalid_argument("attention_golden: kv_splits must be positive");
   if (p.in != ElemType::F16 && p.in != ElemType::BF16)
     throw std::invalid_argument("attention_golden: input dtype must be float16 or bfloat16");
   AttnGoldenOut r;
   r.out = HostTensor::zeros(p.out, d.out_shape());  // +0 for every row no unit computes
   r.lse = HostTensor::zeros(ElemType::F32, d.lse_shape());
   for (int64_t e = 0; e < r.lse.numel(); ++e) Unit::put(r.lse, e, 4, isa::f32_bits(kInf));
+  if (p.Sq == 1) {  // decode: units are (b, KV head, split); the rows of a unit are independent heads
+    for (int64_t b = 0; b < p.B; ++b) decode_batch(p, d, b, s2_block, kv_splits, r);
+    return r;
+  }
   const VecMath vm{p.high_perf};
   for (int64_t b = 0; b < p.B; ++b)
     for (int64_t n = 0; n < p.N; ++n) {

@@ -1,6 +1,6 @@
 #pragma once
-// Independent bit-exact golden model of the FusedInferAttentionScore prompt kernel (kernels/fia/), written as
-// plain loops over the documented arithmetic (design.md "Accuracy policy" 1): cube dot products in the Mmad
+// Independent bit-exact golden model of the FusedInferAttentionScore kernel (kernels/fia/, prompt and decode),
+// written as plain loops over the documented arithmetic (design.md "Accuracy policy" 1): cube dot products in the Mmad
 // accumulation order (isa/README.md section 3), vector math with the isa/mathfn.h functions and the vector
 // unit's rounding (isa/README.md section 4.5 / 4.6), conversions from isa/numeric.h. No instruction semantics,
 // buffers or SystemC.
@@ -24,6 +24,16 @@
 //           V[:, dv] over the c columns; O = first ? O_blk : fp32(fp32(O * alpha) + O_blk) (alpha widened).
 // End of the unit, per computed row: invalid = row_fix && m == MASKVAL; lden = invalid ? +inf : l;
 //   out = round_to_out(hw_div(O[dv], lden)) (RINT, saturating); lse = invalid ? +inf : fp32(m + hw_ln(l)).
+//
+// QUERY S = 1 (decode, IFA; MASKVAL -1e12, band unbounded): per (b, head n), row i = 0 (head n's mask / pse
+//   row is batch b's row 0). nb = ceil(skv_eff / s2_block) blocks, ns = max(1, min(kv_splits, nb)) splits,
+//   split k = blocks [k nb / ns, (k+1) nb / ns), each run as above with its first block first = true.
+//   nb = 0: out +0, lse -3.4e38f (spec Decisions). ns = 1: the end of the unit above. ns > 1: per split a
+//   partial O_k = hw_div(O, l) (fp32), m_k = m, l_k = l; then the combine, all fp32:
+//   M = max m_k (in k order); w_k = l_k * hw_exp(m_k - M); W = w_0 + w_1 + ... (in order);
+//   invalid = row_fix && M == MASKVAL; s_k = hw_div(w_k, invalid ? +inf : W);
+//   acc = O_0 s_0, acc = acc + O_k s_k (k = 1.., product rounded first); out = round_to_out(acc);
+//   lse = invalid ? +inf : fp32(hw_ln(W) + M).
 #include <cstdint>
 
 #include "kernels/attention/attn_data.h"
@@ -37,7 +47,8 @@ struct AttnGoldenOut {
   op::HostTensor lse;  // float32, AttnData::lse_shape() ((B, N, Sq, 1)); always computed
 };
 
+// kv_splits: the decode kernel's requested split count (FiaPlan t.kv_splits); ignored when Sq > 1.
 AttnGoldenOut attention_golden(const op::attn::AttnProblem& p, const op::attn::AttnData& d, int64_t s1_block,
-                               int64_t s2_block);
+                               int64_t s2_block, int64_t kv_splits = 1);
 
 }  // namespace npusim::golden

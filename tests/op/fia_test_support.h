@@ -13,8 +13,8 @@
 namespace npusim::op::fiatest {
 
 // "  name: {shape: [..], dtype: D[, init: {..}]}" -- one entry under inputs:.
-inline std::string tensor(const std::string& name, const std::vector<int64_t>& shape, const std::string& dtype = "float16",
-                          const std::string& init = "") {
+inline std::string tensor(const std::string& name, const std::vector<int64_t>& shape,
+                          const std::string& dtype = "float16", const std::string& init = "") {
   std::string s = "  " + name + ": {shape: [";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   s += "], dtype: " + dtype;
@@ -24,14 +24,15 @@ inline std::string tensor(const std::string& name, const std::vector<int64_t>& s
 
 // The base case: BSH float16, B 2, Sq 64, N 4, D 64 (H 256), dense K / V with S 128.
 inline std::string bsh_qkv(const std::string& dtype = "float16") {
-  return tensor("query", {2, 64, 256}, dtype) + tensor("key", {2, 128, 256}, dtype) + tensor("value", {2, 128, 256}, dtype);
+  return tensor("query", {2, 64, 256}, dtype) + tensor("key", {2, 128, 256}, dtype) +
+         tensor("value", {2, 128, 256}, dtype);
 }
 
 // attrs is the body of a flow map ("num_heads: 4, sparse_mode: 3").
 inline CaseFile load_fia(const std::string& attrs, const std::string& inputs, bool fill = false) {
   const auto dir = casetest::scratch_dir();
-  const std::string p = casetest::write_text(dir / "fia.yaml", "op: fused_infer_attention_score\nattrs: {" + attrs +
-                                                                   "}\ninputs:\n" + inputs);
+  const std::string p = casetest::write_text(
+      dir / "fia.yaml", "op: fused_infer_attention_score\nattrs: {" + attrs + "}\ninputs:\n" + inputs);
   return load_case(p, {}, fill);
 }
 

@@ -5,11 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <functional>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "kernels/fia/fia_params.h"
 #include "kernels/fia/fia_plan.h"
@@ -19,11 +15,13 @@
 #include "tests/golden/attention_golden.h"
 #include "tests/op/case_test_support.h"
 #include "tests/op/fia_case_writer.h"
+#include "tests/op/fia_kernel_harness.h"
 
 namespace npusim::op {
 namespace {
 
 using namespace attntest;
+using namespace fiatest;
 using attn::Layout;
 using attn::MaskKind;
 
@@ -32,48 +30,6 @@ struct FiaCase {
   std::function<AttnCase()> make;
   CaseExtras extras;
 };
-
-struct KernelRun {
-  HostTensor out, lse;
-  uint64_t cycles = 0;
-};
-
-KernelRun run(const std::string& path, sim::SimMode mode, CaseFile* loaded = nullptr) {
-  const CaseFile c = load_case(path, {}, mode != sim::SimMode::Timing);
-  const Op& op = find_op("fused_infer_attention_score");
-  sim::Machine m(sim::load_hw("ascend910b2"), mode);
-  const Prepared prep = op.prepare(c, m);
-  const auto r = m.launch(prep.launch);
-  EXPECT_TRUE(r.ok()) << (r.faults.empty() ? "" : r.faults[0].message);
-  KernelRun out;
-  out.cycles = r.cycles;
-  if (mode != sim::SimMode::Timing) {
-    out.out = read_output(m, prep.outputs[0]);
-    if (prep.outputs.size() > 1) out.lse = read_output(m, prep.outputs[1]);
-  }
-  if (loaded) *loaded = c;
-  return out;
-}
-
-attn::AttnTensors tensors(const AttnCase& c) {
-  attn::AttnTensors t;
-  t.query = &c.q;
-  for (const HostTensor& x : c.k) t.key.push_back(&x);
-  for (const HostTensor& x : c.v) t.value.push_back(&x);
-  if (c.p.pse) t.pse_shift = &c.pse;
-  if (c.p.mask != MaskKind::None) t.atten_mask = &c.mask;
-  if (c.p.kv == attn::KvStorage::PagedBsH || c.p.kv == attn::KvStorage::PagedNBsD) t.block_table = &c.bt;
-  if (c.p.prefix) t.key_prefix = &c.kp, t.value_prefix = &c.vp;
-  return t;
-}
-
-void expect_same_bits(const HostTensor& a, const HostTensor& b, const char* what) {
-  ASSERT_EQ(a.bytes.size(), b.bytes.size()) << what;
-  const int e = elem_bytes(a.type);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    ASSERT_EQ(std::memcmp(&a.bytes[size_t(i * e)], &b.bytes[size_t(i * e)], size_t(e)), 0)
-        << what << " element " << i << ": " << a.get(i) << " vs golden " << b.get(i);
-}
 
 class FiaKernel : public ::testing::TestWithParam<FiaCase> {};
 
@@ -85,24 +41,8 @@ TEST_P(FiaKernel, BitExactAgainstGoldenAndAccurate) {
   CaseFile c;
   const KernelRun k = run(path, sim::SimMode::Full, &c);
   const attn::AttnProblem p = parse_fia(c);
-  // The golden follows the kernel's tiling: the plan's s1_block / s2_block (case overrides included).
-  const fia::FiaPlan plan = fia::make_fia_plan(p, sim::load_hw("ascend910b2"), [&](const std::string& key, int64_t v,
-                                                                                   int64_t lo, int64_t hi) {
-    return tiling_value(c, key, v, lo, hi);
-  });
-  const int64_t s1 = plan.t.s1_block, s2 = plan.t.s2_block;
-  const attn::AttnData d(p, tensors(ac));
-  const golden::AttnGoldenOut g = golden::attention_golden(p, d, s1, s2);
-  expect_same_bits(k.out, g.out, "attention_out");
-  if (p.lse) expect_same_bits(k.lse, g.lse, "softmax_lse");
-  for (const auto& ref : find_op("fused_infer_attention_score").reference(c)) {
-    const HostTensor& o = ref.output == "softmax_lse" ? k.lse : k.out;
-    const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule,
-                                      ref.unspecified);
-    EXPECT_TRUE(acc.pass()) << format_report(acc);
-  }
+  expect_golden_and_accurate(c, ac, p, plan_of(c, p), k);
 }
-
 
 // ---- the case matrix ----
 AttnCase make(attn::AttnProblem p, uint64_t seed, const std::function<void(AttnCase&)>& post = {}) {
@@ -234,43 +174,6 @@ std::vector<FiaCase> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, FiaKernel, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return std::string(info.param.name); });
-
-// One Machine per process (SystemC): each run of the determinism test happens in a child process, which sends
-// back the output bits, the lse bits and the cycle count.
-std::vector<uint8_t> run_in_child(const std::string& path, sim::SimMode mode) {
-  int fd[2];
-  if (pipe(fd) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fd[0]);
-    const KernelRun r = run(path, mode);
-    std::vector<uint8_t> msg(r.out.bytes);
-    msg.insert(msg.end(), r.lse.bytes.begin(), r.lse.bytes.end());
-    for (int i = 0; i < 8; ++i) msg.push_back(uint8_t(r.cycles >> (8 * i)));
-    size_t done = 0;
-    while (done < msg.size()) {
-      const ssize_t w = write(fd[1], msg.data() + done, msg.size() - done);
-      if (w <= 0) _exit(1);
-      done += size_t(w);
-    }
-    _exit(::testing::Test::HasFailure() ? 1 : 0);
-  }
-  close(fd[1]);
-  std::vector<uint8_t> got;
-  uint8_t buf[65536];
-  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) got.insert(got.end(), buf, buf + n);
-  close(fd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child run failed";
-  return got;
-}
-
-uint64_t cycles_of(const std::vector<uint8_t>& m) {
-  uint64_t c = 0;
-  for (int i = 0; i < 8 && m.size() >= 8; ++i) c |= uint64_t(m[m.size() - 8 + size_t(i)]) << (8 * i);
-  return c;
-}
 
 // numerics.md §5 case 14: the same case twice gives identical bits; full and timing mode give identical cycles.
 TEST(FiaKernelRuns, AreDeterministicAndTimingModeKeepsTheCycles) {

@@ -43,7 +43,8 @@ TEST(FiaSparse, Mode4BoundsNegativeNextByKvAndNegativePreByQuery) {
 }
 
 TEST(FiaSparse, PreNextMagnitudeIsBounded) {
-  expect_parts(parse_error(kN4 + ", pre_tokens: 4611686018427387904", bsh_qkv()), {"attrs.pre_tokens = 4611686018427387904", "within"});
+  expect_parts(parse_error(kN4 + ", pre_tokens: 4611686018427387904", bsh_qkv()),
+               {"attrs.pre_tokens = 4611686018427387904", "within"});
 }
 
 TEST(FiaMask, DtypeIsBoolInt8OrUint8) {
@@ -52,7 +53,8 @@ TEST(FiaMask, DtypeIsBoolInt8OrUint8) {
 }
 
 TEST(FiaMask, FullMaskShapesInModes0And1) {
-  for (const std::vector<int64_t>& bad : std::vector<std::vector<int64_t>>{{63, 128}, {64, 127}, {3, 64, 128}, {2, 2, 64, 128}, {128}, {1, 1, 1, 64, 128}}) {
+  for (const std::vector<int64_t>& bad : std::vector<std::vector<int64_t>>{
+           {63, 128}, {64, 127}, {3, 64, 128}, {2, 2, 64, 128}, {128}, {1, 1, 1, 64, 128}}) {
     const std::string err = parse_error(kN4 + ", sparse_mode: 1", bsh_qkv() + tensor("atten_mask", bad, "bool"));
     expect_parts(err, {"inputs.atten_mask has shape", "sparse_mode 1", "Sq >= 64, Skv >= 128"});
   }
@@ -74,39 +76,47 @@ TEST(FiaMask, Modes2To4NeedTheCompressed2048Mask) {
 }
 
 TEST(FiaMask, KvExtentCoversThePrefix) {
-  const std::string in = bsh_qkv() + tensor("key_shared_prefix", {1, 32, 256}) + tensor("value_shared_prefix", {1, 32, 256});
+  const std::string in =
+      bsh_qkv() + tensor("key_shared_prefix", {1, 32, 256}) + tensor("value_shared_prefix", {1, 32, 256});
   expect_parts(parse_error(kN4, in + kMask), {"inputs.atten_mask has shape [64, 128]", "Skv >= 160"});
 }
 
 TEST(FiaPse, DtypeEqualsQueryAndShapeIsBatchHeadsRowsCols) {
   expect_parts(parse_error(kN4, bsh_qkv() + tensor("pse_shift", {1, 4, 64, 128}, "bfloat16")),
                {"inputs.pse_shift dtype bfloat16", "query dtype float16"});
-  for (const std::vector<int64_t>& bad : std::vector<std::vector<int64_t>>{{3, 4, 64, 128}, {1, 2, 64, 128}, {1, 4, 64, 100}, {4, 64, 128}})
+  for (const std::vector<int64_t>& bad :
+       std::vector<std::vector<int64_t>>{{3, 4, 64, 128}, {1, 2, 64, 128}, {1, 4, 64, 100}, {4, 64, 128}})
     expect_parts(parse_error(kN4, bsh_qkv() + tensor("pse_shift", bad)),
                  {"inputs.pse_shift has shape", "(B = 2 or 1, N = 4, >= Sq = 64, >= Skv = 128"});
 }
 
 TEST(FiaLengths, OneValueOrAtLeastB) {
-  expect_parts(parse_error(kN4 + ", actual_seq_lengths: []", bsh_qkv()), {"attrs.actual_seq_lengths = []", "1 (all batches) or >= B = 2"});
+  expect_parts(parse_error(kN4 + ", actual_seq_lengths: []", bsh_qkv()),
+               {"attrs.actual_seq_lengths = []", "1 (all batches) or >= B = 2"});
   const std::string q3 = tensor("query", {3, 64, 256}) + tensor("key", {3, 128, 256}) + tensor("value", {3, 128, 256});
-  expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [1, 2]", q3), {"attrs.actual_seq_lengths_kv = [1, 2]", ">= B = 3"});
+  expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [1, 2]", q3),
+               {"attrs.actual_seq_lengths_kv = [1, 2]", ">= B = 3"});
 }
 
 TEST(FiaLengths, EachValueWithinItsS) {
   expect_parts(parse_error(kN4 + ", actual_seq_lengths: [3, 65]", bsh_qkv()),
                {"attrs.actual_seq_lengths[1] = 65", "[0, 64]", "query S"});
-  expect_parts(parse_error(kN4 + ", actual_seq_lengths: [-1]", bsh_qkv()), {"attrs.actual_seq_lengths[0] = -1", "[0, 64]"});
-  expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [129]", bsh_qkv()), {"attrs.actual_seq_lengths_kv[0] = 129", "[0, 128]"});
+  expect_parts(parse_error(kN4 + ", actual_seq_lengths: [-1]", bsh_qkv()),
+               {"attrs.actual_seq_lengths[0] = -1", "[0, 64]"});
+  expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [129]", bsh_qkv()),
+               {"attrs.actual_seq_lengths_kv[0] = 129", "[0, 128]"});
   const std::string list = tensor("query", {2, 64, 256}) +
                            "  key: [{shape: [1, 100, 256], dtype: float16}, {shape: [1, 80, 256], dtype: float16}]\n" +
                            "  value: [{shape: [1, 100, 256], dtype: float16}, {shape: [1, 80, 256], dtype: float16}]\n";
   expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [100, 81]", list),
                {"attrs.actual_seq_lengths_kv[1] = 81", "[0, 80]", "inputs.key[1]"});
-  expect_parts(parse_error(kN4 + ", actual_seq_lengths: [1, x]", bsh_qkv()), {"attrs.actual_seq_lengths[1] = 'x'", "integer"});
+  expect_parts(parse_error(kN4 + ", actual_seq_lengths: [1, x]", bsh_qkv()),
+               {"attrs.actual_seq_lengths[1] = 'x'", "integer"});
 }
 
 // Left padding: int64 [1] inputs holding the pad (generated: uniform [v, v+1) floors to v).
-std::string pad(const std::string& name, int64_t v, const std::string& dtype = "int64", std::vector<int64_t> shape = {1}) {
+std::string pad(const std::string& name, int64_t v, const std::string& dtype = "int64",
+                std::vector<int64_t> shape = {1}) {
   return tensor(name, shape, dtype, "dist: uniform, low: " + std::to_string(v) + ", high: " + std::to_string(v + 1));
 }
 const std::string kActs = ", actual_seq_lengths: [50, 60], actual_seq_lengths_kv: [100, 120]";
@@ -114,9 +124,11 @@ const std::string kActs = ", actual_seq_lengths: [50, 60], actual_seq_lengths_kv
 TEST(FiaLeftPad, Int64ShapeOneWithItsActualLengths) {
   expect_parts(parse_error(kN4 + kActs, bsh_qkv() + pad("query_padding_size", 2, "int32") + pad("kv_padding_size", 0)),
                {"inputs.query_padding_size dtype int32", "int64"});
-  expect_parts(parse_error(kN4 + kActs, bsh_qkv() + pad("query_padding_size", 2) + pad("kv_padding_size", 0, "int64", {2})),
-               {"inputs.kv_padding_size has shape [2]", "[1]"});
-  expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [100, 120]", bsh_qkv() + pad("query_padding_size", 2) + pad("kv_padding_size", 0)),
+  expect_parts(
+      parse_error(kN4 + kActs, bsh_qkv() + pad("query_padding_size", 2) + pad("kv_padding_size", 0, "int64", {2})),
+      {"inputs.kv_padding_size has shape [2]", "[1]"});
+  expect_parts(parse_error(kN4 + ", actual_seq_lengths_kv: [100, 120]",
+                           bsh_qkv() + pad("query_padding_size", 2) + pad("kv_padding_size", 0)),
                {"inputs.query_padding_size needs attrs.actual_seq_lengths"});
 }
 
@@ -136,67 +148,87 @@ TEST(FiaLeftPad, NotWithPagesListsOrPrefix) {
   const std::string pads = pad("query_padding_size", 0) + pad("kv_padding_size", 0);
   const std::string pa = tensor("query", {2, 64, 256}) + tensor("key", {8, 128, 256}) + tensor("value", {8, 128, 256}) +
                          tensor("block_table", {2, 4}, "int32");
-  expect_parts(parse_error(kN4 + ", block_size: 128" + kActs, pa + pads), {"inputs.query_padding_size", "page attention"});
-  const std::string list = tensor("query", {2, 64, 256}) +
-                           "  key: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n" +
-                           "  value: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n";
+  expect_parts(parse_error(kN4 + ", block_size: 128" + kActs, pa + pads),
+               {"inputs.query_padding_size", "page attention"});
+  const std::string list =
+      tensor("query", {2, 64, 256}) +
+      "  key: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n" +
+      "  value: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n";
   expect_parts(parse_error(kN4 + kActs, list + pads), {"inputs.query_padding_size", "tensor-list"});
   const std::string pre = tensor("key_shared_prefix", {1, 8, 256}) + tensor("value_shared_prefix", {1, 8, 256});
   expect_parts(parse_error(kN4 + kActs, bsh_qkv() + pre + pads), {"inputs.query_padding_size", "prefix"});
 }
 
 TEST(FiaPrefix, BothOrNeitherSameDtypeBatchOneAndLengthWithinS) {
-  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256})),
-               {"inputs.key_shared_prefix and inputs.value_shared_prefix must be given together", "only key_shared_prefix"});
-  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256}, "bfloat16") + tensor("value_shared_prefix", {1, 8, 256})),
+  expect_parts(
+      parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256})),
+      {"inputs.key_shared_prefix and inputs.value_shared_prefix must be given together", "only key_shared_prefix"});
+  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256}, "bfloat16") +
+                                    tensor("value_shared_prefix", {1, 8, 256})),
                {"inputs.key_shared_prefix dtype bfloat16", "key dtype float16"});
-  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {2, 8, 256}) + tensor("value_shared_prefix", {2, 8, 256})),
+  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {2, 8, 256}) +
+                                    tensor("value_shared_prefix", {2, 8, 256})),
                {"inputs.key_shared_prefix has shape [2, 8, 256]", "B = 1"});
-  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256}) + tensor("value_shared_prefix", {1, 9, 256})),
+  expect_parts(parse_error(kN4, bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256}) +
+                                    tensor("value_shared_prefix", {1, 9, 256})),
                {"inputs.value_shared_prefix has shape [1, 9, 256]", "[1, 8, 256]"});
-  const std::string pre = bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256}) + tensor("value_shared_prefix", {1, 8, 256});
-  expect_parts(parse_error(kN4 + ", actual_shared_prefix_len: [9]", pre), {"attrs.actual_shared_prefix_len = [9]", "[0, 8]"});
-  expect_parts(parse_error(kN4 + ", actual_shared_prefix_len: [1, 2]", pre), {"attrs.actual_shared_prefix_len = [1, 2]", "one value"});
-  expect_parts(parse_error(kN4 + ", actual_shared_prefix_len: [4]", bsh_qkv()), {"attrs.actual_shared_prefix_len = [4]", "without inputs.key_shared_prefix"});
+  const std::string pre =
+      bsh_qkv() + tensor("key_shared_prefix", {1, 8, 256}) + tensor("value_shared_prefix", {1, 8, 256});
+  expect_parts(parse_error(kN4 + ", actual_shared_prefix_len: [9]", pre),
+               {"attrs.actual_shared_prefix_len = [9]", "[0, 8]"});
+  expect_parts(parse_error(kN4 + ", actual_shared_prefix_len: [1, 2]", pre),
+               {"attrs.actual_shared_prefix_len = [1, 2]", "one value"});
+  expect_parts(parse_error(kN4 + ", actual_shared_prefix_len: [4]", bsh_qkv()),
+               {"attrs.actual_shared_prefix_len = [4]", "without inputs.key_shared_prefix"});
 }
 
 TEST(FiaPrefix, NotWithPagesOrLists) {
   const std::string pre = tensor("key_shared_prefix", {1, 8, 256}) + tensor("value_shared_prefix", {1, 8, 256});
   const std::string pa = tensor("query", {2, 64, 256}) + tensor("key", {8, 128, 256}) + tensor("value", {8, 128, 256}) +
                          tensor("block_table", {2, 4}, "int32");
-  expect_parts(parse_error(kN4 + ", block_size: 128" + kActs, pa + pre), {"inputs.key_shared_prefix", "page attention"});
-  const std::string list = tensor("query", {2, 64, 256}) +
-                           "  key: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n" +
-                           "  value: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n";
+  expect_parts(parse_error(kN4 + ", block_size: 128" + kActs, pa + pre),
+               {"inputs.key_shared_prefix", "page attention"});
+  const std::string list =
+      tensor("query", {2, 64, 256}) +
+      "  key: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n" +
+      "  value: [{shape: [1, 128, 256], dtype: float16}, {shape: [1, 128, 256], dtype: float16}]\n";
   expect_parts(parse_error(kN4, list + pre), {"inputs.key_shared_prefix", "tensor-list"});
 }
 
 TEST(FiaQuant, EveryQuantTensorIsCheckedThenRejectedAsNotYetSupported) {
-  for (const char* name : {"dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2", "quant_offset2", "antiquant_scale",
-                           "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale",
-                           "value_antiquant_offset"}) {
+  for (const char* name : {"dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2", "quant_offset2",
+                           "antiquant_scale", "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset",
+                           "value_antiquant_scale", "value_antiquant_offset"}) {
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "float32")),
-                 {std::string("inputs.") + name, "float32 [1]", "not supported yet (quantised FIA kernels are not implemented)"});
+                 {std::string("inputs.") + name, "float32 [1]",
+                  "not supported yet (quantised FIA kernels are not implemented)"});
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "int8")),
                  {std::string("inputs.") + name + " dtype int8", "is not allowed"});
   }
-  expect_parts(parse_error(kN4, bsh_qkv() + tensor("quant_scale2", {1}, "bfloat16")), {"inputs.quant_scale2 dtype bfloat16", "with a bfloat16 query"});
-  expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor("quant_scale2", {1}, "bfloat16")), {"inputs.quant_scale2", "not supported yet"});
+  expect_parts(parse_error(kN4, bsh_qkv() + tensor("quant_scale2", {1}, "bfloat16")),
+               {"inputs.quant_scale2 dtype bfloat16", "with a bfloat16 query"});
+  expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor("quant_scale2", {1}, "bfloat16")),
+               {"inputs.quant_scale2", "not supported yet"});
 }
 
 TEST(FiaQuant, AntiquantModesAreRangeCheckedThenRejected) {
-  expect_parts(parse_error(kN4 + ", antiquant_mode: 2", bsh_qkv()), {"attrs.antiquant_mode = 2", "0 (per-channel) or 1"});
+  expect_parts(parse_error(kN4 + ", antiquant_mode: 2", bsh_qkv()),
+               {"attrs.antiquant_mode = 2", "0 (per-channel) or 1"});
   expect_parts(parse_error(kN4 + ", antiquant_mode: 1", bsh_qkv()), {"attrs.antiquant_mode = 1", "not supported yet"});
   expect_parts(parse_error(kN4 + ", key_antiquant_mode: 6", bsh_qkv()), {"attrs.key_antiquant_mode = 6", "[0, 5]"});
-  expect_parts(parse_error(kN4 + ", value_antiquant_mode: 3", bsh_qkv()), {"attrs.value_antiquant_mode = 3", "0 or 1 when query S > 1"});
-  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1", bsh_qkv()), {"attrs.key_antiquant_mode = 1", "attrs.value_antiquant_mode = 0", "equal"});
-  expect_parts(parse_error(kN4 + ", value_antiquant_mode: 1", bsh_qkv()), {"attrs.value_antiquant_mode = 1", "not supported yet"});
+  expect_parts(parse_error(kN4 + ", value_antiquant_mode: 3", bsh_qkv()),
+               {"attrs.value_antiquant_mode = 3", "0 or 1 when query S > 1"});
+  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1", bsh_qkv()),
+               {"attrs.key_antiquant_mode = 1", "attrs.value_antiquant_mode = 0", "equal"});
+  expect_parts(parse_error(kN4 + ", value_antiquant_mode: 1", bsh_qkv()),
+               {"attrs.value_antiquant_mode = 1", "not supported yet"});
 }
 
 TEST(FiaPrecision, InnerPreciseIs0To3AndScaleIsFinite) {
   expect_parts(parse_error(kN4 + ", inner_precise: 4", bsh_qkv()), {"attrs.inner_precise = 4", "[0, 3]"});
   expect_parts(parse_error(kN4 + ", scale: .inf", bsh_qkv()), {"attrs.scale = inf", "finite"});
-  expect_parts(parse_error(kN4 + ", softmax_lse_flag: maybe", bsh_qkv()), {"attrs.softmax_lse_flag = 'maybe'", "true or false"});
+  expect_parts(parse_error(kN4 + ", softmax_lse_flag: maybe", bsh_qkv()),
+               {"attrs.softmax_lse_flag = 'maybe'", "true or false"});
 }
 
 }  // namespace

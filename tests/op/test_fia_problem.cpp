@@ -53,10 +53,12 @@ TEST(FiaProblem, BnsdBsndAndGqaLayouts) {
   p = parse("num_heads: 8, num_key_value_heads: 2, input_layout: BNSD_BSND", bnsd);
   EXPECT_EQ(p.layout, Layout::BNSD_BSND);
   EXPECT_EQ(p.out_layout, Layout::BSND);
-  const std::string bsnd = tensor("query", {2, 32, 4, 64}) + tensor("key", {2, 40, 1, 64}) + tensor("value", {2, 40, 1, 64});
+  const std::string bsnd =
+      tensor("query", {2, 32, 4, 64}) + tensor("key", {2, 40, 1, 64}) + tensor("value", {2, 40, 1, 64});
   p = parse("num_heads: 4, num_key_value_heads: 1, input_layout: BSND", bsnd);
   EXPECT_EQ(std::vector<int64_t>({p.B, p.N, p.KV_N, p.G, p.Sq, p.kv_s, p.D}), (V{2, 4, 1, 4, 32, 40, 64}));
-  const std::string bsh_gqa = tensor("query", {2, 64, 256}) + tensor("key", {2, 128, 128}) + tensor("value", {2, 128, 128});
+  const std::string bsh_gqa =
+      tensor("query", {2, 64, 256}) + tensor("key", {2, 128, 128}) + tensor("value", {2, 128, 128});
   p = parse("num_heads: 4, num_key_value_heads: 2", bsh_gqa);  // H_kv = KV_N * D
   EXPECT_EQ(std::vector<int64_t>({p.KV_N, p.G, p.D}), (V{2, 2, 64}));
 }
@@ -82,25 +84,29 @@ TEST(FiaProblem, TensorListKeepsEachBatchS) {
 }
 
 TEST(FiaProblem, PagedBsHAndNBsD) {
-  const std::string bsh = tensor("query", {2, 64, 256}) + tensor("key", {6, 256, 256}) + tensor("value", {6, 256, 256}) +
-                          tensor("block_table", {2, 3}, "int32");
+  const std::string bsh = tensor("query", {2, 64, 256}) + tensor("key", {6, 256, 256}) +
+                          tensor("value", {6, 256, 256}) + tensor("block_table", {2, 3}, "int32");
   attn::AttnProblem p = parse("num_heads: 4, block_size: 256, actual_seq_lengths_kv: [700, 300]", bsh);
   EXPECT_EQ(p.kv, KvStorage::PagedBsH);
   EXPECT_EQ(std::vector<int64_t>({p.block_size, p.block_num, p.max_blocks, p.kv_s}), (V{256, 6, 3, 768}));
   EXPECT_EQ(p.act_kv, (V{700, 300}));
-  const std::string nbsd = tensor("query", {1, 4, 64, 128}) + tensor("key", {3, 2, 128, 128}) + tensor("value", {3, 2, 128, 128}) +
-                           tensor("block_table", {1, 3}, "int32");
-  p = parse("num_heads: 4, num_key_value_heads: 2, input_layout: BNSD, block_size: 128, actual_seq_lengths_kv: [300]", nbsd);
+  const std::string nbsd = tensor("query", {1, 4, 64, 128}) + tensor("key", {3, 2, 128, 128}) +
+                           tensor("value", {3, 2, 128, 128}) + tensor("block_table", {1, 3}, "int32");
+  p = parse("num_heads: 4, num_key_value_heads: 2, input_layout: BNSD, block_size: 128, actual_seq_lengths_kv: [300]",
+            nbsd);
   EXPECT_EQ(p.kv, KvStorage::PagedNBsD);
   EXPECT_EQ(std::vector<int64_t>({p.block_size, p.block_num, p.max_blocks, p.KV_N, p.G}), (V{128, 3, 3, 2, 2}));
   // The mask of a paged case spans max_blocks * block_size columns.
-  EXPECT_NO_THROW(parse("num_heads: 4, block_size: 256, actual_seq_lengths_kv: [700, 300]", bsh + tensor("atten_mask", {64, 768}, "bool")));
-  expect_parts(parse_error("num_heads: 4, block_size: 256, actual_seq_lengths_kv: [700, 300]", bsh + tensor("atten_mask", {64, 767}, "bool")),
+  EXPECT_NO_THROW(parse("num_heads: 4, block_size: 256, actual_seq_lengths_kv: [700, 300]",
+                        bsh + tensor("atten_mask", {64, 768}, "bool")));
+  expect_parts(parse_error("num_heads: 4, block_size: 256, actual_seq_lengths_kv: [700, 300]",
+                           bsh + tensor("atten_mask", {64, 767}, "bool")),
                {"Skv >= 768"});
 }
 
 TEST(FiaProblem, PrefixLengthDefaultsToItsS) {
-  const std::string in = bsh_qkv() + tensor("key_shared_prefix", {1, 32, 256}) + tensor("value_shared_prefix", {1, 32, 256});
+  const std::string in =
+      bsh_qkv() + tensor("key_shared_prefix", {1, 32, 256}) + tensor("value_shared_prefix", {1, 32, 256});
   attn::AttnProblem p = parse("num_heads: 4", in);
   EXPECT_TRUE(p.prefix);
   EXPECT_EQ(p.prefix_s, 32);
@@ -162,14 +168,16 @@ TEST(FiaProblem, PseAndHighPerformance) {
 
 TEST(FiaProblem, RowFixIsForcedWhereRowsCertainlySeeNothing) {
   const std::string c3 = tensor("atten_mask", {2048, 2048}, "bool");
-  const std::string long_q = tensor("query", {1, 128, 256}) + tensor("key", {1, 64, 256}) + tensor("value", {1, 64, 256});
-  EXPECT_TRUE(parse("num_heads: 4, sparse_mode: 3", long_q + c3).row_fix);   // act_q 128 > skv 64: delta < 0
+  const std::string long_q =
+      tensor("query", {1, 128, 256}) + tensor("key", {1, 64, 256}) + tensor("value", {1, 64, 256});
+  EXPECT_TRUE(parse("num_heads: 4, sparse_mode: 3", long_q + c3).row_fix);      // act_q 128 > skv 64: delta < 0
   EXPECT_FALSE(parse("num_heads: 4, sparse_mode: 3", bsh_qkv() + c3).row_fix);  // Sq 64 <= Skv 128
-  EXPECT_FALSE(parse("num_heads: 4, sparse_mode: 2", long_q + c3).row_fix);   // j <= i: row 0 sees column 0
+  EXPECT_FALSE(parse("num_heads: 4, sparse_mode: 2", long_q + c3).row_fix);     // j <= i: row 0 sees column 0
   const std::string mask = tensor("atten_mask", {64, 128}, "bool");
   EXPECT_TRUE(parse("num_heads: 4, next_tokens: -5", bsh_qkv() + mask).row_fix);  // rows 0..4 see nothing
   EXPECT_FALSE(parse("num_heads: 4, next_tokens: -5", bsh_qkv()).row_fix);        // no mask: band forced open
-  EXPECT_TRUE(parse("num_heads: 4, pre_tokens: 10, next_tokens: 0", long_q + tensor("atten_mask", {128, 64}, "bool")).row_fix);
+  EXPECT_TRUE(
+      parse("num_heads: 4, pre_tokens: 10, next_tokens: 0", long_q + tensor("atten_mask", {128, 64}, "bool")).row_fix);
   EXPECT_FALSE(parse("num_heads: 4, sparse_mode: 4, pre_tokens: 0, next_tokens: 0", bsh_qkv() + c3).row_fix);
 }
 
@@ -205,8 +213,9 @@ TEST(FiaOp, ParametersInSpecOrderWithKinds) {
   for (const auto& p : ps) EXPECT_FALSE(p.doc.empty()) << p.name;
   // check_param_names treats int_list as an attribute and rejects names FIA V2 does not have.
   EXPECT_NO_THROW(check_param_names(op, load_fia("num_heads: 4, actual_seq_lengths: [1, 2]", bsh_qkv())));
-  expect_parts(casetest::error_of([&] { check_param_names(op, load_fia("num_heads: 4, input_layou: BSH", bsh_qkv())); }),
-               {"attrs.input_layou is not a parameter of fused_infer_attention_score"});
+  expect_parts(
+      casetest::error_of([&] { check_param_names(op, load_fia("num_heads: 4, input_layou: BSH", bsh_qkv())); }),
+      {"attrs.input_layou is not a parameter of fused_infer_attention_score"});
 }
 
 TEST(FiaOp, AttrIntListReadsListsAndScalarsAndNamesTheAttr) {
@@ -240,12 +249,14 @@ CaseFile bundled(const std::string& name, bool fill) {
 }
 
 TEST(FiaCases, FullAndTimingLoadsGiveTheSameProblem) {
-  for (const char* name : {"fia_left_padding", "fia_paged_bsh", "fia_row_fix", "fia_prefix", "fia_causal_sparse3_sq_ne_skv"}) {
+  for (const char* name :
+       {"fia_left_padding", "fia_paged_bsh", "fia_row_fix", "fia_prefix", "fia_causal_sparse3_sq_ne_skv"}) {
     const attn::AttnProblem t = parse_fia(bundled(name, false)), f = parse_fia(bundled(name, true));
     EXPECT_EQ(t.act_q, f.act_q) << name;
     EXPECT_EQ(t.act_kv, f.act_kv) << name;
     EXPECT_EQ(std::vector<int64_t>({t.q_pad, t.kv_pad, t.prefix_len, t.block_num}),
-              std::vector<int64_t>({f.q_pad, f.kv_pad, f.prefix_len, f.block_num})) << name;
+              std::vector<int64_t>({f.q_pad, f.kv_pad, f.prefix_len, f.block_num}))
+        << name;
     EXPECT_EQ(t.row_fix, f.row_fix) << name;
   }
   const attn::AttnProblem lp = parse_fia(bundled("fia_left_padding", false));
