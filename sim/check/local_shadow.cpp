@@ -13,17 +13,6 @@ namespace {
 constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();  // clock entry no epoch exceeds
 }  // namespace
 
-// The smallest unit any instruction accesses in the buffer, so checking per granule is as exact as per
-// byte. L0A / L0B are only touched in whole 512-byte fractals (load2d, mmad), L0C in 64-byte rows of 16
-// accumulators (mmad fractals, FixPipe rows); everything else in 32-byte blocks.
-uint64_t LocalShadow::granule(isa::Buf b) {
-  switch (b) {
-    case isa::Buf::L0A: case isa::Buf::L0B: return isa::kFractalBytes;
-    case isa::Buf::L0C: return 64;
-    default: return isa::kBlockBytes;
-  }
-}
-
 LocalShadow::LocalShadow(const std::vector<int>& core_of_agent) : core_of_agent_(core_of_agent) {
   int cores = 0;
   for (int c : core_of_agent) {
@@ -72,8 +61,7 @@ uint64_t LocalShadow::access(const AccessRange& r, RaceHits& hits) {
   if (r.end > kMaxBufferBytes)
     throw std::out_of_range("race checker: " + std::string(isa::buf_name(r.buf)) + " range ends at byte " +
                             std::to_string(r.end) + ", beyond any local buffer");
-  const uint64_t g = granule(r.buf);
-  const uint64_t first = r.begin / g, last = (r.end + g - 1) / g;
+  const uint64_t g = granule(r.buf), first = first_granule(r), last = end_granule(r);
   RunShadow& shadow = shadows_[static_cast<size_t>(core_) * isa::kNumBufs + static_cast<size_t>(r.buf)];
   shadow.grow(last);
   RunShadow::Merge merge{false, false};

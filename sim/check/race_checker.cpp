@@ -166,8 +166,7 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, st
     // 8 times) cannot find anything they did not: reads leave the last write as it was, writes made this
     // agent the writer. Skipped only while nothing was found, so reports stay exactly as if checked.
     if (same_kind && r.begin >= done.begin && r.end <= done.end && m.hits.empty()) {
-      const uint64_t g = LocalShadow::granule(r.buf);
-      checks_ += r.end > r.begin ? (r.end + g - 1) / g - r.begin / g : 0;  // the granules it covers
+      if (r.end > r.begin) checks_ += LocalShadow::end_granule(r) - LocalShadow::first_granule(r);  // as if checked
       continue;
     }
     checks_ += m.local.access(r, m.hits);

@@ -50,17 +50,19 @@ void RunShadow::clear() {
     c.n = 0;
   }
   if (chunks_.empty()) chunks_.resize(1);
-  chunks_[0].heads = 1;  // only the sentinel, at granule 0 = size_
+  nonempty_.assign((chunks_.size() + 63) / 64, 0);
+  set_head_bit(0);  // only the sentinel, at granule 0 = size_
   size_ = 0;
 }
 
 void RunShadow::grow_to(uint64_t granules) {
   const uint64_t old = size_, n = granules > 2 * old ? granules : 2 * old;
   if (chunks_.size() < (n >> 6) + 1) chunks_.resize((n >> 6) + 1);
+  nonempty_.resize((chunks_.size() + 63) / 64, 0);
   // The old sentinel at `old` becomes the head of the new granules [old, n), which nothing has touched.
-  chunks_[old >> 6].heads &= ~(uint64_t{1} << (old & 63));
+  chunks_[old >> 6].heads &= ~(uint64_t{1} << (old & 63));  // (set again just below: summary unchanged)
   insert_head(old, GranuleState{});
-  chunks_[n >> 6].heads |= uint64_t{1} << (n & 63);
+  set_head_bit(n);
   size_ = n;
   merge_with_previous(old);
 }
@@ -74,16 +76,25 @@ void RunShadow::erase_heads(uint64_t a, uint64_t b) {
     if (gone == 0) return;
     c.erase(static_cast<size_t>(std::popcount(c.heads & ((gone & -gone) - 1))),
             static_cast<size_t>(std::popcount(gone)));
-    c.heads &= ~mask;
+    set_chunk_heads(ci, c.heads & ~mask);
   };
   if (ca == cb) {
     erase(ca, from_a & to_b);
     return;
   }
   erase(ca, from_a);
-  for (uint64_t ci = ca + 1; ci < cb; ++ci) {
-    chunks_[ci].heads = 0;
+  // The chunks in between lose all their heads: visit only those that have any, through the summary.
+  for (uint64_t ci = ca + 1; ci < cb;) {
+    const uint64_t s = nonempty_[ci >> 6] >> (ci & 63);
+    if (s == 0) {
+      ci = (ci | 63) + 1;
+      continue;
+    }
+    ci += static_cast<uint64_t>(std::countr_zero(s));
+    if (ci >= cb) break;
     chunks_[ci].n = 0;
+    set_chunk_heads(ci, 0);
+    ++ci;
   }
   erase(cb, to_b);
 }

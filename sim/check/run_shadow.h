@@ -5,10 +5,12 @@
 // one run, not 1024 blocks.
 //
 // Representation. Granules are grouped in chunks of 64. Each chunk has a bitmap marking the granules that
-// start a run ("heads") and the states of its heads, in address order. Finding the run of a granule is a
-// scan back to the previous set bit (one word when runs are shorter than 64 granules), its end a scan
-// forward, its state the entry at the rank of its head within the chunk. A split inserts one bit and one
-// state into a chunk, a merge removes them.
+// start a run ("heads") and the states of its heads, in address order; a summary bitmap marks the chunks
+// holding any head. Finding the run of a granule is a scan back to the previous head: within its chunk,
+// else through the summary to the previous chunk with a head (one word covers 4096 granules, so a run
+// over a whole tile costs no more than a short one). Its end is the same scan forward, its state the
+// entry at the rank of its head within the chunk. A split inserts one bit and one state into a chunk, a
+// merge removes them.
 // Why this layout: short operands (one 8-block repeat per row of a tile) split runs constantly, so a
 // split must not allocate (std::map) or move a buffer's worth of intervals (sorted vector). And lookups
 // must touch few cache lines: the simulator interleaves 72 cores, so each access finds its shadow cold.
@@ -16,6 +18,8 @@
 // tiles and rows are aligned), so the common lookup is one line; the chunk's further states sit in one
 // small array. A state per granule (40 B per 32-byte block) or an index per granule into a pool would
 // cost two or more misses per run.
+#include <immintrin.h>
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +34,12 @@ struct GranuleState {
   uint32_t read[kSlots];  // epoch of each slot's last read since the last write (0: none)
   uint32_t w_epoch;       // epoch of the last write (0: none)
   uint32_t w_slot;        // slot of the last writer
-  bool operator==(const GranuleState&) const = default;
+  // Two vector compares (the states of neighbouring runs are compared on every merge attempt).
+  bool operator==(const GranuleState& o) const {
+    const __m256i r = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(read)),
+                                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(o.read)));
+    return _mm256_testz_si256(r, r) && w_epoch == o.w_epoch && w_slot == o.w_slot;
+  }
 };
 
 class RunShadow {
@@ -94,19 +103,42 @@ class RunShadow {
   size_t rank(uint64_t i) const {
     return static_cast<size_t>(std::popcount(chunks_[i >> 6].heads & ((uint64_t{1} << (i & 63)) - 1)));
   }
+  // Head bits go through these, which keep the summary of non-empty chunks.
+  void set_head_bit(uint64_t i) {
+    chunks_[i >> 6].heads |= uint64_t{1} << (i & 63);
+    nonempty_[i >> 12] |= uint64_t{1} << ((i >> 6) & 63);
+  }
+  void set_chunk_heads(uint64_t c, uint64_t heads) {
+    chunks_[c].heads = heads;
+    const uint64_t bit = uint64_t{1} << (c & 63);
+    nonempty_[c >> 6] = heads ? nonempty_[c >> 6] | bit : nonempty_[c >> 6] & ~bit;
+  }
   // The head of the run holding granule i (granule 0 is always a head).
   uint64_t head_at_or_before(uint64_t i) const {
     uint64_t c = i >> 6;
-    uint64_t m = chunks_[c].heads & (~uint64_t{0} >> (63 - (i & 63)));
-    while (m == 0) m = chunks_[--c].heads;
+    const uint64_t m = chunks_[c].heads & (~uint64_t{0} >> (63 - (i & 63)));
+    if (m == 0) {  // the last head of the closest chunk before c that has one
+      uint64_t w = (c - 1) >> 6;
+      uint64_t s = nonempty_[w] & (~uint64_t{0} >> (63 - ((c - 1) & 63)));
+      while (s == 0) s = nonempty_[--w];
+      c = (w << 6) + 63 - static_cast<uint64_t>(std::countl_zero(s));
+      return (c << 6) + 63 - static_cast<uint64_t>(std::countl_zero(chunks_[c].heads));
+    }
     return (c << 6) + 63 - static_cast<uint64_t>(std::countl_zero(m));
   }
   // The first head after granule i < size(): the end of i's run (size() is always marked, as a sentinel).
   uint64_t head_after(uint64_t i) const {
     uint64_t c = i >> 6;
     const unsigned sh = static_cast<unsigned>(i & 63) + 1;
-    uint64_t m = sh == 64 ? 0 : chunks_[c].heads & (~uint64_t{0} << sh);
-    while (m == 0) m = chunks_[++c].heads;
+    const uint64_t m = sh == 64 ? 0 : chunks_[c].heads & (~uint64_t{0} << sh);
+    if (m == 0) {  // the first head of the closest chunk after c that has one
+      uint64_t w = (c + 1) >> 6;
+      const unsigned cs = static_cast<unsigned>((c + 1) & 63);
+      uint64_t s = nonempty_[w] & (~uint64_t{0} << cs);
+      while (s == 0) s = nonempty_[++w];
+      c = (w << 6) + static_cast<uint64_t>(std::countr_zero(s));
+      return (c << 6) + static_cast<uint64_t>(std::countr_zero(chunks_[c].heads));
+    }
     return (c << 6) + static_cast<uint64_t>(std::countr_zero(m));
   }
   // State of the run headed by h. Valid until the next insert or erase.
@@ -114,11 +146,11 @@ class RunShadow {
   const GranuleState& st(uint64_t h) const { return chunks_[h >> 6].at(rank(h)); }
   void insert_head(uint64_t i, const GranuleState& s) {  // i is not a head yet
     chunks_[i >> 6].insert(rank(i), s);
-    chunks_[i >> 6].heads |= uint64_t{1} << (i & 63);
+    set_head_bit(i);
   }
   void erase_head(uint64_t i) {  // i is a head
     chunks_[i >> 6].erase(rank(i), 1);
-    chunks_[i >> 6].heads &= ~(uint64_t{1} << (i & 63));
+    set_chunk_heads(i >> 6, chunks_[i >> 6].heads & ~(uint64_t{1} << (i & 63)));
   }
   void erase_heads(uint64_t a, uint64_t b);  // every head in [a, b), a < b <= size()
   // Merges the run headed by h (if h heads one) into the run before it when their states are equal.
@@ -126,7 +158,8 @@ class RunShadow {
     if (h > 0 && h < size_ && is_head(h) && st(head_at_or_before(h - 1)) == st(h)) erase_head(h);
   }
 
-  std::vector<Chunk> chunks_;  // covering granules [0, size_]
+  std::vector<Chunk> chunks_;       // covering granules [0, size_]
+  std::vector<uint64_t> nonempty_;  // bit c: chunk c has a head
   uint64_t size_ = 0;
 };
 
@@ -164,15 +197,26 @@ void RunShadow::read(uint64_t a, uint64_t b, uint32_t slot, uint32_t epoch, Merg
   uint64_t h = head_at_or_before(a), x = a;
   for (;;) {
     const uint64_t e = head_after(h), hi = e < b ? e : b;
-    check(st(h), x, hi);
-    if (st(h).read[slot] != epoch) {  // else this instruction already read it: nothing changes
-      const GranuleState old = st(h);
+    const GranuleState& cur = st(h);
+    check(cur, x, hi);
+    if (cur.read[slot] != epoch) {  // else this instruction already read it: nothing changes
+      const GranuleState old = cur;   // (cur dies at the first insert or erase)
+      GranuleState now = old;
+      now.read[slot] = epoch;
+      if (x == h && hi < e && (h > a || merge.before) && h > 0 && (h >> 6) == (hi >> 6) &&
+          st(head_at_or_before(h - 1)) == now) {
+        // The run before already looks like the accessed part (a broadcast operand reads block after
+        // block): move the boundary instead of splitting and merging. Same chunk, no head in between,
+        // so the state entry keeps its rank and now belongs to [hi, e).
+        chunks_[h >> 6].heads ^= (uint64_t{1} << (h & 63)) | (uint64_t{1} << (hi & 63));  // stays non-empty
+        break;  // hi < e, so hi == b
+      }
       if (hi < e) insert_head(hi, old);  // the part past the access keeps the old state
       if (x > h) {                       // so does the part before it
         insert_head(x, old);
         h = x;
       }
-      st(h).read[slot] = epoch;
+      st(h) = now;
       if (h > a || merge.before) merge_with_previous(h);  // e.g. the run before was read by this instruction too
     }
     if (hi == b) break;
