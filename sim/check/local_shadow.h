@@ -44,11 +44,6 @@ class LocalShadow {
   // granules it covers (the unit of RaceChecker::checks_run, whatever the work per run).
   uint64_t access(const AccessRange& r, RaceHits& hits);
   void reset();
-  // Cache hint for a later range of the current instruction (see RaceChecker::on_access).
-  void prefetch(const AccessRange& r) const {
-    const auto i = static_cast<size_t>(core_) * isa::kNumBufs + static_cast<size_t>(r.buf);
-    shadows_[i].prefetch(first_granule(r));
-  }
   // The runs of one core's buffer (tests).
   std::vector<RunShadow::Run> runs(int core, isa::Buf buf) const {
     return shadows_[static_cast<size_t>(core) * isa::kNumBufs + static_cast<size_t>(buf)].runs();

@@ -15,7 +15,6 @@ namespace npusim::sim {
 
 namespace {
 
-constexpr size_t kPrefetchAhead = 4;  // ranges
 constexpr size_t kMaxDedupe = size_t{1} << 20;  // pairs remembered; beyond, every race is only counted
 
 struct PairKey {
@@ -146,16 +145,8 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, st
   Impl& m = *impl_;
   m.hits.clear();
   m.local.begin(a, epoch, m.hb.clock(a));
-  // Row-strided operands list a range per row, each in a cold cache line of the shadow: the line of a
-  // range a few ahead is requested early so that its miss overlaps the work on the ranges before it.
-  auto prefetch = [&](size_t i) {
-    if (i < ranges.size() && ranges[i].buf != isa::Buf::GM) m.local.prefetch(ranges[i]);
-  };
-  for (size_t i = 0; i < kPrefetchAhead; ++i) prefetch(i);
   AccessRange done{isa::Buf::GM, 0, 0, false};  // hull of the last local ranges of one kind checked in a row
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const AccessRange& r = ranges[i];
-    prefetch(i + kPrefetchAhead);
+  for (const AccessRange& r : ranges) {
     if (r.buf == isa::Buf::GM) {
       checks_ += m.gm.access(a, epoch, info.id, r, m.hits);
       done.buf = isa::Buf::GM;

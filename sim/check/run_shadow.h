@@ -76,11 +76,6 @@ class RunShadow {
 
   std::vector<Run> runs() const;  // every run in address order (tests, debugging)
 
-  // Cache hint for an access starting at granule a: its chunk's line (bitmap and first state).
-  void prefetch(uint64_t a) const {
-    if (a < size_) __builtin_prefetch(&chunks_[a >> 6]);
-  }
-
  private:
   // One cache line: the bitmap, the first state, and the rest of the states (ranks 1..n-1) out of line.
   struct alignas(64) Chunk {
