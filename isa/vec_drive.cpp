@@ -33,9 +33,7 @@ void run_reference(const VecGeom& g, const LaneOperand& dst, std::span<const Lan
 
 namespace {
 uint32_t full_block(int epb) { return epb >= 32 ? 0xffffffffu : (1u << epb) - 1; }
-}  // namespace
 
-namespace {
 // Every lane of the repeat enabled and its blocks adjacent: the repeat is one run of bytes, copied at once
 // (row-by-row operands of a tile take this path for every repeat).
 bool whole_run(const LaneOperand& op, LaneSet en, int lanes) {

@@ -10,7 +10,8 @@ namespace npusim::sim {
 // few steps through neighbouring nodes instead of a descent from the root of a map of ~100k segments,
 // through cold nodes.
 GmShadow::Map::iterator GmShadow::first_ending_after(const Access& me, uint64_t pos) {
-  if (use_hint_ && has_hint_ && hint_owner_.agent == me.agent && hint_owner_.epoch == me.epoch && hint_->first <= pos) {
+  const bool same_instruction = has_hint_ && hint_owner_.agent == me.agent && hint_owner_.epoch == me.epoch;
+  if (use_hint_ && same_instruction && hint_->first <= pos) {
     auto it = hint_;
     for (int step = 0; step < kHintSteps && it != segments_.end(); ++step, ++it)
       if (it->second.end > pos) return it;
@@ -64,8 +65,7 @@ uint64_t GmShadow::read(const Access& me, const AccessRange& r, RaceHits& hits) 
 }
 
 // A write replaces every segment it covers by one (see LocalShadow::access for why the reads it checked
-// can be forgotten). The first covered node is reused, so a write over earlier segments
-// allocates nothing.
+// can be forgotten). The first covered node is reused, so a write over earlier segments allocates nothing.
 uint64_t GmShadow::write(const Access& me, const AccessRange& r, RaceHits& hits) {
   auto first = first_ending_after(me, r.begin);
   if (first != segments_.end() && first->first < r.begin) first = split(first, r.begin);

@@ -4,16 +4,20 @@
 // instruction of a race.
 // Why it looks like this: it is written for every instruction and read only when a race is reported, and
 // it is the checker's largest memory (4096 records of 160 bytes per agent, a new checker per launch: about
-// 150 MB on a 24-core FlashAttention run). Faulting that in 4 KiB pages cost more than all the race checks
-// (~10 us a page fault under virtualisation), so the rings of all agents come from one arena mapped with
-// transparent huge pages, handed out in order of first use so that untouched agents cost nothing. Ordinary
-// stores would also read every record's cache lines before overwriting them and push the shadows out of
-// the cache, so records go out with non-temporal (streaming) stores into storage never constructed or
-// zeroed. A record keeps only what differs per instruction (core and pipe are the agent's) and the text
-// only once an instruction came with one (the machine passes none).
+// 150 MB on a FlashAttention launch over 72 cores). Faulting that in 4 KiB pages cost about as much as all
+// the local race checks (~10 us a page fault under virtualisation), so the rings of all agents come from
+// one arena mapped with transparent huge pages, handed out in segments of 512 records as they fill: the
+// memory touched is packed (a short launch with a few hundred records per agent backs a few huge pages,
+// not one per agent) and untouched agents cost nothing. Ordinary stores would also read every record's
+// cache lines before overwriting them and push the shadows out of the cache, so records go out with
+// non-temporal (streaming) stores into storage never constructed or zeroed. A record keeps only what
+// differs per instruction (core and pipe are the agent's) and the text only once an instruction came with
+// one (the machine passes none).
 #include <immintrin.h>
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -37,6 +41,8 @@ static_assert(sizeof(HistoryRecord) % 32 == 0, "records are streamed out 32 byte
 // operator new where mmap fails). Pages are only backed once touched.
 class HistoryArena {
  public:
+  static constexpr size_t kSegment = 512;  // records handed out at a time
+  static_assert(RaceChecker::kHistory % kSegment == 0);
   static constexpr size_t kRingBytes = sizeof(HistoryRecord) * RaceChecker::kHistory;
 
   explicit HistoryArena(size_t rings) : bytes_(rings * kRingBytes) {
@@ -60,12 +66,14 @@ class HistoryArena {
   HistoryArena(const HistoryArena&) = delete;
   HistoryArena& operator=(const HistoryArena&) = delete;
 
-  // The next unused ring (kHistory records); null once all are handed out.
-  HistoryRecord* take_ring() {
-    if (used_ + kRingBytes > bytes_) return nullptr;
-    auto* ring = reinterpret_cast<HistoryRecord*>(base_ + used_);
-    used_ += kRingBytes;
-    return ring;
+  // The next unused segment of kSegment records; null once all are handed out (never, with a ring's
+  // worth per agent).
+  HistoryRecord* take_segment() {
+    constexpr size_t bytes = sizeof(HistoryRecord) * kSegment;
+    if (used_ + bytes > bytes_) return nullptr;
+    auto* segment = reinterpret_cast<HistoryRecord*>(base_ + used_);
+    used_ += bytes;
+    return segment;
   }
 
  private:
@@ -79,18 +87,16 @@ class InstrHistory {
   static constexpr size_t kSize = RaceChecker::kHistory;
 
   void record(uint32_t epoch, const InstrInfo& info, HistoryArena& arena) {
-    if (!records_) {
-      records_ = arena.take_ring();
-      if (!records_) return;  // cannot happen: the arena has a ring per agent
-      epochs_.assign(kSize, 0);
-    }
+    if (epochs_.empty()) epochs_.assign(kSize, 0);
     const size_t slot = epoch % kSize;
+    Record*& segment = segments_[slot / HistoryArena::kSegment];
+    if (!segment && !(segment = arena.take_segment())) return;  // (cannot fail: see take_segment)
     Record r;
     r.id = info.id;
     r.cycle = info.cycle;
     std::memcpy(r.instr, &info.instr, sizeof r.instr);
     const auto* from = reinterpret_cast<const __m256i*>(&r);
-    auto* to = reinterpret_cast<__m256i*>(records_ + slot);
+    auto* to = reinterpret_cast<__m256i*>(segment + slot % HistoryArena::kSegment);
     for (size_t i = 0; i < sizeof(Record) / 32; ++i) _mm256_stream_si256(to + i, _mm256_load_si256(from + i));
     epochs_[slot] = epoch;
     if (!info.text.empty() || !texts_.empty()) {
@@ -102,8 +108,8 @@ class InstrHistory {
   // The instruction of `epoch` as an InstrInfo of `agent` (its core and pipe), if still in the ring.
   std::optional<InstrInfo> find(uint32_t epoch, const InstrInfo& agent) const {
     const size_t slot = epoch % kSize;
-    if (!records_ || epochs_[slot] != epoch) return std::nullopt;
-    const Record& r = records_[slot];
+    if (epochs_.empty() || epochs_[slot] != epoch) return std::nullopt;
+    const Record& r = segments_[slot / HistoryArena::kSegment][slot % HistoryArena::kSegment];
     InstrInfo info{r.id, agent.core, agent.core_name, agent.pipe, r.cycle, texts_.empty() ? "" : texts_[slot], {}};
     std::memcpy(static_cast<void*>(&info.instr), r.instr, sizeof r.instr);
     return info;
@@ -114,9 +120,9 @@ class InstrHistory {
  private:
   using Record = HistoryRecord;
 
-  Record* records_ = nullptr;      // kSize slots in the arena, taken at the first record
-  std::vector<uint32_t> epochs_;            // epoch held by each slot (0: empty)
-  std::vector<std::string> texts_;          // per slot, or empty while every instruction came without text
+  std::array<Record*, kSize / HistoryArena::kSegment> segments_{};  // slots, taken from the arena as used
+  std::vector<uint32_t> epochs_;    // epoch held by each slot (0: empty)
+  std::vector<std::string> texts_;  // per slot, or empty while every instruction came without text
 };
 
 }  // namespace npusim::sim

@@ -59,7 +59,7 @@ struct RaceChecker::Impl {
   LocalShadow local;
   GmShadow gm;
   RaceHits hits;
-  HistoryArena arena;                 // the rings of `history` (declared first: it outlives them)
+  HistoryArena arena;                 // the rings of `history` (declared before it: outlives them)
   std::vector<InstrHistory> history;  // per agent
   std::vector<InstrInfo> agent_info;  // per agent: core name and pipe, from its first instruction
   std::unordered_set<PairKey, PairHash> reported;
@@ -67,8 +67,7 @@ struct RaceChecker::Impl {
 
   Impl(const HappensBefore& h, std::vector<int> cores)
       : hb(h), core_of_agent(std::move(cores)), local(core_of_agent), gm(h), arena(core_of_agent.size()),
-        history(core_of_agent.size()),
-        agent_info(core_of_agent.size()) {}
+        history(core_of_agent.size()), agent_info(core_of_agent.size()) {}
 
   void remember(AgentId a, uint32_t epoch, const InstrInfo& info) {
     if (agent_info[a].core_name.empty()) {

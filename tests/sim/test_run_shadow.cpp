@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/footprint.h"
 #include "sim/check/gm_shadow.h"
 #include "sim/check/local_shadow.h"
 #include "tests/sim/race_scene.h"
@@ -90,7 +91,8 @@ TEST(RunShadow, WriteOverManyRunsLeavesOneAndMergesWithItsEqualNeighbour) {
   RunShadow sh;
   sh.grow(100);
   Recorder ignore;
-  for (uint64_t i = 0; i < 10; ++i) sh.write(10 * i, 10 * i + 5, written(0, static_cast<uint32_t>(i + 1)), {}, ignore.fn());
+  for (uint64_t i = 0; i < 10; ++i)
+    sh.write(10 * i, 10 * i + 5, written(0, static_cast<uint32_t>(i + 1)), {}, ignore.fn());
   EXPECT_EQ(sh.runs().size(), 20u);
   Recorder rec;
   sh.write(3, 97, written(1, 50), {}, rec.fn());
@@ -188,6 +190,41 @@ TEST(RunShadow, MatchesPerGranuleModelOnRandomAccesses) {
 }
 
 // ---- LocalShadow: granules, and the same reports as checking granule by granule ------------------------
+
+// A counter-mode vmuls.f32 over 8192 elements: each operand is one range of 1,024 blocks and one run.
+TEST(LocalShadowRuns, ContiguousOperandIsOneRunAndRowsOneRunEach) {
+  isa::VScalar v;
+  v.op = isa::VScalarOp::Muls;
+  v.dtype = isa::DType::F32;
+  v.src = {Buf::UB, 0};
+  v.dst = {Buf::UB, 0x8000};
+  v.mask = {true, 8192, 0};
+  std::vector<AccessRange> ranges;
+  isa::footprint(isa::Instr{v}, nullptr, ranges);
+  ASSERT_EQ(ranges.size(), 2u);
+  LocalShadow shadow(cores_of_agents());
+  HappensBefore hb(kAgents);
+  RaceHits hits;
+  shadow.begin(kAivV, hb.tick(kAivV), hb.clock(kAivV));
+  for (const AccessRange& r : ranges) EXPECT_EQ(shadow.access(r, hits), 1024u);  // granules covered
+  auto runs = shadow.runs(0, Buf::UB);
+  ASSERT_GE(runs.size(), 2u);
+  EXPECT_EQ(runs[0].begin, 0u);
+  EXPECT_EQ(runs[0].end, 1024u);
+  EXPECT_EQ(runs[1].begin, 1024u);
+  EXPECT_EQ(runs[1].end, 2048u);
+  // Row-strided: 16 rows of 8 blocks, 64 blocks apart, read by another pipe: one run per row and gap.
+  shadow.begin(kAivMte3, hb.tick(kAivMte3), hb.clock(kAivMte3));
+  for (uint64_t row = 0; row < 16; ++row)
+    shadow.access(rd(Buf::UB, 0x8000 + row * 2048, 0x8000 + row * 2048 + 256), hits);
+  runs = shadow.runs(0, Buf::UB);
+  ASSERT_GE(runs.size(), 1u + 32u);
+  for (uint64_t row = 0; row < 16; ++row) {
+    EXPECT_EQ(runs[1 + 2 * row].begin, 1024 + row * 64);
+    EXPECT_EQ(runs[1 + 2 * row].end, 1024 + row * 64 + 8);
+  }
+  EXPECT_FALSE(hits.empty());  // mte3 reads what v wrote, unordered
+}
 
 TEST(LocalShadowRuns, AccessesRoundOutToGranules) {
   Scene s;
@@ -364,8 +401,8 @@ TEST(GmShadowHint, BurstsOfOneInstructionGiveTheSameHitsAndSegmentsAsRootLookups
     ASSERT_EQ(got.hits().size(), want.hits().size()) << "instruction " << instr;
     for (size_t i = 0; i < got.hits().size(); ++i) {
       const RaceHit &x = got.hits()[i], &y = want.hits()[i];
-      ASSERT_TRUE(x.kind == y.kind && x.other == y.other && x.other_epoch == y.other_epoch && x.other_id == y.other_id &&
-                  x.lo == y.lo && x.hi == y.hi && x.bytes == y.bytes)
+      ASSERT_TRUE(x.kind == y.kind && x.other == y.other && x.other_epoch == y.other_epoch &&
+                  x.other_id == y.other_id && x.lo == y.lo && x.hi == y.hi && x.bytes == y.bytes)
           << "instruction " << instr << " hit " << i;
     }
   }
