@@ -1,11 +1,13 @@
-// The FIA prompt kernel's vector program (each AIV of a pair takes half of a unit's computed rows).
+// The FIA kernel's vector program (each AIV of a pair takes half of a unit's computed rows).
 //   V1(s): waits S_READY; per sub-tile of vec_rows rows: scale, + pse, mask, row max, exp, row sum, running
 //          max / sum update, P cast -> workspace; then P_READY to the AIC.
 //   V2(s): waits O_READY; O = O * alpha + P V (first block: O = P V); the unit's last block divides by the
-//          sum, casts and writes attention_out (and softmax_lse).
+//          sum, casts and writes attention_out (and softmax_lse), or (flash-decoding) writes its split's partial.
 // Order: V1(0), then V1(s + 1), V2(s): the softmax of block s + 1 runs while the cube multiplies P V of s.
+// With KV splits, after SyncAll the AIVs combine the partials (combine_group).
 // Intra-core flags: MTE2->V / V->MTE2 0, 1 the two x staging buffers; 2 / 3 the side inputs (mask, pse);
-// 5 / 4 the O accumulator (first-block load); V->MTE3 / MTE3->V 0, 1 the two cast buffers, 2 the lse row.
+// 5 / 4 the O accumulator (first-block load); 6 / 6 the combine's staging; V->MTE3 / MTE3->V 0, 1 the two cast
+// buffers, 2 the lse row, 3 the constant rows (once), 4 a split's partial.
 #include <algorithm>
 #include <cmath>
 #include <limits>
