@@ -12,6 +12,7 @@
 
 #include "kernels/attention/attn_data.h"
 #include "kernels/attention/attn_problem.h"
+#include "kernels/op/det_math.h"
 #include "kernels/op/host_tensor.h"
 
 namespace npusim::op::attntest {
@@ -20,16 +21,9 @@ using namespace npusim::op::attn;
 
 inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-// splitmix64: the same values on every host.
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
+// SplitMix64 (the case generator's, kernels/op/det_math.h): the same values on every host.
+struct Rng : SplitMix64 {
+  double uniform(double lo, double hi) { return lo + (hi - lo) * SplitMix64::uniform(); }
 };
 
 // (b, n, s, d) of a tensor with `heads` heads and `rows` rows per batch: BSH / BSND s-major, BNSD n-major.
