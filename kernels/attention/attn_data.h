@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/attention/attn_problem.h"
-#include "kernels/op/host_tensor.h"
+#include "kernels/host/host_tensor.h"
 
 namespace npusim::op::attn {
 

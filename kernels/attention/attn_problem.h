@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/op/host_tensor.h"
+#include "kernels/host/host_tensor.h"
 
 namespace npusim::op::attn {
 

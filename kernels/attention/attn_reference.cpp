@@ -6,8 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "isa/mathfn.h"
-#include "isa/numeric.h"
+#include "isa/mathfn/mathfn.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::op::attn {
 

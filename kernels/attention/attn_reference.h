@@ -17,7 +17,7 @@
 
 #include "kernels/attention/attn_data.h"
 #include "kernels/attention/attn_problem.h"
-#include "kernels/op/case_file.h"
+#include "kernels/host/case_file.h"
 #include "kernels/op/op.h"
 
 namespace npusim::op::attn {

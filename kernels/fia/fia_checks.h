@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "kernels/attention/attn_problem.h"
-#include "kernels/op/case_file.h"
+#include "kernels/host/case_file.h"
+#include "kernels/op/params.h"
 
 namespace npusim::op::fia {
 

@@ -1,7 +1,6 @@
 // FIA prompt branch: plan, GM image and launch (1 AIC : 2 AIV mix on the split topology).
 #include "kernels/fia/fia_launch.h"
 
-#include <set>
 
 #include "kernels/fia/fia_plan.h"
 #include "kernels/op/gm_inputs.h"
@@ -11,15 +10,6 @@ namespace npusim::op {
 using attn::KvStorage;
 
 namespace {
-void check_tiling_keys(const CaseFile& c) {
-  static const std::set<std::string> keys = {"s1_block", "s2_block", "vec_rows", "preload", "block_dim", "kv_splits", "kv_buffers"};
-  if (c.tiling && c.tiling.IsMap())
-    for (const auto& kv : c.tiling)
-      if (!kv.first.IsScalar() || !keys.count(kv.first.as<std::string>()))
-        throw CaseError("tiling." + (kv.first.IsScalar() ? kv.first.Scalar() : std::string("<non-scalar>")) +
-                        " is not a fused_infer_attention_score tiling key (valid: s1_block, s2_block, vec_rows, preload, block_dim, kv_splits, kv_buffers)");
-}
-
 void check_topology(const sim::HwConfig& hw) {
   if (hw.topology != sim::Topology::Split || hw.chip.aiv_per_core != 2)
     throw CaseError("hw " + hw.name + ": the fused_infer_attention_score kernel needs the split topology with 2 AIVs per AI core "
@@ -75,11 +65,9 @@ void count_flops(const fia::FiaPlan& pl, Prepared& r) {
 }  // namespace
 
 Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine& m) {
-  check_tiling_keys(c);
+  Tiling tiling(fia::fia_tiling_space(), c, m.hw());
   check_topology(m.hw());
-  fia::FiaPlan pl = fia::make_fia_plan(p, m.hw(), [&](const std::string& k, int64_t v, int64_t lo, int64_t hi) {
-    return tiling_value(c, "" + k, v, lo, hi);
-  });
+  fia::FiaPlan pl = fia::make_fia_plan(p, m.hw(), tiling);
   Prepared r;
   const uint64_t in_bytes = load_all(m, c, p);
   const ElemType out_t = p.out;
@@ -94,9 +82,7 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   }
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
   if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
-  r.tiling = {{"s1_block", pl.t.s1_block}, {"s2_block", pl.t.s2_block}, {"vec_rows", pl.t.vec_rows},
-              {"preload", pl.t.preload}, {"block_dim", pl.t.block_dim}, {"kv_buffers", pl.t.kv_buffers}};
-  if (pl.decode) r.tiling.push_back({"kv_splits", pl.t.kv_splits});
+  r.tiling = tiling.used();
   r.min_gm_bytes = in_bytes + out_bytes;
   count_flops(pl, r);
   r.cores = int(pl.t.block_dim);

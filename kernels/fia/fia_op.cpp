@@ -3,10 +3,16 @@
 #include "kernels/attention/attn_reference.h"
 #include "kernels/fia/fia_launch.h"
 #include "kernels/fia/fia_params.h"
+#include "kernels/fia/fia_plan.h"
+#include "kernels/op/params.h"
+#include "kernels/op/registry.h"
 
 namespace npusim::op {
 
+NPUSIM_REGISTER_OP(FiaOp);
+
 std::vector<ParamSpec> FiaOp::params() const { return fia_param_specs(); }
+const TilingSpace& FiaOp::tiling_space() const { return fia::fia_tiling_space(); }
 
 Prepared FiaOp::prepare(const CaseFile& c, sim::Machine& m) const {
   check_param_names(*this, c);

@@ -13,6 +13,7 @@ class FiaOp final : public Op {
     return "FusedInferAttentionScore V2: softmax(scale * Q.K^T + pse, masked) . V (prompt branch, query S > 1)";
   }
   std::vector<ParamSpec> params() const override;
+  const TilingSpace& tiling_space() const override;
   Prepared prepare(const CaseFile& c, sim::Machine& m) const override;
   std::vector<Reference> reference(const CaseFile& c) const override;
 };

@@ -1,6 +1,7 @@
 // Op `fused_infer_attention_score`: its declared parameters and parse_fia, which runs the validation stages of
 // fia_checks.h in order. The stages live in fia_check_*.cpp; this file holds the helpers they share.
 #include "kernels/fia/fia_params.h"
+#include "kernels/op/params.h"
 
 #include "kernels/fia/fia_checks.h"
 

@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 #include "kernels/attention/attn_problem.h"
+#include "kernels/op/tiling.h"
 #include "sim/config/hw_config.h"
 
 namespace npusim::sim {
@@ -72,10 +73,12 @@ struct FiaPlan {
   }
 };
 
-using TilingOverride = std::function<int64_t(const std::string& key, int64_t chosen, int64_t lo, int64_t hi)>;
+// The declared tiling keys of fused_infer_attention_score (kernels/fia/README.md "Tiling").
+const TilingSpace& fia_tiling_space();
 
-// Tiling + units + core split. Throws CaseError naming the tiling key when a value cannot fit its buffer.
-FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const TilingOverride& ov);
+// Tiling + units + core split; `t` applies the case's overrides. Throws CaseError naming the tiling key when a
+// value cannot fit its buffer.
+FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Tiling& t);
 // Local-buffer bytes the kernel allocates with this tiling (checked against the config by make_fia_plan).
 uint64_t fia_l1_bytes(const attn::AttnProblem& p, const FiaTiling& t);
 uint64_t fia_ub_bytes(const attn::AttnProblem& p, const FiaTiling& t);

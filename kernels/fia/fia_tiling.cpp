@@ -3,9 +3,34 @@
 
 #include "kernels/fia/fia_layout.h"
 #include "kernels/fia/fia_plan.h"
-#include "kernels/op/case_file.h"
+#include "kernels/host/case_file.h"
 
 namespace npusim::op::fia {
+
+const TilingSpace& fia_tiling_space() {
+  static const TilingSpace space(
+      "fused_infer_attention_score",
+      {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
+        .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit",
+        .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
+       {.name = "s2_block", .lo = 128, .hi = 4096, .multiple_of = 128,
+        .default_rule = "the longest KV rounded up to 128, clamped to [128, 512]; lowered by 128 until L1 fits",
+        .doc = "KV columns per score block (the softmax works on 128-column groups)"},
+       {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
+        .default_rule = "the largest multiple of 8 (16 in fp16 high-performance mode) up to the AIV half whose UB layout fits, "
+                        "with vec_rows x s2_block <= 8192",
+        .doc = "rows per vector sub-tile of the softmax"},
+       {.name = "preload", .lo = 1, .hi = 4, .default_rule = "1",
+        .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
+       {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
+        .doc = "AI cores used; units are split in contiguous ranges balancing score blocks"},
+       {.name = "kv_buffers", .lo = 1, .hi = 2, .default_rule = "2 when both K / V slots fit L1, else 1",
+        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
+       {.name = "kv_splits", .lo = 1, .hi = 256,
+        .default_rule = "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
+        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"}});
+  return space;
+}
 
 namespace {
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -163,22 +188,23 @@ std::vector<int64_t> split(const std::vector<FiaUnit>& units, int64_t cores) {
 
 int64_t FiaPlan::blk_cols(int64_t b, int64_t k) const { return std::min(t.s2_block, p.skv_eff(b) - k * t.s2_block); }
 
-FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const TilingOverride& ov) {
+FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Tiling& ov) {
   FiaPlan pl;
   pl.p = p;
   FiaTiling c = choose(p, hw);
-  pl.t.s1_block = ov("s1_block", c.s1_block, 16, 512);
-  if (pl.t.s1_block % 16) throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must be a multiple of 16");
-  pl.t.s2_block = ov("s2_block", c.s2_block, 128, 4096);
-  if (pl.t.s2_block % 128)
-    throw CaseError("tiling.s2_block = " + std::to_string(pl.t.s2_block) + " must be a multiple of 128 (the softmax works on 128-column groups)");
-  pl.t.preload = ov("preload", c.preload, 1, 4);
-  pl.t.kv_buffers = ov("kv_buffers", c.kv_buffers, 1, 2);
+  pl.t.s1_block = ov.choose("s1_block", c.s1_block);
+  pl.t.s2_block = ov.choose("s2_block", c.s2_block);
+  pl.t.preload = ov.choose("preload", c.preload);
+  pl.t.kv_buffers = ov.choose("kv_buffers", c.kv_buffers);
   pl.decode = p.Sq == 1;
-  if (pl.decode) pl.t.kv_splits = ov("kv_splits", auto_kv_splits(p, hw), 1, 256);
+  if (pl.decode) pl.t.kv_splits = ov.choose("kv_splits", auto_kv_splits(p, hw));
   const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes);
   const int64_t a = row_align(p);
-  pl.t.vec_rows = ov("vec_rows", vr ? vr : a, a, half_rows(pl.t.s1_block));
+  pl.t.vec_rows = ov.choose("vec_rows", vr ? vr : a);
+  if (pl.t.vec_rows > half_rows(pl.t.s1_block))
+    throw CaseError("tiling.vec_rows = " + std::to_string(pl.t.vec_rows) + " must be at most " +
+                    std::to_string(half_rows(pl.t.s1_block)) + " (the rows of one AIV's half of tiling.s1_block = " +
+                    std::to_string(pl.t.s1_block) + ")");
   if (pl.t.vec_rows % a)
     throw CaseError("tiling.vec_rows = " + std::to_string(pl.t.vec_rows) + " must be a multiple of " + std::to_string(a) +
                     (p.high_perf ? " in fp16 high-performance mode (fp16 row arrays stay on 32-byte blocks)" : ""));
@@ -197,7 +223,7 @@ FiaPlan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, const
     for (int64_t n = 0; n < p.N; ++n)
       for (int64_t r = 0; r < p.Sq; r += pl.t.s1_block) pl.units.push_back(make_unit(p, b, n, r, pl.t.s1_block, pl.t.s2_block));
   const int64_t cores = std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size())));
-  pl.t.block_dim = ov("block_dim", cores, 1, hw.chip.ai_cores);
+  pl.t.block_dim = ov.choose("block_dim", cores);
   pl.core_first = split(pl.units, pl.t.block_dim);
   pl.in = p.in == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;
   pl.out = p.out == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;

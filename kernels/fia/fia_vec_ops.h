@@ -5,7 +5,7 @@
 // the same order of roundings.
 #include <cstdint>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 #include "sim/machine/core_ctx.h"
 
 namespace npusim::op::fia {

@@ -2,13 +2,16 @@
 
 #include <cmath>
 #include <cstring>
-#include <set>
 
 #include "kernels/matmul/matmul_kernel.h"
+#include "kernels/matmul/matmul_reference.h"
 #include "kernels/op/gm_inputs.h"
-#include "kernels/op/matmul_reference.h"
+#include "kernels/op/params.h"
+#include "kernels/op/registry.h"
 
 namespace npusim::op {
+
+NPUSIM_REGISTER_OP(MatmulOp);
 
 using isa::DType;
 
@@ -85,15 +88,6 @@ MatmulShape validate(const CaseFile& c) {
   return s;
 }
 
-void check_tiling_keys(const CaseFile& c) {
-  static const std::set<std::string> keys = {"base_m", "base_n", "base_k", "k_l1", "block_dim"};
-  if (c.tiling && c.tiling.IsMap())
-    for (const auto& kv : c.tiling)
-      if (!kv.first.IsScalar() || !keys.count(kv.first.as<std::string>()))
-        throw CaseError("tiling." + (kv.first.IsScalar() ? kv.first.Scalar() : std::string("<non-scalar>")) +
-                        " is not a matmul tiling key (valid: base_m, base_n, "
-                        "base_k, k_l1, block_dim)");
-}
 }  // namespace
 
 std::vector<ParamSpec> MatmulOp::params() const {
@@ -106,22 +100,21 @@ std::vector<ParamSpec> MatmulOp::params() const {
           {"dequant_scale", "float", false, "none", "int8 -> float16 output: c = float16(float(acc) * scale)"}};
 }
 
+const TilingSpace& MatmulOp::tiling_space() const { return matmul_tiling_space(); }
+
 Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
   check_param_names(*this, c);
-  check_tiling_keys(c);
+  Tiling tiling(tiling_space(), c, m.hw());
   MatmulPlan p;
   p.s = validate(c);
-  p.t = choose_matmul_tiling(p.s, m.hw(), [&](const std::string& k, int64_t v, int64_t lo, int64_t hi) {
-    return tiling_value(c, k, v, lo, hi);
-  });
+  p.t = choose_matmul_tiling(p.s, m.hw(), tiling);
   p.a_gm = load_input(m, "a", one(c, "a"));
   p.b_gm = load_input(m, "b", one(c, "b"));
   if (p.s.bias) p.bias_gm = load_input(m, "bias", one(c, "bias"));
   const uint64_t c_bytes = uint64_t(p.s.m * p.s.n * isa::bytes_of(p.s.out));
   p.c_gm = m.gm().allocate("c", c_bytes);
   Prepared r;
-  r.tiling = {{"base_m", p.t.base_m}, {"base_n", p.t.base_n}, {"base_k", p.t.base_k}, {"k_l1", p.t.k_l1},
-              {"block_dim", p.t.block_dim}};
+  r.tiling = tiling.used();
   r.launch = sim::LaunchSpec{.name = "matmul", .block_dim = static_cast<int>(p.t.block_dim), .mix = sim::MixMode::CubeOnly};
   r.launch.cube = [p](sim::CoreCtx& ctx) { matmul_cube(ctx, p); };
   r.outputs = {{"c", elem_of(p.s.out), {p.s.m, p.s.n}, "c"}};

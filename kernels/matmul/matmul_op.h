@@ -10,6 +10,7 @@ class MatmulOp final : public Op {
   std::string name() const override { return "matmul"; }
   std::string summary() const override { return "c = a . b (+ bias) on the cube units"; }
   std::vector<ParamSpec> params() const override;
+  const TilingSpace& tiling_space() const override;
   Prepared prepare(const CaseFile& c, sim::Machine& m) const override;
   std::vector<Reference> reference(const CaseFile& c) const override;
 };

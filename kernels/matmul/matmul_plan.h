@@ -2,10 +2,10 @@
 // The matmul op's problem, tiling and GM layout: everything the host decides before the launch and the
 // cube program reads while it runs.
 #include <cstdint>
-#include <functional>
 #include <string>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
+#include "kernels/op/tiling.h"
 #include "sim/config/hw_config.h"
 
 namespace npusim::op {
@@ -32,19 +32,16 @@ struct MatmulPlan {
   uint64_t a_gm = 0, b_gm = 0, bias_gm = 0, c_gm = 0;  // byte offsets of the GM allocations
   int64_t tiles_m() const { return (s.m + t.base_m - 1) / t.base_m; }
   int64_t tiles_n() const { return (s.n + t.base_n - 1) / t.base_n; }
-  int k0() const { return s.in == isa::DType::I8 ? 32 : 16; }   // K of one fractal
+  int k0() const { return isa::fractal_k(s.in); }   // K of one fractal
   int elem() const { return isa::bytes_of(s.in); }
 };
 
-// Returns the case's override for `key` (validated against [lo, hi]) or `chosen`.
-using TilingOverride = std::function<int64_t(const std::string& key, int64_t chosen, int64_t lo, int64_t hi)>;
+// The declared tiling keys of matmul (kernels/matmul/README.md "Tiling").
+const TilingSpace& matmul_tiling_space();
 
-// Chooses the tiling from the shape and the hardware capacities and core count (never rates). Throws
-// CaseError when a value (chosen or overridden) cannot fit its buffer, naming the key and the capacity.
-MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw, const TilingOverride& ov);
-
-// The cube program: one core's share of C = A * B (+ bias). Runs on each AIC of a cube-only launch (or on
-// a coupled core, whose L0C results leave through the vector pipe instead of FixPipe).
-
+// Chooses the tiling from the shape and the hardware capacities and core count (never rates); `t` applies the
+// case's overrides. Throws CaseError when a value (chosen or overridden) cannot fit its buffer, naming the key
+// and the capacity.
+MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw, Tiling& t);
 
 }  // namespace npusim::op

@@ -1,22 +1,43 @@
 // Matmul tiling: buffer capacities and unit shapes from the hardware config decide every block size.
 #include <algorithm>
 
+#include "isa/numeric/int_math.h"
+#include "kernels/host/case_file.h"
 #include "kernels/matmul/matmul_plan.h"
-#include "kernels/op/case_file.h"
 
 namespace npusim::op {
 
-namespace {
-int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-int64_t round_down(int64_t x, int64_t m) { return x / m * m; }
+using isa::round_down;
+using isa::round_up;
 
+const TilingSpace& matmul_tiling_space() {
+  static const TilingSpace space(
+      "matmul",
+      {{.name = "base_m", .lo = 16, .hi = 4080, .multiple_of = 16,
+        .default_rule = "min(128, M rounded up to 16), halved while a base_m x 16 tile does not fit L0C (and the coupled UB staging)",
+        .doc = "rows of one output tile (the cube's M per mmad)"},
+       {.name = "base_n", .lo = 16, .hi = 4080, .multiple_of = 16,
+        .default_rule = "min(256, N rounded up to 16), halved while base_m x base_n fp32 accumulators (and the bias row) do not fit",
+        .doc = "columns of one output tile"},
+       {.name = "base_k", .lo = 16, .hi = 4095, .multiple_of = 16,
+        .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most K rounded up",
+        .doc = "K per mmad (int8: a multiple of 32)"},
+       {.name = "k_l1", .lo = 16, .hi = 1 << 20, .multiple_of = 16,
+        .default_rule = "the largest multiple of base_k such that two A and two B chunks fit L1, at most K rounded up",
+        .doc = "K per L1 chunk (double-buffered); a multiple of base_k"},
+       {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true,
+        .default_rule = "min(AI cores, output tiles)", .doc = "AI cores used; tiles are dealt round-robin"}});
+  return space;
+}
+
+namespace {
 void require(bool ok, const std::string& msg) {
   if (!ok) throw CaseError(msg);
 }
 }  // namespace
 
-MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw, const TilingOverride& ov) {
-  const int64_t e = isa::bytes_of(s.in), k0 = s.in == isa::DType::I8 ? 32 : 16;
+MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw, Tiling& ov) {
+  const int64_t e = isa::bytes_of(s.in), k0 = isa::fractal_k(s.in);
   const int64_t l0c = hw.core.l0c_bytes, l0a = hw.core.l0a_bytes, l0b = hw.core.l0b_bytes, l1 = hw.core.l1_bytes;
   MatmulTiling t;
   // Output tile: as large as L0C allows (reuse of each loaded A row / B column grows with it), capped at
@@ -30,10 +51,10 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   };
   int64_t bm = std::min<int64_t>(128, round_up(s.m, 16));
   while (!fits(bm, 16) && bm > 16) bm = round_up(bm / 2, 16);
-  t.base_m = ov("base_m", bm, 16, 4080);
+  t.base_m = ov.choose("base_m", bm);
   int64_t bn = std::min<int64_t>(256, round_up(s.n, 16));
   while (!fits(t.base_m, bn) && bn > 16) bn = round_up(bn / 2, 16);
-  t.base_n = ov("base_n", bn, 16, 4080);
+  t.base_n = ov.choose("base_n", bn);
   require(t.base_m % 16 == 0 && t.base_n % 16 == 0, "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " +
                                                         std::to_string(t.base_n) + ": both must be multiples of 16");
   require(!s.bias || t.base_n * 4 <= hw.core.bt_bytes,
@@ -48,8 +69,8 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
               std::to_string(t.base_m * t.base_n * 4) + " bytes of accumulators but core.l0c_bytes = " + std::to_string(l0c));
   // K per mmad: one half of L0A and of L0B (the other half is loaded while the cube works).
   int64_t bk = std::min((l0a / 2) / (t.base_m * e), (l0b / 2) / (t.base_n * e));
-  bk = std::max<int64_t>(k0, std::min(round_down(bk, k0), round_up(s.k, k0)));
-  t.base_k = ov("base_k", bk, k0, 4095);
+  bk = std::max<int64_t>(k0, std::min({round_down(bk, k0), round_up(s.k, k0), round_down(int64_t{4095}, k0)}));
+  t.base_k = ov.choose("base_k", bk);
   require(t.base_k % k0 == 0, "tiling.base_k = " + std::to_string(t.base_k) + " must be a multiple of " + std::to_string(k0));
   require(2 * t.base_m * t.base_k * e <= l0a,
           "tiling.base_k = " + std::to_string(t.base_k) + ": two A slices of base_m x base_k need " +
@@ -61,13 +82,13 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   const int64_t staging = s.bias ? round_up(t.base_n * 4, 512) : 0;
   int64_t kl1 = (l1 - staging) / (2 * (t.base_m + t.base_n) * e);
   kl1 = std::max(t.base_k, std::min(round_down(kl1, t.base_k), round_up(s.k, t.base_k)));
-  t.k_l1 = ov("k_l1", kl1, t.base_k, 1 << 20);
+  t.k_l1 = ov.choose("k_l1", kl1);
   require(t.k_l1 % t.base_k == 0, "tiling.k_l1 = " + std::to_string(t.k_l1) + " must be a multiple of tiling.base_k");
   const int64_t l1_need = 2 * (t.base_m + t.base_n) * t.k_l1 * e + staging;
   require(l1_need <= l1, "tiling.k_l1 = " + std::to_string(t.k_l1) + ": two chunks of A and B need " +
                              std::to_string(l1_need) + " bytes of L1 but core.l1_bytes = " + std::to_string(l1));
   const int64_t tiles = ((s.m + t.base_m - 1) / t.base_m) * ((s.n + t.base_n - 1) / t.base_n);
-  t.block_dim = ov("block_dim", std::min<int64_t>(hw.chip.ai_cores, tiles), 1, hw.chip.ai_cores);
+  t.block_dim = ov.choose("block_dim", std::min<int64_t>(hw.chip.ai_cores, tiles));
   return t;
 }
 

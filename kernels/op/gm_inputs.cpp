@@ -21,4 +21,11 @@ uint64_t load_input(sim::Machine& m, const std::string& gm_name, const TensorEnt
   return off;
 }
 
+HostTensor read_output(sim::Machine& m, const OutputSpec& o) {
+  HostTensor t = HostTensor::zeros(o.type, o.shape);
+  const auto& a = m.gm().find(o.gm_name);
+  if (m.gm().backs_everything()) std::memcpy(t.bytes.data(), m.gm().ptr(a.offset, t.bytes.size()), t.bytes.size());
+  return t;
+}
+
 }  // namespace npusim::op

@@ -1,15 +1,14 @@
 #pragma once
-// The op registry: each operator declares its parameters, validates a case, chooses its tiling from the
-// shapes and the hardware config (capacities, unit shapes, core counts -- never rates), lays its tensors out
-// in GM, builds the launch, reads its outputs back and computes its fp64 reference.
+// The operator interface. Each op declares its parameters and tiling keys, validates a case, chooses its tiling
+// from the shapes and the hardware config (capacities, unit shapes, core counts -- never rates), lays its tensors
+// out in GM, builds the launch, and computes its fp64 reference. Ops register themselves (registry.h).
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/op/case_file.h"
-#include "kernels/op/host_tensor.h"
+#include "kernels/host/case_file.h"
+#include "kernels/host/host_tensor.h"
+#include "kernels/op/tiling.h"
 #include "sim/machine/machine.h"
 
 namespace npusim::op {
@@ -20,6 +19,7 @@ struct ParamSpec {
   bool required = false;
   std::string default_text;  // shown by `npusim ops`
   std::string doc;
+  bool is_tensor() const { return kind == "tensor" || kind == "tensor_list"; }
 };
 
 struct OutputSpec {
@@ -31,7 +31,7 @@ struct OutputSpec {
 
 // Everything a prepared case needs to run and be reported.
 struct Prepared {
-  std::vector<std::pair<std::string, int64_t>> tiling;  // every tiling value used, in a stable order
+  std::vector<std::pair<std::string, int64_t>> tiling;  // every tiling value used, in declaration order
   sim::LaunchSpec launch;
   std::vector<OutputSpec> outputs;
   uint64_t flops = 0;                 // algorithmic
@@ -58,28 +58,11 @@ class Op {
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
   virtual std::vector<ParamSpec> params() const = 0;
+  virtual const TilingSpace& tiling_space() const = 0;
   // Validates the case, chooses the tiling (case `tiling:` overrides win), allocates and fills GM and builds
   // the launch. Throws CaseError (exit 2) naming the parameter / tiling key, the value and the rule.
   virtual Prepared prepare(const CaseFile& c, sim::Machine& m) const = 0;
   virtual std::vector<Reference> reference(const CaseFile& c) const = 0;
 };
-
-// Registered ops; find_op throws CaseError listing the valid names.
-const std::vector<std::unique_ptr<Op>>& all_ops();
-const Op& find_op(const std::string& name);
-// Rejects attrs / inputs not declared by the op and missing required ones (CaseError listing valid names).
-void check_param_names(const Op& op, const CaseFile& c);
-// Reads an output from GM into a host tensor.
-HostTensor read_output(sim::Machine& m, const OutputSpec& o);
-// Typed attribute access with defaults and errors naming the attribute.
-int64_t attr_int(const CaseFile& c, const std::string& name, int64_t def);
-double attr_float(const CaseFile& c, const std::string& name, double def, bool* given = nullptr);
-bool attr_bool(const CaseFile& c, const std::string& name, bool def);
-std::string attr_string(const CaseFile& c, const std::string& name, const std::string& def);
-// An int_list attribute (a YAML list of integers; a single integer reads as a list of one). Absent: empty, and
-// *given (if passed) is false -- an explicit [] gives an empty list with *given true.
-std::vector<int64_t> attr_int_list(const CaseFile& c, const std::string& name, bool* given = nullptr);
-// A tiling value: the case's override if present (validated against [lo, hi]), else `chosen`.
-int64_t tiling_value(const CaseFile& c, const std::string& key, int64_t chosen, int64_t lo, int64_t hi);
 
 }  // namespace npusim::op

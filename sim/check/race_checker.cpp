@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <unordered_set>
 
-#include "isa/asm.h"
+#include "isa/text/asm.h"
 #include "sim/check/gm_shadow.h"
 #include "sim/check/instr_history.h"
 #include "sim/check/local_shadow.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/footprint.h"
-#include "isa/instr.h"
+#include "isa/instr/footprint.h"
+#include "isa/instr/instr.h"
 #include "sim/check/happens_before.h"
 
 namespace npusim::sim {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 #include "sim/check/happens_before.h"
 
 namespace npusim::sim {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "isa/instr.h"
-#include "isa/sync_rules.h"
+#include "isa/instr/instr.h"
+#include "isa/instr/sync_rules.h"
 #include "sim/config/hw_config.h"
 
 namespace npusim::sim {

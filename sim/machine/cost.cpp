@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "isa/footprint.h"
+#include "isa/instr/footprint.h"
+#include "isa/numeric/int_math.h"
 
 namespace npusim::sim {
 
@@ -11,8 +12,6 @@ namespace {
 using namespace isa;
 template <class... F> struct Overloaded : F... { using F::operator()...; };
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-int k0_of(DType t) { return t == DType::I8 ? 32 : t == DType::I4 ? 64 : t == DType::F32 ? 8 : 16; }
 
 struct ClassRates { int64_t beats, latency; };
 ClassRates rates(VecClass c, const HwConfig& hw) {
@@ -177,7 +176,7 @@ uint64_t mmad_flops(const Mmad& m) { return 2ull * m.m * m.n * m.k; }
 
 uint64_t mmad_executed_flops(const Mmad& m) {
   if (!m.m || !m.n || !m.k) return 0;
-  const uint64_t k0 = k0_of(m.a_dtype);
+  const uint64_t k0 = fractal_k(m.a_dtype);
   return 2ull * ceil_div(m.m, 16) * 16 * ceil_div(m.n, 16) * 16 * ceil_div(m.k, k0) * k0;
 }
 
@@ -194,7 +193,7 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
                                 : m.a_dtype == DType::I8 ? hw.cube.fractal_cycles_s8
                                 : m.a_dtype == DType::I4 ? hw.cube.fractal_cycles_s4
                                                          : hw.cube.fractal_cycles_b16;
-            const uint64_t steps = ceil_div(m.m, 16) * ceil_div(m.n, 16) * ceil_div(m.k, k0_of(m.a_dtype));
+            const uint64_t steps = ceil_div(m.m, 16) * ceil_div(m.n, 16) * ceil_div(m.k, fractal_k(m.a_dtype));
             return {static_cast<uint64_t>(hw.cube.startup_cycles) + steps * per, 0};
           },
           [&](const Load2d& l) -> PipeCost {
@@ -264,7 +263,14 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
                     static_cast<uint64_t>(r.latency)};
           },
           [&](const SLoad&) -> PipeCost { return {0, static_cast<uint64_t>(hw.scalar.gm_load_latency_cycles)}; },
-          [&](const auto&) -> PipeCost { return {0, 0}; }},
+          // Nd2Nz always reads GM: the memory system costs it (pipe_exec.cpp). Register and posted-store scalar
+          // instructions cost only their issue cycles; sync instructions have no cost of their own (their
+          // waits are the machine's). Listing every kind (no catch-all) keeps the visitor exhaustive.
+          [&](const Nd2Nz&) -> PipeCost { return {0, 0}; }, [&](const SMov&) -> PipeCost { return {0, 0}; },
+          [&](const SAlu&) -> PipeCost { return {0, 0}; }, [&](const SStore&) -> PipeCost { return {0, 0}; },
+          [&](const SetFlag&) -> PipeCost { return {0, 0}; }, [&](const WaitFlag&) -> PipeCost { return {0, 0}; },
+          [&](const PipeBarrier&) -> PipeCost { return {0, 0}; }, [&](const CrossSet&) -> PipeCost { return {0, 0}; },
+          [&](const CrossWait&) -> PipeCost { return {0, 0}; }, [&](const SyncAll&) -> PipeCost { return {0, 0}; }},
       in);
 }
 

@@ -6,7 +6,7 @@
 // GM transfers are costed by MemorySystem; everything else here. Formulas: sim/README.md "Cost model".
 #include <cstdint>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 #include "sim/config/hw_config.h"
 
 namespace npusim::sim {

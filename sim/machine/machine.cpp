@@ -2,7 +2,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "isa/asm.h"
+#include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
 #include "sim/machine/scalar_unit.h"
 

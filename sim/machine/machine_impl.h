@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "isa/exec.h"
-#include "isa/footprint.h"
-#include "isa/sync_rules.h"
+#include "isa/semantics/exec.h"
+#include "isa/instr/footprint.h"
+#include "isa/instr/sync_rules.h"
 #include "sim/check/happens_before.h"
 #include "sim/check/race_checker.h"
 #include "sim/machine/cost.h"

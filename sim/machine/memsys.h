@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "isa/footprint.h"
+#include "isa/instr/footprint.h"
 #include "sim/config/hw_config.h"
 
 namespace npusim::sim {

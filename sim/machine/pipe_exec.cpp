@@ -3,7 +3,7 @@
 // instructions also wait for earlier results (latency). Arithmetic happens at the start cycle.
 #include <cstdio>
 
-#include "isa/asm.h"
+#include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
 
 namespace npusim::sim {

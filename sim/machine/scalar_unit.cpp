@@ -2,8 +2,9 @@
 // accumulated locally and synchronised with simulated time only when the scalar must observe something
 // (a full queue, a flag, a GM load, the end of the kernel), so the program runs ahead of its pipes as the
 // real scalar unit does.
-#include "isa/asm.h"
-#include "isa/operand.h"
+#include "isa/text/asm.h"
+#include "isa/instr/operand.h"
+#include "isa/instr/traits.h"
 #include "sim/machine/core_ctx.h"
 #include "sim/machine/machine_impl.h"
 #include "sim/machine/scalar_unit.h"
@@ -14,12 +15,6 @@ using namespace isa;
 
 namespace {
 constexpr uint8_t kScratchReg = kNumScalarRegs - 1;  // load_scalar's destination; reserved for kernels
-
-bool is_sync(const Instr& in) {
-  return std::holds_alternative<SetFlag>(in) || std::holds_alternative<WaitFlag>(in) ||
-         std::holds_alternative<PipeBarrier>(in) || std::holds_alternative<CrossSet>(in) ||
-         std::holds_alternative<CrossWait>(in) || std::holds_alternative<SyncAll>(in);
-}
 
 bool is_scalar_side(const Instr& in) {
   const Pipe p = pipe_of(in);

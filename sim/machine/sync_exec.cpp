@@ -1,6 +1,6 @@
 // Flags, cross-core counters and SyncAll: the machine's ordering primitives, with their happens-before
 // edges for the race checker and their flow arrows for the trace.
-#include "isa/asm.h"
+#include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
 
 namespace npusim::sim {

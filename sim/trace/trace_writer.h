@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 
 namespace npusim::sim {
 

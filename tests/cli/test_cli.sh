@@ -36,7 +36,7 @@ expect 2 "usage" -- "$NPUSIM"
 expect 2 "unknown command 'bogus'" -- "$NPUSIM" bogus
 expect 2 "cannot read case file" -- "$NPUSIM" run "$T/missing.yaml"
 expect 2 "syntax.yaml:[0-9]+: YAML syntax error" -- "$NPUSIM" run "$T/syntax.yaml"
-expect 2 "op 'softmax' is not registered \(valid: matmul, fused_infer_attention_score\)" -- "$NPUSIM" run "$T/badop.yaml"
+expect 2 "op 'softmax' is not registered \(valid: fused_infer_attention_score, matmul\)" -- "$NPUSIM" run "$T/badop.yaml"
 expect 2 "attrs.num_heads is not a parameter of matmul \(valid attrs: .*transpose_a" -- "$NPUSIM" run "$T/badattr.yaml"
 expect 2 "tiling.base_m x tiling.base_n .*core.l0c_bytes = 131072" -- "$NPUSIM" run "$T/badtiling.yaml"
 expect 2 "tiling.base_k = 4096 must be in" -- "$NPUSIM" run "$T/mm.yaml" --set tiling.base_k=4096

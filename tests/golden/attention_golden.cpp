@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "isa/mathfn.h"
-#include "isa/numeric.h"
+#include "isa/mathfn/mathfn.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::golden {
 

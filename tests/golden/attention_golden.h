@@ -38,7 +38,7 @@
 
 #include "kernels/attention/attn_data.h"
 #include "kernels/attention/attn_problem.h"
-#include "kernels/op/host_tensor.h"
+#include "kernels/host/host_tensor.h"
 
 namespace npusim::golden {
 

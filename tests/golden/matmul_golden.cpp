@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "isa/numeric.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::golden {
 

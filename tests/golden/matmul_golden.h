@@ -7,7 +7,7 @@
 //   float16 / bfloat16 inputs: bias float32, out_dtype float16 | bfloat16 | float32;
 //   int8 inputs: bias int32, out_dtype int32, or float16 with dequant_scale (ignored for every other case).
 // Throws std::invalid_argument on shapes or dtypes outside that set.
-#include "kernels/op/host_tensor.h"
+#include "kernels/host/host_tensor.h"
 
 namespace npusim::golden {
 

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <utility>
 
-#include "isa/asm.h"
+#include "isa/text/asm.h"
 
 namespace npusim::isa::asm_test {
 

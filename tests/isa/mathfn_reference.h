@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "isa/mathfn.h"
+#include "isa/mathfn/mathfn.h"
 
 namespace npusim::isa::mathfn_ref {
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "isa/footprint.h"
-#include "isa/vec_lanes.h"
+#include "isa/instr/footprint.h"
+#include "isa/semantics/vector/vec_lanes.h"
 
 namespace npusim::isa {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "isa/mathfn.h"
+#include "isa/mathfn/mathfn.h"
 
 namespace npusim::isa {
 namespace {

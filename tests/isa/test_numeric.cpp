@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "isa/numeric.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::isa {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "isa/numeric.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::isa {
 namespace {

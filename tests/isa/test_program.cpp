@@ -1,7 +1,7 @@
 // The sequential interpreter: flag bookkeeping, pipe availability per core kind, error positions.
 #include <gtest/gtest.h>
 
-#include "isa/program.h"
+#include "isa/interp/program.h"
 
 namespace npusim::isa {
 namespace {

@@ -1,6 +1,6 @@
 // The Fast path gives the Reference path's bits: F16C conversions against the numeric.h functions, the
 // array kernels against the scalar definitions, and whole random instructions on adversarial data.
-#include "isa/vec_math.h"
+#include "isa/semantics/vector/vec_math.h"
 #include "tests/isa/vec_fuzz_util.h"
 
 namespace npusim::isa::vtest {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "isa/mathfn.h"
+#include "isa/mathfn/mathfn.h"
 #include "tests/isa/vec_test_util.h"
 
 namespace npusim::isa::vtest {

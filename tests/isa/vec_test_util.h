@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/exec.h"
-#include "isa/numeric.h"
+#include "isa/semantics/exec.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::isa::vtest {
 

@@ -12,8 +12,8 @@
 
 #include "kernels/attention/attn_data.h"
 #include "kernels/attention/attn_problem.h"
-#include "kernels/op/det_math.h"
-#include "kernels/op/host_tensor.h"
+#include "kernels/host/det_math.h"
+#include "kernels/host/host_tensor.h"
 
 namespace npusim::op::attntest {
 

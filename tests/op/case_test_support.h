@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/op/case_file.h"
+#include "kernels/host/case_file.h"
 
 namespace npusim::op::casetest {
 

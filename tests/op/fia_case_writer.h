@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "kernels/op/npy.h"
+#include "kernels/host/npy.h"
 #include "tests/op/attention_test_support.h"
 
 namespace npusim::op::attntest {

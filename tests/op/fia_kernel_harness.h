@@ -15,12 +15,14 @@
 
 #include "kernels/attention/attn_data.h"
 #include "kernels/fia/fia_plan.h"
-#include "kernels/op/accuracy.h"
+#include "kernels/accuracy/accuracy.h"
 #include "tests/golden/attention_golden.h"
-#include "kernels/op/case_file.h"
+#include "kernels/host/case_file.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tests/op/attention_test_support.h"
+#include "kernels/op/registry.h"
+#include "kernels/op/gm_inputs.h"
 
 namespace npusim::op::fiatest {
 
@@ -73,8 +75,9 @@ inline void expect_same_bits(const HostTensor& a, const HostTensor& b, const cha
 // little endian, last).
 // The plan the op chose for this case (case tiling overrides included): the golden follows its tiling.
 inline fia::FiaPlan plan_of(const CaseFile& c, const attn::AttnProblem& p) {
-  return fia::make_fia_plan(p, sim::load_hw("ascend910b2"), [&](const std::string& key, int64_t v, int64_t lo,
-                                                                int64_t hi) { return tiling_value(c, key, v, lo, hi); });
+  const sim::HwConfig hw = sim::load_hw("ascend910b2");
+  Tiling t(fia::fia_tiling_space(), c, hw);
+  return fia::make_fia_plan(p, hw, t);
 }
 
 // The kernel's outputs equal the golden model's bits and pass the accuracy policy against the op's references.

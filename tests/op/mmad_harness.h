@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "isa/exec.h"
+#include "isa/semantics/exec.h"
 
 namespace npusim::optest {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/op/accuracy.h"
+#include "kernels/accuracy/accuracy.h"
 
 namespace npusim::op {
 namespace {

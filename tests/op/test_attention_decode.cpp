@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "kernels/attention/attn_reference.h"
-#include "kernels/op/accuracy.h"
+#include "kernels/accuracy/accuracy.h"
 #include "tests/golden/attention_golden.h"
 #include "tests/op/attention_test_support.h"
 

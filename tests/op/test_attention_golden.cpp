@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <limits>
 
-#include "isa/mathfn.h"
-#include "isa/numeric.h"
+#include "isa/mathfn/mathfn.h"
+#include "isa/numeric/numeric.h"
 #include "kernels/attention/attn_reference.h"
-#include "kernels/op/accuracy.h"
+#include "kernels/accuracy/accuracy.h"
 #include "tests/golden/attention_golden.h"
 #include "tests/op/attention_test_support.h"
 

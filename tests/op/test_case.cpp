@@ -2,7 +2,7 @@
 // naming the file, the line and the parameter.
 #include <gtest/gtest.h>
 
-#include "kernels/op/npy.h"
+#include "kernels/host/npy.h"
 #include "tests/op/case_test_support.h"
 
 namespace npusim::op {

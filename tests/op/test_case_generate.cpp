@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "isa/numeric.h"
-#include "kernels/op/case_file.h"
-#include "kernels/op/det_math.h"
+#include "isa/numeric/numeric.h"
+#include "kernels/host/case_file.h"
+#include "kernels/host/det_math.h"
 
 namespace npusim::op {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
+#include "kernels/op/registry.h"
 
 namespace npusim::op {
 namespace {

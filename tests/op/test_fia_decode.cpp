@@ -11,7 +11,7 @@
 
 #include "kernels/fia/fia_params.h"
 #include "kernels/fia/fia_plan.h"
-#include "kernels/op/accuracy.h"
+#include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tests/golden/attention_golden.h"

@@ -5,6 +5,8 @@
 
 #include "kernels/op/op.h"
 #include "tests/op/fia_test_support.h"
+#include "kernels/op/registry.h"
+#include "kernels/op/params.h"
 
 namespace npusim::op {
 namespace {

@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "isa/numeric.h"
-#include "kernels/op/matmul_reference.h"
+#include "isa/numeric/numeric.h"
+#include "kernels/matmul/matmul_reference.h"
 #include "tests/golden/matmul_golden.h"
 
 namespace npusim::golden {

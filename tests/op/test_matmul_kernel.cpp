@@ -8,10 +8,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "kernels/op/accuracy.h"
+#include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tests/golden/matmul_golden.h"
+#include "kernels/op/registry.h"
+#include "kernels/op/gm_inputs.h"
 
 namespace npusim::op {
 namespace {

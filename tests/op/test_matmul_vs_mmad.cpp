@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "isa/numeric.h"
+#include "isa/numeric/numeric.h"
 #include "tests/golden/matmul_golden.h"
 #include "tests/op/mmad_harness.h"
 

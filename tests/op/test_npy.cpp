@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "kernels/op/npy.h"
+#include "kernels/host/npy.h"
 #include "tests/op/case_test_support.h"
 
 namespace npusim::op {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "isa/numeric.h"
+#include "isa/numeric/numeric.h"
 #include "sim/machine/core_ctx.h"
 #include "sim/machine/machine.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "isa/footprint.h"
+#include "isa/instr/footprint.h"
 #include "sim/check/gm_shadow.h"
 #include "sim/check/local_shadow.h"
 #include "tests/sim/race_scene.h"

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "isa/asm.h"
-#include "isa/numeric.h"
+#include "isa/text/asm.h"
+#include "isa/numeric/numeric.h"
 #include "tools/cli/cli_error.h"
 
 namespace npusim::cli {

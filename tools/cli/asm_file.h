@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 
 namespace npusim::cli {
 

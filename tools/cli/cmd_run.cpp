@@ -3,13 +3,15 @@
 #include <fstream>
 #include <iostream>
 
-#include "kernels/op/accuracy.h"
-#include "kernels/op/npy.h"
+#include "kernels/accuracy/accuracy.h"
+#include "kernels/host/npy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tools/cli/options.h"
 #include "tools/cli/report.h"
 #include "tools/cli/sim_options.h"
+#include "kernels/op/registry.h"
+#include "kernels/op/gm_inputs.h"
 
 namespace npusim::cli {
 
@@ -156,14 +158,51 @@ int cmd_check(const Args& args) { return run_like(args, true); }
 
 int cmd_ops(const Args& args) {
   po::options_description desc("ops options");
+  std::string name, hw_name = sim::default_hw_name();
+  bool tiling = false, json = false;
+  desc.add_options()("op", po::value(&name), "one op (default: all)")(
+      "tiling", po::bool_switch(&tiling), "only the declared tiling keys and their legal values")(
+      "json", po::bool_switch(&json), "machine-readable output (with --tiling: the legal space a sweep or tuner reads)")(
+      "hw", po::value(&hw_name), "hardware config that resolves core-count bounds (default ascend910b2)");
   po::positional_options_description pos;
+  pos.add("op", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim ops", desc, pos, vm)) return kExitOk;
-  for (const auto& o : op::all_ops()) {
+  if (!parse_options(args, "usage: npusim ops [OP] [--tiling] [--json] [--hw NAME]", desc, pos, vm)) return kExitOk;
+  std::vector<const op::Op*> ops;
+  try {
+    if (name.empty())
+      for (const auto& o : op::all_ops()) ops.push_back(o.get());
+    else
+      ops.push_back(&op::find_op(name));
+  } catch (const op::CaseError& e) {
+    throw InputError(e.what());
+  }
+  const sim::HwConfig hw = sim::load_hw(hw_name);  // ConfigError: exit 2 naming the config
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const op::Op* o : ops) {
+      nlohmann::json j = o->tiling_space().to_json(hw);
+      if (!tiling) {
+        j["summary"] = o->summary();
+        j["params"] = nlohmann::json::array();
+        for (const auto& p : o->params())
+          j["params"].push_back({{"name", p.name}, {"kind", p.kind}, {"required", p.required}, {"default", p.default_text},
+                                 {"doc", p.doc}});
+      }
+      out.push_back(j);
+    }
+    std::cout << (name.empty() ? out : out[0]).dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const op::Op* o : ops) {
     std::cout << o->name() << ": " << o->summary() << "\n";
-    for (const auto& p : o->params())
-      std::cout << "  " << p.name << " (" << p.kind << (p.required ? ", required" : ", default " + p.default_text) << "): " << p.doc
-                << "\n";
+    if (!tiling)
+      for (const auto& p : o->params())
+        std::cout << "  " << p.name << " (" << p.kind << (p.required ? ", required" : ", default " + p.default_text)
+                  << "): " << p.doc << "\n";
+    std::cout << "  tiling keys (case `tiling:` / --set tiling.KEY=V):\n";
+    for (const auto& k : o->tiling_space().keys())
+      std::cout << "    " << k.name << " (" << k.rule_text(hw) << "): " << k.doc << "; default: " << k.default_rule << "\n";
   }
   return kExitOk;
 }

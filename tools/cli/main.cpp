@@ -15,7 +15,7 @@ const char* kUsage =
     "  run CASE.yaml [--hw NAME|FILE] [--out DIR] [--set KEY=VALUE]... [--mode full|functional|timing] [--trace]\n"
     "                run an operator case: outputs as .npy, report.json, resolved.yaml\n"
     "  check CASE.yaml [...]   run + compare every output with the op's fp64 reference (exit 4 on failure)\n"
-    "  ops                     registered ops and their parameters\n"
+    "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: machine-readable)\n"
     "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
     "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
     "                run an assembly program on one core of the simulated chip\n"

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "isa/instr.h"
+#include "isa/instr/instr.h"
 
 namespace npusim::cli {
 

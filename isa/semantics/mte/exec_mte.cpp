@@ -1,0 +1,208 @@
+// Data movement semantics: DataCopy (MTE2 / MTE3 bursts), Nd2Nz (GM ND -> L1 NZ) and Load2d (L1 -> L0A / L0B).
+// Reference: isa/README.md section 2. Every buffer access is validated by operand_bytes() before any byte moves, so a
+// failing instruction leaves all buffers untouched.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "isa/semantics/exec_impl.h"
+#include "isa/instr/operand.h"
+
+namespace npusim::isa::impl {
+
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+std::string bufs(Buf b) { return std::string(buf_name(b)); }
+
+// ---- DataCopy ------------------------------------------------------------------------------------
+
+// Rejects every (src, dst) pair that is not a transfer path of the modelled cores.
+void check_copy_path(const DataCopy& in, const ExecContext& ctx) {
+  const Buf s = in.src.buf, d = in.dst.buf;
+  const bool gm_in = s == Buf::GM && (d == Buf::UB || d == Buf::L1);
+  const bool ub_out = s == Buf::UB && d == Buf::GM;
+  if (gm_in || ub_out) return;
+  if (s == Buf::UB && d == Buf::L1) {
+    if (!ctx.coupled) isa_fail("operands src/dst: UB->L1 exists on coupled cores only");
+    return;
+  }
+  if (s == Buf::L1 && (d == Buf::BT || d == Buf::FB)) return;  // MTE1 fills the bias table / FixPipe buffer
+  isa_fail("operands src/dst: " + bufs(s) + "->" + bufs(d) +
+           " is not a DataCopy path (gm->ub, gm->l1, ub->gm, l1->bt, l1->fb, ub->l1 on coupled cores)");
+}
+
+// The bytes one pad element is made of (s4: one byte holding the value in both nibbles).
+std::vector<uint8_t> pad_pattern(DType t, double v) {
+  auto integral = [&](double lo, double hi) {
+    if (!(v == std::floor(v) && v >= lo && v <= hi))
+      isa_fail("field pad_value: " + std::to_string(v) + " is not representable in " + std::string(dtype_name(t)));
+    return static_cast<int64_t>(v);
+  };
+  std::vector<uint8_t> p(t == DType::I4 ? 1 : bytes_of(t));
+  switch (t) {
+    case DType::F16: case DType::BF16: {
+      const auto bits = static_cast<uint16_t>(t == DType::F16 ? round_to_binary(v, 5, 10, RoundMode::RINT, Overflow::Ieee)
+                                                              : round_to_binary(v, 8, 7, RoundMode::RINT, Overflow::Ieee));
+      std::memcpy(p.data(), &bits, 2);
+      break;
+    }
+    case DType::F32: { const float f = static_cast<float>(v); std::memcpy(p.data(), &f, 4); break; }
+    case DType::I8: p[0] = static_cast<uint8_t>(integral(-128, 127)); break;
+    case DType::U8: p[0] = static_cast<uint8_t>(integral(0, 255)); break;
+    case DType::I16: { const auto x = static_cast<int16_t>(integral(-32768, 32767)); std::memcpy(p.data(), &x, 2); break; }
+    case DType::I32: { const auto x = static_cast<int32_t>(integral(-2147483648.0, 2147483647.0)); std::memcpy(p.data(), &x, 4); break; }
+    case DType::I4: { const auto x = static_cast<uint8_t>(integral(-8, 7) & 0xf); p[0] = static_cast<uint8_t>(x | (x << 4)); break; }
+  }
+  return p;
+}
+
+// Bytes covered on one side of a DataCopy: a GM side is byte-strided, a local side block-strided.
+uint64_t copy_extent(const DataCopy& in, Buf b, uint32_t gap, bool fills_last_block) {
+  const uint64_t n = in.nburst, len = in.burst_bytes;
+  if (b == Buf::GM) return (n - 1) * (len + gap) + len;
+  const uint64_t stride = (ceil_div(len, kBlockBytes) + gap) * kBlockBytes;
+  return (n - 1) * stride + (fills_last_block ? ceil_div(len, kBlockBytes) * kBlockBytes : len);
+}
+
+uint64_t burst_stride(const DataCopy& in, Buf b, uint32_t gap) {
+  if (b == Buf::GM) return uint64_t{in.burst_bytes} + gap;
+  return (ceil_div(in.burst_bytes, kBlockBytes) + gap) * kBlockBytes;
+}
+
+// ---- Nd2Nz ---------------------------------------------------------------------------------------
+
+void check_nd2nz_fields(const Nd2Nz& in) {
+  switch (in.dtype) {
+    case DType::F16: case DType::BF16: case DType::F32: case DType::I8: case DType::U8: case DType::I16:
+    case DType::I32: break;
+    case DType::I4:
+      isa_fail("field dtype: s4 is not supported by nd2nz (the vendor ND2NZ path has no 4-bit type and an ND row of "
+               "odd length would start inside a byte)");
+  }
+  // Ranges of the vendor Nd2NzParams (CANN 8.5 DataCopy ND2NZ page); dst_nz_matrix_stride also accepts 0, which
+  // vendor kernels pass when nd_num is 1.
+  check_field("nd_num", in.nd_num, 0, 4095);
+  check_field("n_value", in.n_value, 0, 16384);
+  check_field("d_value", in.d_value, 0, 65535);
+  check_field("src_nd_matrix_stride", in.src_nd_matrix_stride, 0, 65535);
+  check_field("src_d_value", in.src_d_value, 1, 65535);
+  check_field("dst_nz_c0_stride", in.dst_nz_c0_stride, 1, 16384);
+  check_field("dst_nz_n_stride", in.dst_nz_n_stride, 1, 16384);
+  check_field("dst_nz_matrix_stride", in.dst_nz_matrix_stride, 0, 65535);
+  const uint64_t esize = bytes_of(in.dtype);
+  if (in.nd_num > 1 && in.dst_nz_matrix_stride * esize % kBlockBytes != 0)
+    isa_fail("field dst_nz_matrix_stride: " + std::to_string(in.dst_nz_matrix_stride) + " elements is not a whole "
+             "number of 32-byte blocks, so the next matrix would start inside a block");
+}
+
+struct NzGeometry {
+  uint64_t esize, c0, groups, matrix_blocks;
+  uint64_t block_of(uint64_t i, uint64_t r, uint64_t g, const Nd2Nz& in) const {
+    return i * matrix_blocks + g * in.dst_nz_c0_stride + r * in.dst_nz_n_stride;
+  }
+};
+
+// Every destination block is written whole (data plus zeroed tail); two (matrix, row, column group) triples that
+// map to the same block would make the result depend on write order, so they are rejected.
+void check_nz_blocks_distinct(const Nd2Nz& in, const NzGeometry& g, uint64_t extent_blocks) {
+  std::vector<uint8_t> seen(extent_blocks, 0);
+  for (uint64_t i = 0; i < in.nd_num; ++i)
+    for (uint64_t r = 0; r < in.n_value; ++r)
+      for (uint64_t c = 0; c < g.groups; ++c) {
+        const uint64_t b = g.block_of(i, r, c, in);
+        if (seen[b])
+          isa_fail("operand dst: destination block " + std::to_string(b) + " (matrix " + std::to_string(i) + ", row " +
+                   std::to_string(r) + ", column group " + std::to_string(c) +
+                   ") is written twice; the strides make rows or matrices overlap");
+        seen[b] = 1;
+      }
+}
+
+// ---- Load2d --------------------------------------------------------------------------------------
+
+// out[r][c] = in[c][r] for one 16 x 16 fractal of 16-bit elements.
+void transpose_fractal16(uint8_t* dst, const uint8_t* src) {
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c) std::memcpy(dst + (r * 16 + c) * 2, src + (c * 16 + r) * 2, 2);
+}
+
+}  // namespace
+
+void exec(const DataCopy& in, ExecContext& ctx) {
+  check_copy_path(in, ctx);
+  check_field("nburst", in.nburst, 1, 4095);
+  check_field("burst_bytes", in.burst_bytes, 1, 1 << 21);
+  std::vector<uint8_t> pad;
+  if (in.pad) {
+    if (in.dst.buf == Buf::GM) isa_fail("field pad: padding fills local blocks and needs a ub or l1 destination");
+    pad = pad_pattern(in.pad_dtype, in.pad_value);
+    if (in.burst_bytes % pad.size() != 0)
+      isa_fail("field burst_bytes: " + std::to_string(in.burst_bytes) + " is not a whole number of " +
+               std::string(dtype_name(in.pad_dtype)) + " pad elements");
+  }
+  const uint8_t* src = operand_bytes(ctx, "src", in.src, copy_extent(in, in.src.buf, in.src_gap, false), {in.src.buf});
+  uint8_t* dst = operand_bytes(ctx, "dst", in.dst, copy_extent(in, in.dst.buf, in.dst_gap, in.pad), {in.dst.buf});
+  const uint64_t src_stride = burst_stride(in, in.src.buf, in.src_gap);
+  const uint64_t dst_stride = burst_stride(in, in.dst.buf, in.dst_gap);
+  const uint64_t padded = ceil_div(in.burst_bytes, kBlockBytes) * kBlockBytes;
+  for (uint64_t b = 0; b < in.nburst; ++b) {
+    uint8_t* d = dst + b * dst_stride;
+    std::memcpy(d, src + b * src_stride, in.burst_bytes);
+    if (in.pad)
+      for (uint64_t x = in.burst_bytes; x < padded; ++x) d[x] = pad[x % pad.size()];
+  }
+}
+
+void exec(const Nd2Nz& in, ExecContext& ctx) {
+  check_nd2nz_fields(in);
+  NzGeometry g;
+  g.esize = bytes_of(in.dtype);
+  g.c0 = kBlockBytes / g.esize;
+  g.groups = ceil_div(in.d_value, g.c0);
+  g.matrix_blocks = in.dst_nz_matrix_stride * g.esize / kBlockBytes;
+  if (in.nd_num == 0 || in.n_value == 0 || in.d_value == 0) {  // nothing moves; the buffers must still be right
+    operand_bytes(ctx, "src", in.src, 0, {Buf::GM});
+    operand_bytes(ctx, "dst", in.dst, 0, {Buf::L1});
+    return;
+  }
+  const uint64_t src_elems =
+      (in.nd_num - 1ull) * in.src_nd_matrix_stride + (in.n_value - 1ull) * in.src_d_value + in.d_value;
+  const uint64_t dst_blocks = g.block_of(in.nd_num - 1ull, in.n_value - 1ull, g.groups - 1, in) + 1;
+  const uint8_t* src = operand_bytes(ctx, "src", in.src, src_elems * g.esize, {Buf::GM});
+  uint8_t* dst = operand_bytes(ctx, "dst", in.dst, dst_blocks * kBlockBytes, {Buf::L1});
+  check_nz_blocks_distinct(in, g, dst_blocks);
+  for (uint64_t i = 0; i < in.nd_num; ++i)
+    for (uint64_t r = 0; r < in.n_value; ++r) {
+      const uint8_t* row = src + (i * in.src_nd_matrix_stride + r * in.src_d_value) * g.esize;
+      for (uint64_t c = 0; c < g.groups; ++c) {
+        uint8_t* blk = dst + g.block_of(i, r, c, in) * kBlockBytes;
+        const uint64_t bytes = std::min<uint64_t>(g.c0, in.d_value - c * g.c0) * g.esize;
+        std::memcpy(blk, row + c * g.c0 * g.esize, bytes);
+        std::memset(blk + bytes, 0, kBlockBytes - bytes);  // the zeroed tail doubles as K / N padding
+      }
+    }
+}
+
+void exec(const Load2d& in, ExecContext& ctx) {
+  if (in.transpose && bits_of(in.dtype) != 16)
+    isa_fail("field transpose: load2d transposes 16 x 16 fractals of 16-bit types only (f16, bf16, s16), not " +
+             std::string(dtype_name(in.dtype)));
+  const uint64_t reps = in.repeat;
+  const uint64_t src_len = reps ? (in.start_index + (reps - 1) * in.src_stride + 1) * kFractalBytes : 0;
+  const uint64_t dst_len = reps ? ((reps - 1) * (1ull + in.dst_gap) + 1) * kFractalBytes : 0;
+  const uint8_t* src = operand_bytes(ctx, "src", in.src, src_len, {Buf::L1});
+  uint8_t* dst = operand_bytes(ctx, "dst", in.dst, dst_len, {Buf::L0A, Buf::L0B});
+  for (uint64_t j = 0; j < reps; ++j) {
+    const uint8_t* s = src + (in.start_index + j * in.src_stride) * kFractalBytes;
+    uint8_t* d = dst + j * (1ull + in.dst_gap) * kFractalBytes;
+    if (in.transpose)
+      transpose_fractal16(d, s);
+    else
+      std::memcpy(d, s, kFractalBytes);
+  }
+}
+
+}  // namespace npusim::isa::impl

@@ -1,0 +1,42 @@
+#pragma once
+// The accuracy policy of design.md: an op output against its fp64 reference.
+//  - FlashAttention rule: max|out - ref64| <= 2 * max|naive_lowp - ref64| + 1e-5, where naive_lowp is the
+//    textbook formula computed with the working dtype's roundings.
+//  - CANN per-element rule: every |out - ref64| <= T * max(1, |ref64|), T = 2^-8 (fp16), 2^-7 (bf16),
+//    2^-11 (fp32), doubled when the reduction length is >= 2048.
+// Also reported: MERE, MARE, error balance, max abs / rel error and the worst element's coordinates.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/host/host_tensor.h"
+
+namespace npusim::op {
+
+struct AccuracyReport {
+  std::string output;
+  int64_t elements = 0;
+  int64_t unspecified = 0;  // elements skipped because the operator leaves their value unspecified
+  double max_abs_err = 0, max_rel_err = 0, mere = 0, mare = 0, error_balance = 0;
+  std::vector<int64_t> worst_index;  // coordinates of the largest |out - ref| / max(1, |ref|)
+  double worst_out = 0, worst_ref = 0;
+  // FlashAttention rule
+  double naive_max_abs_err = 0, fa_bound = 0;
+  bool fa_pass = false, fa_gated = true;
+  // CANN rule
+  double cann_threshold = 0;
+  int64_t cann_failures = 0;
+  bool cann_pass = false;
+  bool exact_special_pass = true;  // non-finite values must sit where the reference has them
+  bool pass() const { return cann_pass && exact_special_pass && (fa_pass || !fa_gated); }
+};
+
+// `out` is the op output; `ref64` and `naive` have out.numel() elements in C order. `working` is the output's
+// working dtype (F16, BF16 or F32) and `reduction_len` the length of the longest reduction behind an element.
+// `unspecified` is empty or has out.numel() flags; a nonzero flag skips that element (no statistic, no rule).
+AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor& out, const std::vector<double>& ref64,
+                                const std::vector<double>& naive, ElemType working, int64_t reduction_len,
+                                bool gate_fa_rule = true, const std::vector<uint8_t>& unspecified = {});
+std::string format_report(const AccuracyReport& r);  // a few human-readable lines
+
+}  // namespace npusim::op

@@ -1,0 +1,81 @@
+#include "kernels/op/params.h"
+
+#include <set>
+
+namespace npusim::op {
+
+void check_param_names(const Op& op, const CaseFile& c) {
+  std::set<std::string> attrs, tensors;
+  std::string valid_attrs, valid_tensors;
+  for (const auto& p : op.params()) {
+    const bool tensor = p.is_tensor();
+    (tensor ? tensors : attrs).insert(p.name);
+    (tensor ? valid_tensors : valid_attrs) += (((tensor ? valid_tensors : valid_attrs).empty()) ? "" : ", ") + p.name;
+  }
+  if (c.attrs && c.attrs.IsMap())
+    for (const auto& kv : c.attrs) {
+      if (!kv.first.IsScalar())
+        throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs keys must be names");
+      const auto k = kv.first.as<std::string>();
+      if (!attrs.count(k))
+        throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs." + k + " is not a parameter of " +
+                        op.name() + (tensors.count(k) ? " (it is a tensor: put it under inputs)" : "") +
+                        " (valid attrs: " + valid_attrs + ")");
+    }
+  for (const auto& [k, v] : c.inputs)
+    if (!tensors.count(k))
+      throw CaseError(c.path + ": inputs." + k + " is not a tensor parameter of " + op.name() +
+                      (attrs.count(k) ? " (it is an attribute: put it under attrs)" : "") +
+                      " (valid inputs: " + valid_tensors + ")");
+  for (const auto& p : op.params()) {
+    if (!p.required) continue;
+    if (p.is_tensor() ? !c.inputs.count(p.name) : !(c.attrs && c.attrs[p.name]))
+      throw CaseError(c.path + ": required parameter " + p.name + " of " + op.name() + " is missing (" + p.doc + ")");
+  }
+}
+
+namespace {
+template <class T>
+T attr_as(const CaseFile& c, const std::string& name, T def, const char* what, bool* given = nullptr) {
+  if (given) *given = false;
+  if (!c.attrs || !c.attrs.IsMap() || !c.attrs[name]) return def;
+  const YAML::Node n = c.attrs[name];
+  try {
+    if (given) *given = true;
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    throw CaseError(c.path + ":" + std::to_string(n.Mark().line + 1) + ": attrs." + name + " = '" +
+                    (n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")) + "' must be " + what);
+  }
+}
+}  // namespace
+
+int64_t attr_int(const CaseFile& c, const std::string& name, int64_t def) { return attr_as<int64_t>(c, name, def, "an integer"); }
+double attr_float(const CaseFile& c, const std::string& name, double def, bool* given) {
+  return attr_as<double>(c, name, def, "a number", given);
+}
+bool attr_bool(const CaseFile& c, const std::string& name, bool def) { return attr_as<bool>(c, name, def, "true or false"); }
+std::string attr_string(const CaseFile& c, const std::string& name, const std::string& def) {
+  return attr_as<std::string>(c, name, def, "a string");
+}
+
+std::vector<int64_t> attr_int_list(const CaseFile& c, const std::string& name, bool* given) {
+  if (given) *given = false;
+  if (!c.attrs || !c.attrs.IsMap() || !c.attrs[name]) return {};
+  const YAML::Node n = c.attrs[name];
+  if (given) *given = true;
+  const std::string at = c.path + ":" + std::to_string(n.Mark().line + 1) + ": attrs." + name;
+  if (n.IsScalar()) return {attr_as<int64_t>(c, name, 0, "an integer or a list of integers")};
+  if (!n.IsSequence()) throw CaseError(at + " must be a list of integers such as [128, 256]");
+  std::vector<int64_t> v;
+  for (size_t i = 0; i < n.size(); ++i) {
+    int64_t x = 0;
+    if (!n[i].IsScalar() || !YAML::convert<int64_t>::decode(n[i], x))
+      throw CaseError(at + "[" + std::to_string(i) + "] = '" + (n[i].IsScalar() ? n[i].Scalar() : std::string("<non-scalar>")) +
+                      "' must be an integer");
+    v.push_back(x);
+  }
+  return v;
+}
+
+}  // namespace npusim::op

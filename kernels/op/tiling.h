@@ -1,0 +1,73 @@
+#pragma once
+// Tiling keys, declared once per op. A declaration names the key, its legal values (a range with a step, or
+// an explicit set), how the default is chosen and what the key does. Everything else derives from it: the
+// validation of `tiling:` overrides and their messages, the report's `tiling` section (in declaration order),
+// `npusim ops OP` and the machine-readable space of `npusim ops OP --tiling --json` that sweeps and the tuner
+// read. Legal values here are the static space; a value can still be refused for a case (it does not fit a
+// buffer), with a message naming the key.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/host/case_file.h"
+#include "sim/config/hw_config.h"
+
+namespace npusim::op {
+
+struct TilingKey {
+  std::string name;
+  int64_t lo = 1, hi = 1;          // legal range, inclusive
+  bool hi_is_ai_cores = false;     // hi is the config's chip.ai_cores (block_dim)
+  int64_t multiple_of = 1;         // legal values are multiples of this (within [lo, hi])
+  std::vector<int64_t> values;     // non-empty: the explicit legal set (lo / hi are its bounds)
+  std::string default_rule;        // how the op chooses the value when the case does not set it
+  std::string doc;                 // one line: what the key controls
+  int64_t upper(const sim::HwConfig& hw) const { return hi_is_ai_cores ? hw.chip.ai_cores : hi; }
+  // The rule a value must satisfy, in the words of the error message ("in [16, 4080], a multiple of 16").
+  std::string rule_text(const sim::HwConfig& hw) const;
+  bool legal(int64_t v, const sim::HwConfig& hw) const;
+  // The legal values (explicit set, or lo, lo + step, ... upper); empty when there are more than `cap`.
+  std::vector<int64_t> enumerate(const sim::HwConfig& hw, size_t cap = 4096) const;
+};
+
+// The declared keys of one op, in a stable order.
+class TilingSpace {
+ public:
+  TilingSpace(std::string op, std::vector<TilingKey> keys);
+  const std::string& op() const { return op_; }
+  const std::vector<TilingKey>& keys() const { return keys_; }
+  const TilingKey& key(const std::string& name) const;  // std::logic_error when undeclared (a kernel bug)
+  // Rejects a case whose `tiling:` map names an undeclared key or holds a non-integer (CaseError naming the
+  // key and listing the valid ones).
+  void check_case(const CaseFile& c) const;
+  std::string valid_names() const;  // "base_m, base_n, ..."
+  // {"op", "hw", "keys": [{name, lo, hi, multiple_of, values, default, doc}]}, bounds resolved on `hw`.
+  nlohmann::json to_json(const sim::HwConfig& hw) const;
+
+ private:
+  std::string op_;
+  std::vector<TilingKey> keys_;
+};
+
+// The tiling values of one case: each value the op uses goes through `choose`, which applies and validates
+// the case's override; `used` lists the chosen values in declaration order (report.json, resolved.yaml).
+class Tiling {
+ public:
+  Tiling(const TilingSpace& space, const CaseFile& c, const sim::HwConfig& hw);
+  // The case's override of `key` when present (checked against the declaration), else `chosen`. A chosen
+  // value outside the declaration is a kernel bug (std::logic_error).
+  int64_t choose(const std::string& key, int64_t chosen);
+  bool overridden(const std::string& key) const;
+  std::vector<std::pair<std::string, int64_t>> used() const;
+
+ private:
+  const TilingSpace& space_;
+  const CaseFile& case_;
+  const sim::HwConfig& hw_;
+  std::vector<std::pair<std::string, int64_t>> values_;
+};
+
+}  // namespace npusim::op

@@ -1,0 +1,1 @@
+// Typed tiles: implementation (filled in with the tile API).
