@@ -48,6 +48,7 @@ struct AttnProblem {
   int64_t Sq = 0;                          // query S dimension (the tensor's, padded)
   int64_t kv_s = 0;                        // dense K/V S dimension (List: max of list_s; paged: unused)
   int64_t D = 0, Dv = 0;                   // head dims of Q/K and of V / the output
+  int64_t Dr = 0;                          // head dim of a second Q/K pair (rope), 0 = none
   Layout layout = Layout::BSH;             // of query (and of dense / list K, V)
   Layout out_layout = Layout::BSH;         // BNSD_BSND -> BSND, else = layout
   ElemType in = ElemType::F16;             // query / key / value dtype (F16 or BF16)
@@ -87,6 +88,7 @@ struct AttnProblem {
 
   // ---- derived (attn_problem.cpp) ----
   int64_t kv_n_of(int64_t n) const { return n / G; }
+  int64_t qk_dim() const { return D + Dr; }  // the reduction length of Q K^T
   int64_t skv_eff(int64_t b) const { return prefix_len + act_kv[b]; }
   // First physical query row of batch b (left padding: Sq - q_pad - act_q[b]; else 0).
   int64_t q_start(int64_t b) const;

@@ -2,7 +2,8 @@
 #include "kernels/fia/fia_launch.h"
 
 
-#include "kernels/fia/fia_plan.h"
+#include "kernels/attention/mainloop.h"
+#include "kernels/fia/fia_tiling.h"
 #include "kernels/op/gm_inputs.h"
 
 namespace npusim::op {
@@ -46,7 +47,7 @@ std::vector<int64_t> out_shape(const attn::AttnProblem& p) {
 }
 
 // Algorithmic flops (visible cells of the band; the mask tensor is not counted) and what the cube executes.
-void count_flops(const fia::FiaPlan& pl, Prepared& r) {
+void count_flops(const attn::Plan& pl, Prepared& r) {
   const auto& p = pl.p;
   uint64_t cells = 0, exec = 0;
   for (int64_t b = 0; b < p.B; ++b)
@@ -67,7 +68,7 @@ void count_flops(const fia::FiaPlan& pl, Prepared& r) {
 Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine& m) {
   Tiling tiling(fia::fia_tiling_space(), c, m.hw());
   check_topology(m.hw());
-  fia::FiaPlan pl = fia::make_fia_plan(p, m.hw(), tiling);
+  attn::Plan pl = fia::make_fia_plan(p, m.hw(), tiling);
   Prepared r;
   const uint64_t in_bytes = load_all(m, c, p);
   const ElemType out_t = p.out;
@@ -88,9 +89,9 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   r.cores = int(pl.t.block_dim);
   r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
   r.launch = sim::LaunchSpec{.name = "fused_infer_attention_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
-  auto shared = std::make_shared<const fia::FiaPlan>(std::move(pl));
-  r.launch.cube = [shared](sim::CoreCtx& ctx) { fia::fia_cube_entry(ctx, *shared); };
-  r.launch.vector = [shared](sim::CoreCtx& ctx) { fia::fia_vector(ctx, *shared); };
+  auto shared = std::make_shared<const attn::Plan>(std::move(pl));
+  r.launch.cube = [shared](sim::CoreCtx& ctx) { attn::cube_mainloop(ctx, *shared); };
+  r.launch.vector = [shared](sim::CoreCtx& ctx) { attn::vector_mainloop(ctx, *shared); };
   return r;
 }
 

@@ -3,7 +3,7 @@
 #include "kernels/attention/attn_reference.h"
 #include "kernels/fia/fia_launch.h"
 #include "kernels/fia/fia_params.h"
-#include "kernels/fia/fia_plan.h"
+#include "kernels/fia/fia_tiling.h"
 #include "kernels/op/params.h"
 #include "kernels/op/registry.h"
 

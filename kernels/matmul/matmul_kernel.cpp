@@ -7,12 +7,26 @@
 
 #include <algorithm>
 
+#include "kernels/tile/events.h"
+#include "kernels/tile/views.h"
+
 namespace npusim::op {
 
 using namespace isa;
 using sim::CoreCtx;
+using tile::Event;
+using tile::L1Operand;
 
 namespace {
+constexpr Event kChunkFree{Pipe::MTE1, Pipe::MTE2, 0}, kChunkLoaded{Pipe::MTE2, Pipe::MTE1, 0};  // .at(slot 0 / 1)
+constexpr Event kSliceFree{Pipe::M, Pipe::MTE1, 0}, kSliceLoaded{Pipe::MTE1, Pipe::M, 0};        // .at(slot 0 / 1)
+constexpr Event kBiasRowFree{Pipe::MTE1, Pipe::MTE2, 2}, kBiasRowLoaded{Pipe::MTE2, Pipe::MTE1, 2};
+constexpr Event kBiasTableFree{Pipe::M, Pipe::MTE1, 2};
+constexpr Event kUbOutFree{Pipe::MTE3, Pipe::V, 0}, kUbOutFull{Pipe::V, Pipe::MTE3, 0};  // coupled epilogue
+// L0C hand-over between M and the pipe that empties it (FixPipe, or V on coupled cores).
+Event l0c_done(Pipe drain) { return {Pipe::M, drain, 0}; }
+Event l0c_free(Pipe drain) { return {drain, Pipe::M, 0}; }
+
 struct Chunk {
   int64_t tile, m0, n0, mt, nt;  // output tile origin and extent
   int64_t k0, kc;                // K range of the chunk
@@ -20,7 +34,8 @@ struct Chunk {
 };
 
 struct Buffers {
-  Addr a_l1[2], b_l1[2], l0a[2], l0b[2], l0c, bias_l1, bt, ub_out;
+  L1Operand a[2], b[2];  // the A / B chunk slots in L1
+  Addr l0a[2], l0b[2], l0c, bias_l1, bt, ub_out;
 };
 
 // The pipe that empties L0C: FixPipe on split cores; the vector pipe (L0C -> UB) on coupled cores.
@@ -29,8 +44,6 @@ int64_t ub_row_elems(const MatmulPlan& p) {  // UB rows of the coupled epilogue 
   const int64_t oe = bytes_of(p.s.out);
   return (p.t.base_n * oe + 31) / 32 * 32 / oe;
 }
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // This core's (tile, K chunk) sequence, generated on the fly (a list could be huge at the largest shapes).
 class ChunkWalk {
@@ -56,9 +69,11 @@ Buffers allocate(CoreCtx& c, const MatmulPlan& p) {
   const auto& t = p.t;
   const uint64_t e = p.elem();
   Buffers b;
+  // A rows are M (or K when A is stored transposed), B rows are K (or N when stored transposed).
+  const int64_t a_rows = p.s.transpose_a ? t.k_l1 : t.base_m, b_rows = p.s.transpose_b ? t.base_n : t.k_l1;
   for (int s = 0; s < 2; ++s) {
-    b.a_l1[s] = c.alloc(Buf::L1, t.base_m * t.k_l1 * e, "tiling.k_l1 A chunk");
-    b.b_l1[s] = c.alloc(Buf::L1, t.k_l1 * t.base_n * e, "tiling.k_l1 B chunk");
+    b.a[s] = {{c.alloc(Buf::L1, t.base_m * t.k_l1 * e, "tiling.k_l1 A chunk"), p.s.in, a_rows}, p.s.transpose_a};
+    b.b[s] = {{c.alloc(Buf::L1, t.k_l1 * t.base_n * e, "tiling.k_l1 B chunk"), p.s.in, b_rows}, !p.s.transpose_b};
     b.l0a[s] = c.alloc(Buf::L0A, t.base_m * t.base_k * e, "tiling.base_k A slice");
     b.l0b[s] = c.alloc(Buf::L0B, t.base_k * t.base_n * e, "tiling.base_k B slice");
   }
@@ -76,67 +91,38 @@ Buffers allocate(CoreCtx& c, const MatmulPlan& p) {
 void load_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot) {
   const auto& s = p.s;
   const int64_t e = p.elem();
-  c.wait_flag(Pipe::MTE1, Pipe::MTE2, slot);
+  tile::wait(c, kChunkFree.at(slot));
   if (!s.transpose_a)  // A (M x K): rows m, columns k
-    c.issue(Nd2Nz{.dst = b.a_l1[slot], .src = {Buf::GM, p.a_gm + uint64_t((ch.m0 * s.k + ch.k0) * e)}, .dtype = s.in,
-                  .n_value = uint16_t(ch.mt), .d_value = uint32_t(ch.kc), .src_d_value = uint32_t(s.k),
-                  .dst_nz_c0_stride = uint16_t(p.t.base_m)});
+    c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.m0 * s.k + ch.k0) * e)}, s.in, ch.mt, ch.kc, s.k}, b.a[slot].tile));
   else  // A^T (K x M): rows k, columns m
-    c.issue(Nd2Nz{.dst = b.a_l1[slot], .src = {Buf::GM, p.a_gm + uint64_t((ch.k0 * s.m + ch.m0) * e)}, .dtype = s.in,
-                  .n_value = uint16_t(ch.kc), .d_value = uint32_t(ch.mt), .src_d_value = uint32_t(s.m),
-                  .dst_nz_c0_stride = uint16_t(p.t.k_l1)});
+    c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.k0 * s.m + ch.m0) * e)}, s.in, ch.kc, ch.mt, s.m}, b.a[slot].tile));
   if (!s.transpose_b)  // B (K x N): rows k, columns n
-    c.issue(Nd2Nz{.dst = b.b_l1[slot], .src = {Buf::GM, p.b_gm + uint64_t((ch.k0 * s.n + ch.n0) * e)}, .dtype = s.in,
-                  .n_value = uint16_t(ch.kc), .d_value = uint32_t(ch.nt), .src_d_value = uint32_t(s.n),
-                  .dst_nz_c0_stride = uint16_t(p.t.k_l1)});
+    c.issue(tile::nd2nz({{Buf::GM, p.b_gm + uint64_t((ch.k0 * s.n + ch.n0) * e)}, s.in, ch.kc, ch.nt, s.n}, b.b[slot].tile));
   else  // B^T (N x K): rows n, columns k -- already the ZN fractal layout
-    c.issue(Nd2Nz{.dst = b.b_l1[slot], .src = {Buf::GM, p.b_gm + uint64_t((ch.n0 * s.k + ch.k0) * e)}, .dtype = s.in,
-                  .n_value = uint16_t(ch.nt), .d_value = uint32_t(ch.kc), .src_d_value = uint32_t(s.k),
-                  .dst_nz_c0_stride = uint16_t(p.t.base_n)});
-  c.set_flag(Pipe::MTE2, Pipe::MTE1, slot);
+    c.issue(tile::nd2nz({{Buf::GM, p.b_gm + uint64_t((ch.n0 * s.k + ch.k0) * e)}, s.in, ch.nt, ch.kc, s.k}, b.b[slot].tile));
+  tile::set(c, kChunkLoaded.at(slot));
 }
 
 // L1 -> L0A / L0B for one mmad step: K fractals [kb_first, kb_first + kbs) of the chunk.
-void load_step(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot, int l0, int64_t kb_first,
-               int64_t kbs) {
-  const auto& t = p.t;
-  const int64_t mb = ceil_div(ch.mt, 16), nb = ceil_div(ch.nt, 16);
-  const int64_t mb_l1 = t.base_m / 16, nb_l1 = t.base_n / 16, kb_l1 = t.k_l1 / 16;
+void load_step(CoreCtx& c, const Chunk& ch, const Buffers& b, int slot, int l0, int64_t kb_first, int64_t kbs) {
+  const int64_t mb = ceil_div(ch.mt, int64_t(kFractalRows)), nb = ceil_div(ch.nt, int64_t(kFractalRows));
   for (int64_t j = 0; j < kbs; ++j) {
-    const int64_t kb = kb_first + j;
-    // A: ZZ fractal (i, j) at (i * kbs + j); L1 holds (kb, i) at kb * mb_l1 + i, or transposed at i * kb_l1 + kb.
-    if (!p.s.transpose_a)
-      c.issue(Load2d{.dst = {Buf::L0A, b.l0a[l0].off + uint64_t(j) * 512}, .src = b.a_l1[slot], .dtype = p.s.in,
-                     .start_index = uint16_t(kb * mb_l1), .repeat = uint8_t(mb), .dst_gap = uint16_t(kbs - 1)});
-    else
-      c.issue(Load2d{.dst = {Buf::L0A, b.l0a[l0].off + uint64_t(j) * 512}, .src = b.a_l1[slot], .dtype = p.s.in,
-                     .start_index = uint16_t(kb), .repeat = uint8_t(mb), .src_stride = uint16_t(kb_l1),
-                     .dst_gap = uint16_t(kbs - 1), .transpose = true});
-    // B: ZN fractal (j, n) at (j * nb + n); L1 holds (kb, n) at n * kb_l1 + kb (transposed load) or, for B^T,
-    // (n, kb) at kb * nb_l1 + n.
-    const Addr dst{Buf::L0B, b.l0b[l0].off + uint64_t(j * nb) * 512};
-    if (!p.s.transpose_b)
-      c.issue(Load2d{.dst = dst, .src = b.b_l1[slot], .dtype = p.s.in, .start_index = uint16_t(kb), .repeat = uint8_t(nb),
-                     .src_stride = uint16_t(kb_l1), .transpose = true});
-    else
-      c.issue(Load2d{.dst = dst, .src = b.b_l1[slot], .dtype = p.s.in, .start_index = uint16_t(kb * nb_l1),
-                     .repeat = uint8_t(nb)});
+    c.issue(tile::load_l0a(b.a[slot], kb_first + j, mb, tile::fractal(b.l0a[l0], j), kbs));
+    c.issue(tile::load_l0b(b.b[slot], kb_first + j, 0, nb, tile::fractal(b.l0b[l0], j * nb)));
   }
 }
 
 void load_bias(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b) {
-  c.wait_flag(Pipe::MTE1, Pipe::MTE2, 2);
-  c.issue(DataCopy{.dst = b.bias_l1, .src = {Buf::GM, p.bias_gm + uint64_t(ch.n0) * 4}, .burst_bytes = uint32_t(ch.nt * 4)});
-  c.set_flag(Pipe::MTE2, Pipe::MTE1, 2);
-  c.wait_flag(Pipe::MTE2, Pipe::MTE1, 2);
-  c.wait_flag(Pipe::M, Pipe::MTE1, 2);
-  c.issue(DataCopy{.dst = b.bt, .src = b.bias_l1, .burst_bytes = uint32_t(ch.nt * 4)});
-  c.set_flag(Pipe::MTE1, Pipe::MTE2, 2);
+  tile::wait(c, kBiasRowFree);
+  c.issue(tile::copy_bytes(b.bias_l1, {Buf::GM, p.bias_gm + uint64_t(ch.n0) * 4}, ch.nt * 4));
+  tile::handover(c, kBiasRowLoaded);
+  tile::wait(c, kBiasTableFree);
+  c.issue(tile::copy_bytes(b.bt, b.bias_l1, ch.nt * 4));
+  tile::set(c, kBiasRowFree);
 }
 
 Fixpipe tile_fixpipe(const MatmulPlan& p, const Chunk& ch, const Buffers& b, Addr dst, int64_t dst_stride) {
-  Fixpipe f{.dst = dst, .src = b.l0c, .src_dtype = p.s.acc, .dst_dtype = p.s.out, .m = uint16_t(ch.mt),
-            .n = uint16_t(ch.nt), .src_m_stride = uint16_t(ceil_div(ch.mt, 16) * 16), .dst_stride = uint32_t(dst_stride)};
+  Fixpipe f = tile::fixpipe_nd(b.l0c, p.s.acc, ch.mt, ch.nt, dst, p.s.out, dst_stride);
   if (p.s.acc == DType::I32 && p.s.out == DType::F16) f.quant = Quant::Scalar, f.quant_scale = p.s.dequant_scale;
   return f;
 }
@@ -146,44 +132,39 @@ void store_tile(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers&
   const int oe = bytes_of(s.out);
   const Addr out{Buf::GM, p.c_gm + uint64_t((ch.m0 * s.n + ch.n0) * oe)};
   const Pipe drain = drain_pipe(c);
-  c.set_flag(Pipe::M, drain, 0);
-  c.wait_flag(Pipe::M, drain, 0);
+  tile::handover(c, l0c_done(drain));
   if (drain == Pipe::FIX) {
     c.issue(tile_fixpipe(p, ch, b, out, s.n));
-    c.set_flag(Pipe::FIX, Pipe::M, 0);
+    tile::set(c, l0c_free(drain));
     return;
   }
   // Coupled: L0C -> UB on the vector pipe, then UB -> GM row by row on MTE3.
-  c.wait_flag(Pipe::MTE3, Pipe::V, 0);
+  tile::wait(c, kUbOutFree);
   c.issue(tile_fixpipe(p, ch, b, b.ub_out, ub_row_elems(p)));
-  c.set_flag(Pipe::V, Pipe::M, 0);
-  c.set_flag(Pipe::V, Pipe::MTE3, 0);
-  c.wait_flag(Pipe::V, Pipe::MTE3, 0);
-  c.issue(DataCopy{.dst = out, .src = b.ub_out, .nburst = uint16_t(ch.mt), .burst_bytes = uint32_t(ch.nt * oe),
-                   .src_gap = uint32_t((ub_row_elems(p) * oe - ceil_div(ch.nt * oe, 32) * 32) / 32),
-                   .dst_gap = uint32_t((s.n - ch.nt) * oe)});
-  c.set_flag(Pipe::MTE3, Pipe::V, 0);
+  tile::set(c, l0c_free(drain));
+  tile::handover(c, kUbOutFull);
+  c.issue(tile::copy_out({b.ub_out, s.out, ch.mt, ub_row_elems(p)}, {out, s.out, ch.mt, ch.nt, s.n}));
+  tile::set(c, kUbOutFree);
 }
 
 // Multiplies one chunk: base_k steps through the two L0 slots; the first step of a tile starts the
 // accumulators (from zero or from the bias table).
 void compute_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot, int64_t& step) {
   const int64_t k0 = p.k0(), steps = ceil_div(ch.kc, p.t.base_k);
-  c.wait_flag(Pipe::MTE2, Pipe::MTE1, slot);
+  tile::wait(c, kChunkLoaded.at(slot));
   for (int64_t st = 0; st < steps; ++st, ++step) {
     const int l0 = static_cast<int>(step % 2);
     const int64_t kk = std::min(p.t.base_k, ch.kc - st * p.t.base_k);
-    c.wait_flag(Pipe::M, Pipe::MTE1, l0);
-    load_step(c, p, ch, b, slot, l0, st * p.t.base_k / k0, ceil_div(kk, k0));
-    if (st == steps - 1) c.set_flag(Pipe::MTE1, Pipe::MTE2, slot);  // MTE1 is in order: the chunk is consumed
-    c.set_flag(Pipe::MTE1, Pipe::M, l0);
-    c.wait_flag(Pipe::MTE1, Pipe::M, l0);
+    tile::wait(c, kSliceFree.at(l0));
+    load_step(c, ch, b, slot, l0, st * p.t.base_k / k0, ceil_div(kk, k0));
+    if (st == steps - 1) tile::set(c, kChunkFree.at(slot));  // MTE1 is in order: the chunk is consumed
+    tile::handover(c, kSliceLoaded.at(l0));
     const bool start = ch.first && st == 0;
-    if (start) c.wait_flag(drain_pipe(c), Pipe::M, 0);
+    if (start) tile::wait(c, l0c_free(drain_pipe(c)));
     c.issue(Mmad{.c = b.l0c, .a = b.l0a[l0], .b = b.l0b[l0], .a_dtype = p.s.in, .m = uint16_t(ch.mt), .n = uint16_t(ch.nt),
                  .k = uint16_t(kk), .init = start, .bias = start && p.s.bias, .bias_addr = b.bt});
-    if (start && p.s.bias) c.set_flag(Pipe::M, Pipe::MTE1, 2);
-    c.set_flag(Pipe::M, Pipe::MTE1, l0);
+    if (start && p.s.bias) tile::set(c, kBiasTableFree);
+    tile::set(c, kSliceFree.at(l0));
   }
 }
 }  // namespace
@@ -192,11 +173,11 @@ void matmul_cube(CoreCtx& c, const MatmulPlan& p) {
   ChunkWalk walk(c, p);
   if (walk.done()) return;
   const Buffers b = allocate(c, p);
-  for (int s = 0; s < 2; ++s) c.set_flag(Pipe::MTE1, Pipe::MTE2, s), c.set_flag(Pipe::M, Pipe::MTE1, s);
+  for (int s = 0; s < 2; ++s) tile::set(c, kChunkFree.at(s)), tile::set(c, kSliceFree.at(s));
   const Pipe drain = drain_pipe(c);
-  c.set_flag(drain, Pipe::M, 0);
-  if (drain == Pipe::V) c.set_flag(Pipe::MTE3, Pipe::V, 0);
-  if (p.s.bias) c.set_flag(Pipe::MTE1, Pipe::MTE2, 2), c.set_flag(Pipe::M, Pipe::MTE1, 2);
+  tile::set(c, l0c_free(drain));
+  if (drain == Pipe::V) tile::set(c, kUbOutFree);
+  if (p.s.bias) tile::set(c, kBiasRowFree), tile::set(c, kBiasTableFree);
   int64_t step = 0;
   Chunk cur = walk.get();
   load_chunk(c, p, cur, b, 0);
@@ -211,10 +192,10 @@ void matmul_cube(CoreCtx& c, const MatmulPlan& p) {
     if (!more) break;
     cur = nxt;
   }
-  for (int s = 0; s < 2; ++s) c.wait_flag(Pipe::MTE1, Pipe::MTE2, s), c.wait_flag(Pipe::M, Pipe::MTE1, s);
-  c.wait_flag(drain, Pipe::M, 0);
-  if (drain == Pipe::V) c.wait_flag(Pipe::MTE3, Pipe::V, 0);
-  if (p.s.bias) c.wait_flag(Pipe::MTE1, Pipe::MTE2, 2), c.wait_flag(Pipe::M, Pipe::MTE1, 2);
+  for (int s = 0; s < 2; ++s) tile::wait(c, kChunkFree.at(s)), tile::wait(c, kSliceFree.at(s));
+  tile::wait(c, l0c_free(drain));
+  if (drain == Pipe::V) tile::wait(c, kUbOutFree);
+  if (p.s.bias) tile::wait(c, kBiasRowFree), tile::wait(c, kBiasTableFree);
 }
 
 }  // namespace npusim::op

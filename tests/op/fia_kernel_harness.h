@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "kernels/attention/attn_data.h"
-#include "kernels/fia/fia_plan.h"
+#include "kernels/fia/fia_tiling.h"
 #include "kernels/accuracy/accuracy.h"
 #include "tests/golden/attention_golden.h"
 #include "kernels/host/case_file.h"
@@ -74,7 +74,7 @@ inline void expect_same_bits(const HostTensor& a, const HostTensor& b, const cha
 // One run in a child process, which sends back the output bits, the lse bits and the cycle count (8 bytes,
 // little endian, last).
 // The plan the op chose for this case (case tiling overrides included): the golden follows its tiling.
-inline fia::FiaPlan plan_of(const CaseFile& c, const attn::AttnProblem& p) {
+inline attn::Plan plan_of(const CaseFile& c, const attn::AttnProblem& p) {
   const sim::HwConfig hw = sim::load_hw("ascend910b2");
   Tiling t(fia::fia_tiling_space(), c, hw);
   return fia::make_fia_plan(p, hw, t);
@@ -82,7 +82,7 @@ inline fia::FiaPlan plan_of(const CaseFile& c, const attn::AttnProblem& p) {
 
 // The kernel's outputs equal the golden model's bits and pass the accuracy policy against the op's references.
 inline void expect_golden_and_accurate(const CaseFile& c, const attntest::AttnCase& ac, const attn::AttnProblem& p,
-                                       const fia::FiaPlan& plan, const KernelRun& k) {
+                                       const attn::Plan& plan, const KernelRun& k) {
   const attn::AttnData d(p, tensors(ac));
   const golden::AttnGoldenOut g = golden::attention_golden(p, d, plan.t.s1_block, plan.t.s2_block, plan.t.kv_splits);
   expect_same_bits(k.out, g.out, "attention_out");

@@ -10,7 +10,7 @@
 #include <ostream>
 
 #include "kernels/fia/fia_params.h"
-#include "kernels/fia/fia_plan.h"
+#include "kernels/fia/fia_tiling.h"
 #include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
@@ -52,7 +52,7 @@ TEST_P(FiaDecode, BitExactAgainstGoldenAndAccurate) {
   EXPECT_EQ(p.pse, ac.p.pse);
   EXPECT_FALSE(p.high_perf);
   // The golden follows the kernel's tiling: the plan's s2_block and kv_splits (case overrides included).
-  const fia::FiaPlan plan = plan_of(c, p);
+  const attn::Plan plan = plan_of(c, p);
   if (fc.want_fd) {
     EXPECT_TRUE(plan.has_splits()) << "kv_splits " << plan.t.kv_splits;
   }

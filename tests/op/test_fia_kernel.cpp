@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "kernels/fia/fia_params.h"
-#include "kernels/fia/fia_plan.h"
+#include "kernels/fia/fia_tiling.h"
 #include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"

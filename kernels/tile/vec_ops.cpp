@@ -1,8 +1,8 @@
-#include "kernels/fia/fia_vec_ops.h"
+#include "kernels/tile/vec_ops.h"
 
 #include <algorithm>
 
-namespace npusim::op::fia {
+namespace npusim::tile {
 
 using namespace isa;
 
@@ -14,33 +14,29 @@ VecMask lanes_between(int lanes, int64_t from, int64_t to) {
   return m;
 }
 
-namespace {
-Addr plus(Addr a, int64_t bytes) { return {a.buf, a.off + uint64_t(bytes)}; }
-}  // namespace
-
-void VecOps::dup_cols(const Tile& x, int64_t c0, int64_t c1, double value) {
+void VecOps::dup_cols(const UbRows& x, int64_t c0, int64_t c1, double value) {
   const int L = x.lanes();
   for (int64_t g = c0 / L; g * L < c1; ++g)
     c_.issue(VDup{.dtype = x.t, .dst = x.col(g), .value = value, .repeat = uint8_t(x.rows),
                   .mask = lanes_between(L, c0 - g * L, c1 - g * L), .dst_s = {1, x.row_blocks()}});
 }
 
-void VecOps::dup_row_range(const Tile& x, int64_t r, int64_t c0, int64_t c1, double value) {
+void VecOps::dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, double value) {
   if (c0 >= c1) return;
   const int L = x.lanes();
-  const Addr row = plus(x.at, r * x.width * x.size());
+  const Addr row = plus(x.at, r * x.row_bytes());
   int64_t g = c0 / L;
   if (c0 % L) {  // leading partial group
-    c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * 256), .value = value, .mask = lanes_between(L, c0 - g * L, c1 - g * L)});
+    c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * kRepeatBytes), .value = value, .mask = lanes_between(L, c0 - g * L, c1 - g * L)});
     ++g;
   }
   const int64_t full_end = c1 / L;
-  if (full_end > g) c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * 256), .value = value, .mask = count((full_end - g) * L)});
+  if (full_end > g) c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * kRepeatBytes), .value = value, .mask = count((full_end - g) * L)});
   if (c1 % L && full_end >= g)
-    c_.issue(VDup{.dtype = x.t, .dst = plus(row, full_end * 256), .value = value, .mask = lanes_between(L, 0, c1 - full_end * L)});
+    c_.issue(VDup{.dtype = x.t, .dst = plus(row, full_end * kRepeatBytes), .value = value, .mask = lanes_between(L, 0, c1 - full_end * L)});
 }
 
-void VecOps::row_reduce(const Tile& x, Addr acc, Addr dst, VRedOp op) {
+void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
   const int64_t groups = x.width / x.lanes();
   const VStride row{1, x.row_blocks()}, packed{1, 8};
   const uint8_t rep = uint8_t(x.rows);
@@ -58,7 +54,7 @@ void VecOps::row_reduce(const Tile& x, Addr acc, Addr dst, VRedOp op) {
   c_.issue(VReduce{.op = op, .dtype = x.t, .dst = dst, .src = src, .repeat = rep, .src_s = src_s, .dst_rep = 1});
 }
 
-void VecOps::row_bcast(const Tile& x, Addr brc, VBinOp op, int64_t valid_cols) {
+void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols) {
   const int L = x.lanes();
   for (int64_t g = 0; g * L < valid_cols; ++g) {
     const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
@@ -83,11 +79,11 @@ void VecOps::unary(VUnaryOp op, DType t, Addr dst, Addr a, int64_t n) {
 void VecOps::copy(DType t, Addr dst, Addr src, int64_t n) { c_.issue(VCopy{.dtype = t, .dst = dst, .src = src, .mask = count(n)}); }
 void VecOps::dup(DType t, Addr dst, double v, int64_t n) { c_.issue(VDup{.dtype = t, .dst = dst, .value = v, .mask = count(n)}); }
 
-void VecOps::cast(DType to, DType from, Addr dst, Addr src, int64_t n) {
+void VecOps::cast(DType to, DType from, Addr dst, Addr src, int64_t n, RoundMode round) {
   // Contiguous arrays: each operand advances by its own element size per repeat (256 / larger size lanes).
-  const int lanes = 256 / std::max(bytes_of(to), bytes_of(from));
-  const uint16_t dst_rep = uint16_t(lanes * bytes_of(to) / 32), src_rep = uint16_t(lanes * bytes_of(from) / 32);
-  c_.issue(VCast{.dst_dtype = to, .src_dtype = from, .round = RoundMode::RINT, .sat = true, .dst = dst, .src = src,
+  const int lanes = kRepeatBytes / std::max(isa::bytes_of(to), isa::bytes_of(from));
+  const uint16_t dst_rep = uint16_t(lanes * isa::bytes_of(to) / kBlockBytes), src_rep = uint16_t(lanes * isa::bytes_of(from) / kBlockBytes);
+  c_.issue(VCast{.dst_dtype = to, .src_dtype = from, .round = round, .sat = true, .dst = dst, .src = src,
                  .mask = count(n), .dst_s = {1, dst_rep}, .src_s = {1, src_rep}});
 }
 
@@ -99,4 +95,4 @@ void VecOps::select(DType t, Addr dst, Addr src, Addr bits, double s, int64_t n)
   c_.issue(VSel{.dtype = t, .dst = dst, .src0 = src, .sel = bits, .scalar_mode = true, .scalar = s, .mask = count(n)});
 }
 
-}  // namespace npusim::op::fia
+}  // namespace npusim::tile

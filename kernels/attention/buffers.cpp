@@ -1,11 +1,11 @@
-#include "kernels/fia/fia_layout.h"
+#include "kernels/attention/buffers.h"
 
 #include <algorithm>
 
-namespace npusim::op::fia {
+namespace npusim::op::attn {
 
 namespace {
-int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+using isa::round_up;
 
 // Bump allocator over one buffer: each region starts on a 32-byte block.
 struct Bump {
@@ -18,7 +18,7 @@ struct Bump {
 };
 }  // namespace
 
-L0Split l0_split(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwConfig& hw) {
+L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
   (void)p;
   const int64_t m_cap = round_up(t.s1_block, 16);
   L0Split s;
@@ -29,14 +29,14 @@ L0Split l0_split(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwCo
   return s;
 }
 
-L1Layout l1_layout(const attn::AttnProblem& p, const FiaTiling& t) {
+L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t) {
   L1Layout l;
   l.m_cap = round_up(t.s1_block, 16);
   l.n_cap = round_up(t.s2_block, 16);
   Bump b;
-  l.q = b.take(l.m_cap * round_up(p.D, 16) * 2);
+  l.q = b.take(l.m_cap * round_up(p.qk_dim(), 16) * 2);
   for (int64_t i = 0; i < t.kv_buffers; ++i) {
-    l.k[i] = b.take(l.n_cap * round_up(p.D, 16) * 2);
+    l.k[i] = b.take(l.n_cap * round_up(p.qk_dim(), 16) * 2);
     l.v[i] = b.take(l.n_cap * round_up(p.Dv, 16) * 2);
   }
   l.pm = b.take(l.m_cap * l.n_cap * 2);
@@ -44,13 +44,13 @@ L1Layout l1_layout(const attn::AttnProblem& p, const FiaTiling& t) {
   return l;
 }
 
-uint64_t fia_l1_bytes(const attn::AttnProblem& p, const FiaTiling& t) { return l1_layout(p, t).total; }
+uint64_t l1_bytes(const AttnProblem& p, const BlockTiling& t) { return l1_layout(p, t).total; }
 
-UbLayout ub_layout(const attn::AttnProblem& p, const FiaTiling& t) {
+UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   UbLayout u;
   u.hm = round_up((t.s1_block + 1) / 2, 16);
   if (p.Sq == 1) u.hm = std::max(u.hm, round_up(p.G, 16));  // the flash-decoding combine takes all G rows on one AIV
-  u.cw = FiaPlan::cw_of(t.s2_block);
+  u.cw = Plan::cw_of(t.s2_block);
   const int64_t es = p.high_perf ? 2 : 4, vr = t.vec_rows, dv = round_up(p.Dv, 16);
   int64_t x_bytes = std::max(vr * u.cw * es, 16 * dv * 4);
   if (p.Sq == 1) {  // decode: the combine stages m, l, w of every split in x[0] and one split's O in x[1]
@@ -72,7 +72,7 @@ UbLayout ub_layout(const attn::AttnProblem& p, const FiaTiling& t) {
   u.tmp = b.take(u.hm * 4);
   u.oacc = b.take(u.hm * dv * 4);
   u.obrcb = b.take(u.hm * 32);
-  if (p.mask != attn::MaskKind::None) {
+  if (p.mask != MaskKind::None) {
     u.mask_u8 = b.take(vr * u.cw);
     u.mask_h = b.take(vr * u.cw * 2);
   }
@@ -88,6 +88,6 @@ UbLayout ub_layout(const attn::AttnProblem& p, const FiaTiling& t) {
   return u;
 }
 
-uint64_t fia_ub_bytes(const attn::AttnProblem& p, const FiaTiling& t) { return ub_layout(p, t).total; }
+uint64_t ub_bytes(const AttnProblem& p, const BlockTiling& t) { return ub_layout(p, t).total; }
 
-}  // namespace npusim::op::fia
+}  // namespace npusim::op::attn

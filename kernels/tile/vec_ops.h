@@ -1,24 +1,14 @@
 #pragma once
-// Vector building blocks of the FIA softmax on row-major UB tiles (rows of `width` elements, width * size a
-// multiple of 256 bytes): contiguous counter-mode ops, per-row broadcasts and row reductions. Each function
-// issues a fixed, documented instruction sequence; the golden model (tests/golden/attention_golden.h) follows
-// the same order of roundings.
+// Vector building blocks on row-major UB tiles (UbRows whose width * size is a multiple of 256 bytes): contiguous
+// counter-mode ops, per-row broadcasts and row reductions. Each function issues a fixed, documented instruction
+// sequence; golden models (tests/golden/attention_golden.h) follow the same order of roundings.
 #include <cstdint>
 
 #include "isa/instr/instr.h"
+#include "kernels/tile/views.h"
 #include "sim/machine/core_ctx.h"
 
-namespace npusim::op::fia {
-
-struct Tile {
-  isa::Addr at;      // UB address of row 0, column 0
-  int64_t rows = 0, width = 0;
-  isa::DType t = isa::DType::F32;
-  int size() const { return isa::bytes_of(t); }
-  int lanes() const { return 256 / size(); }
-  uint16_t row_blocks() const { return uint16_t(width * size() / 32); }
-  isa::Addr col(int64_t g) const { return {at.buf, at.off + uint64_t(g) * 256}; }  // lane group g (256 bytes)
-};
+namespace npusim::tile {
 
 isa::VecMask count(int64_t n);
 // Lanes [from, to) of a repeat enabled (normal mode).
@@ -28,21 +18,21 @@ class VecOps {
  public:
   explicit VecOps(sim::CoreCtx& c) : c_(c) {}
   // Every element of rows x [c0, c1) = value (one instruction per lane group the range touches).
-  void dup_cols(const Tile& x, int64_t c0, int64_t c1, double value);
+  void dup_cols(const UbRows& x, int64_t c0, int64_t c1, double value);
   // Row r, columns [c0, c1) = value (per-row clipping of the band in mode 0).
-  void dup_row_range(const Tile& x, int64_t r, int64_t c0, int64_t c1, double value);
+  void dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, double value);
   // dst[r] = reduce over the row (max or sum): lane groups folded elementwise in order into `acc`
   // (acc = g0 op g1, acc = acc op g2, ...), then the whole-reduce tree over the lanes.
-  void row_reduce(const Tile& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
+  void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
-  void row_bcast(const Tile& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
+  void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
   // brc = vbrcb of the first `rows` elements at src (rounded up to 8 rows).
   void brcb(isa::DType t, isa::Addr src, isa::Addr brc, int64_t rows);
   void binary(isa::VBinOp op, isa::DType t, isa::Addr dst, isa::Addr a, isa::Addr b, int64_t n);
   void scalar(isa::VScalarOp op, isa::DType t, isa::Addr dst, isa::Addr a, double s, int64_t n);
   void unary(isa::VUnaryOp op, isa::DType t, isa::Addr dst, isa::Addr a, int64_t n);
   void copy(isa::DType t, isa::Addr dst, isa::Addr src, int64_t n);
-  void cast(isa::DType to, isa::DType from, isa::Addr dst, isa::Addr src, int64_t n);
+  void cast(isa::DType to, isa::DType from, isa::Addr dst, isa::Addr src, int64_t n, isa::RoundMode round = isa::RoundMode::RINT);
   void dup(isa::DType t, isa::Addr dst, double v, int64_t n);
   // bits = (a op b[0 .. lanes)) for n elements (b is one repeat reused: repeat stride 0).
   void cmp_scalar_vec(isa::CmpOp op, isa::DType t, isa::Addr bits, isa::Addr a, isa::Addr b_one_repeat, int64_t n);
@@ -53,4 +43,4 @@ class VecOps {
   sim::CoreCtx& c_;
 };
 
-}  // namespace npusim::op::fia
+}  // namespace npusim::tile

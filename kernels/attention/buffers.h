@@ -1,24 +1,26 @@
 #pragma once
-// Local-buffer layouts of the FIA prompt kernel, computed once from the problem and the tiling so the tiling's
-// capacity checks and the kernels' allocations cannot disagree.
+// Local-buffer layouts of the attention kernel blocks, computed once from the problem and the tiling so the
+// tiling's capacity checks and the kernels' allocations cannot disagree.
 #include <cstdint>
 
-#include "kernels/fia/fia_plan.h"
+#include "kernels/attention/plan.h"
+#include "sim/config/hw_config.h"
 
-namespace npusim::op::fia {
+namespace npusim::op::attn {
 
 // Cube L0 slices: kstep (K per mmad, one L0A / L0B half) and nsub (N per L0C half).
 struct L0Split {
   int64_t kstep = 0, nsub = 0;
 };
-L0Split l0_split(const attn::AttnProblem& p, const FiaTiling& t, const sim::HwConfig& hw);
+L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
 
-// L1 (one AIC): Q block (m_cap x D), K block (n_cap x D), V block (n_cap x Dv), P block (m_cap x n_cap); NZ.
+// L1 (one AIC): Q block (m_cap x (D + Dr)), K block (n_cap x (D + Dr)), V block (n_cap x Dv), P block
+// (m_cap x n_cap); NZ. With a second QK pair (rope, Dr > 0) its columns follow the first pair's D columns.
 struct L1Layout {
   int64_t m_cap = 0, n_cap = 0;
   uint64_t q = 0, k[2]{}, v[2]{}, pm = 0, total = 0;  // kv_buffers slots of K and V
 };
-L1Layout l1_layout(const attn::AttnProblem& p, const FiaTiling& t);
+L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t);
 
 // UB (one AIV). Offsets in bytes; every buffer starts on a 32-byte block.
 struct UbLayout {
@@ -35,6 +37,10 @@ struct UbLayout {
   uint64_t zout = 0, zlse = 0;       // 8 zero output rows; 64 x +inf for the lse of empty rows
   uint64_t total = 0;
 };
-UbLayout ub_layout(const attn::AttnProblem& p, const FiaTiling& t);
+UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t);
 
-}  // namespace npusim::op::fia
+// Local-buffer bytes the blocks allocate with this tiling (checked against the config by the op's tiling).
+uint64_t l1_bytes(const AttnProblem& p, const BlockTiling& t);
+uint64_t ub_bytes(const AttnProblem& p, const BlockTiling& t);
+
+}  // namespace npusim::op::attn

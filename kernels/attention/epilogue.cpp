@@ -1,0 +1,143 @@
+// The epilogue block of the attention kernel (vec_blocks.h): V2 rescales the O accumulator with each block's
+// P V; the unit's last block divides by the row sum, casts and writes the output and the row statistics (or,
+// with flash-decoding, its split's partial); rows nobody computes get the output description's empty values.
+#include <algorithm>
+#include <limits>
+
+#include "kernels/attention/cross_flags.h"
+#include "kernels/attention/seq_addr.h"
+#include "kernels/attention/vec_blocks.h"
+#include "kernels/attention/vec_events.h"
+
+namespace npusim::op::attn {
+
+using namespace isa;
+using namespace vec_events;
+using tile::UbRows;
+
+namespace {
+const double kInf = std::numeric_limits<double>::infinity();
+}
+
+void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
+  c_.cross_wait(kFlagOReady);
+  const WorkUnit& u = pl_.units[size_t(st.unit)];
+  const auto [a, cnt] = share(u);
+  if (cnt == 0) return;
+  const int64_t dv = pl_.dv_pad;
+  const uint64_t src = pl_.ws_o(c_.block_idx(), s % 2) + uint64_t(a * dv * 4);
+  if (st.first) {
+    tile::wait(c_, kOaccFree);
+    c_.issue(tile::copy_bytes(ub(L_.oacc), ws(src), cnt * dv * 4));
+    tile::handover(c_, kOaccLoaded);
+  } else {
+    for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
+      const int64_t r = std::min(L_.o_rows, cnt - r0);
+      tile::wait(c_, kXFree.at(xb_));
+      c_.issue(tile::copy_bytes(ub(L_.x[xb_]), ws(src + uint64_t(r0 * dv * 4)), r * dv * 4));
+      tile::handover(c_, kXLoaded.at(xb_));
+      alpha_brcb(s % 2, r0, r);
+      const UbRows o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
+      ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
+      ops_.binary(VBinOp::Add, DType::F32, o.at, o.at, ub(L_.x[xb_]), r * dv);
+      tile::set(c_, kXFree.at(xb_));
+      xb_ ^= 1;
+    }
+  }
+  if (st.last) finish_rows(u, a, cnt, parity);
+}
+
+void VecBlocks::alpha_brcb(int64_t ai, int64_t r0, int64_t r) {
+  if (vt_ == DType::F32) return ops_.brcb(DType::F32, ub(L_.alpha[ai], r0 * 4), ub(L_.obrcb), r);
+  ops_.cast(DType::F32, DType::F16, ub(L_.tmp), ub(L_.alpha[ai], r0 * 2), r);
+  ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.obrcb), r);
+}
+
+// out = O / l (0 for invalid rows with row_fix: l -> +inf), lse = m + ln l (+inf for invalid rows).
+void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
+  if (u.split >= 0) return finish_partial(u, a, cnt, mi);
+  Addr mf = ub(L_.m[mi]), lf = ub(L_.l[mi]);
+  if (vt_ == DType::F16) {
+    ops_.cast(DType::F32, DType::F16, ub(L_.mnew), mf, cnt);
+    ops_.cast(DType::F32, DType::F16, ub(L_.tmp), lf, cnt);
+    mf = ub(L_.mnew), lf = ub(L_.tmp);
+  }
+  const int64_t row0 = u.r_lo + a;
+  if (p_.row_fix) {
+    ops_.dup(vt_, ub(L_.acc), pl_.mask_value, kRepeatBytes / es());
+    ops_.cmp_scalar_vec(CmpOp::NE, vt_, ub(L_.bits), ub(L_.m[mi]), ub(L_.acc), cnt);
+  }
+  if (p_.lse) {
+    tile::wait(c_, kLseFree);
+    ops_.unary(VUnaryOp::Ln, DType::F32, ub(L_.lse), lf, cnt);
+    ops_.binary(VBinOp::Add, DType::F32, ub(L_.lse), ub(L_.lse), mf, cnt);
+    if (p_.row_fix) ops_.select(DType::F32, ub(L_.lse), ub(L_.lse), ub(L_.bits), kInf, cnt);
+    tile::handover(c_, kLseFull);
+    c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row0) * 4), ub(L_.lse), cnt * 4));
+    tile::set(c_, kLseFree);
+  }
+  if (p_.row_fix) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
+  const int64_t dv = pl_.dv_pad;
+  for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
+    const int64_t r = std::min(L_.o_rows, cnt - r0);
+    ops_.brcb(DType::F32, ub(lf.off - base_, r0 * 4), ub(L_.obrcb), r);
+    const UbRows o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
+    ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
+    tile::wait(c_, kCastFree.at(pbi_));
+    ops_.cast(pl_.out, DType::F32, ub(L_.pb[pbi_]), o.at, r * dv, pl_.outputs.out_round);
+    tile::handover(c_, kCastFull.at(pbi_));
+    store_out(ub(L_.pb[pbi_]), u, row0 + r0, r);
+    tile::set(c_, kCastFree.at(pbi_));
+    pbi_ ^= 1;
+  }
+  tile::set(c_, kOaccFree);
+}
+
+// Flash-decoding partial of one split: O / l (fp32), m and l of rows [a, a + cnt) -> fd_workspace.
+void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
+  const int64_t dv = pl_.dv_pad, gp = pl_.g_pad();
+  for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
+    const int64_t r = std::min(L_.o_rows, cnt - r0);
+    ops_.brcb(DType::F32, ub(L_.l[mi], r0 * 4), ub(L_.obrcb), r);
+    ops_.row_bcast({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv}, ub(L_.obrcb), VBinOp::Div, p_.Dv);
+  }
+  const uint64_t at = uint64_t(pl_.fd_off[size_t(u.b * p_.KV_N + u.n2)]) + uint64_t(u.split) * pl_.fd_split_bytes();
+  auto fd = [&](int64_t elem) { return c_.gm(pl_.gm.fd_workspace, at + uint64_t(elem * 4)); };
+  tile::handover(c_, kPartialFull);
+  c_.issue(tile::copy_bytes(fd(a * dv), ub(L_.oacc), cnt * dv * 4));
+  c_.issue(tile::copy_bytes(fd(gp * dv + a), ub(L_.m[mi]), cnt * 4));
+  c_.issue(tile::copy_bytes(fd(gp * dv + gp + a), ub(L_.l[mi]), cnt * 4));
+  tile::handover(c_, kPartialStored);
+  tile::set(c_, kOaccFree);
+}
+
+// rows x Dv output rows from UB (rows dv_pad elements apart) to the output tensor.
+void VecBlocks::store_out(Addr src, const WorkUnit& u, int64_t row, int64_t rows) {
+  c_.issue(tile::copy_out({src, pl_.out, rows, pl_.dv_pad},
+                          {c_.gm(pl_.outputs.out, row_out_elem(pl_, u, row) * uint64_t(bytes_of(pl_.out))), pl_.out, rows,
+                           p_.Dv, row_out_stride(pl_)}));
+}
+
+// Rows nobody computes (past the actual length, empty band, units without work): out 0, lse the empty value.
+void VecBlocks::zero_rows(const WorkUnit& u, int64_t row, int64_t rows) {
+  for (int64_t r = 0; r < rows; r += 8) store_out(ub(L_.zout), u, row + r, std::min<int64_t>(8, rows - r));
+  if (!p_.lse) return;
+  for (int64_t r = 0; r < rows; r += 64)
+    c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row + r) * 4), ub(L_.zlse),
+                              std::min<int64_t>(64, rows - r) * 4));
+}
+
+void VecBlocks::zero_through(int64_t unit_end) {
+  for (; zero_next_ < unit_end; ++zero_next_) {
+    if (c_.sub_block_idx() != 0) continue;
+    const WorkUnit& u = pl_.units[size_t(zero_next_)];
+    if (!u.computed()) {
+      zero_rows(u, u.row0, u.rows);
+      continue;
+    }
+    zero_rows(u, u.row0, u.r_lo - u.row0);
+    zero_rows(u, u.r_hi, u.row0 + u.rows - u.r_hi);
+  }
+}
+
+}  // namespace npusim::op::attn

@@ -1,0 +1,115 @@
+// The online-softmax block (V1) of the attention kernel and the vector side's shared set-up (vec_blocks.h).
+#include <algorithm>
+#include <limits>
+
+#include "kernels/attention/cross_flags.h"
+#include "kernels/attention/seq_addr.h"
+#include "kernels/attention/vec_blocks.h"
+#include "kernels/attention/vec_events.h"
+
+namespace npusim::op::attn {
+
+using namespace isa;
+using namespace vec_events;
+using tile::UbRows;
+
+VecBlocks::VecBlocks(sim::CoreCtx& c, const Plan& pl)
+    : c_(c), pl_(pl), p_(pl.p), L_(ub_layout(pl.p, pl.t)), ops_(c), vt_(pl.vec) {
+  base_ = c_.alloc(Buf::UB, L_.total, "tiling.vec_rows / s1_block UB buffers (softmax sub-tiles, O accumulator)").off;
+  zero_next_ = pl_.core_first[size_t(c_.block_idx())];
+}
+
+Addr VecBlocks::ws(uint64_t off) const { return c_.gm(pl_.gm.workspace, off); }
+
+std::pair<int64_t, int64_t> VecBlocks::share(const WorkUnit& u) const {
+  const int64_t m = u.r_hi - u.r_lo, half = std::min(m, (m + 15) / 16 * 8);
+  return c_.sub_block_idx() == 0 ? std::pair{int64_t(0), half} : std::pair{half, m - half};
+}
+
+void VecBlocks::v1(const Step& st, int64_t s, int64_t parity) {
+  c_.cross_wait(kFlagSReady);
+  const WorkUnit& u = pl_.units[size_t(st.unit)];
+  if (st.first) zero_through(st.unit + 1);
+  const auto [a, cnt] = share(u);
+  for (int64_t lr = 0; lr < cnt; lr += pl_.t.vec_rows) v1_subtile(st, s, lr, std::min(pl_.t.vec_rows, cnt - lr), a, parity);
+  c_.cross_set(2, kFlagPReady, Pipe::MTE3);
+}
+
+void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int64_t a, int64_t parity) {
+  const WorkUnit& u = pl_.units[size_t(st.unit)];
+  const int64_t j0 = st.blk * pl_.t.s2_block, cols = pl_.blk_cols(u.b, st.blk), cw = Plan::cw_of(cols);
+  const int64_t row = u.r_lo + a + lr, i0 = row_logical(pl_, u, row), n = r * cw, ai = s % 2;
+  const UbRows x{ub(L_.x[xb_]), vt_, r, cw};
+  tile::wait(c_, kXFree.at(xb_));
+  const uint64_t src = pl_.ws_s(c_.block_idx(), s % pl_.s_slots()) + uint64_t((a + lr) * pl_.cw_max * es());
+  c_.issue(tile::copy_in({ws(src), vt_, r, cw, pl_.cw_max}, x));
+  if (p_.pse || p_.uses_mask_tensor()) tile::wait(c_, kSideFree), load_side_inputs(u, row, r, j0, cols, cw);
+  tile::handover(c_, kXLoaded.at(xb_));
+  ops_.scalar(VScalarOp::Muls, vt_, x.at, x.at, p_.scale, n);
+  if (p_.pse) {
+    ops_.cast(DType::F32, pl_.in, ub(L_.pse32), ub(L_.pse_raw), n);
+    if (!p_.uses_mask_tensor()) tile::set(c_, kSideFree);
+    ops_.binary(VBinOp::Add, vt_, x.at, x.at, ub(L_.pse32), n);
+  }
+  apply_mask(u, x, i0, j0, cols);
+  if (cols < cw) ops_.dup_cols(x, cols, cw, pl_.mask_value);
+  softmax_rows(x, cols, lr, r, st.first, parity, ai);
+  if (cols < cw) ops_.dup_cols(x, cols, cw, 0.0);
+  // P in the input dtype -> workspace.
+  tile::wait(c_, kCastFree.at(pbi_));
+  if (vt_ == DType::F32) ops_.cast(pl_.in, DType::F32, ub(L_.pb[pbi_]), x.at, n, pl_.outputs.p_round);
+  else ops_.copy(DType::F16, ub(L_.pb[pbi_]), x.at, n);
+  tile::set(c_, kXFree.at(xb_));
+  tile::handover(c_, kCastFull.at(pbi_));
+  c_.issue(tile::copy_out({ub(L_.pb[pbi_]), pl_.in, r, cw},
+                          {ws(pl_.ws_p(c_.block_idx(), s % 2) + uint64_t((a + lr) * pl_.cw_max * 2)), pl_.in, r, cw, pl_.cw_max}));
+  tile::set(c_, kCastFree.at(pbi_));
+  xb_ ^= 1, pbi_ ^= 1;
+}
+
+// Online softmax of one sub-tile: m, l (unit parity mi) and alpha (step parity ai) rows [lr, lr + r).
+void VecBlocks::softmax_rows(const UbRows& x, int64_t cols, int64_t lr, int64_t r, bool first, int64_t mi, int64_t ai) {
+  const int64_t e = es();
+  const Addr m = ub(L_.m[mi], lr * e), l = ub(L_.l[mi], lr * e), alpha = ub(L_.alpha[ai], lr * e);
+  ops_.row_reduce(x, ub(L_.acc), ub(L_.rmax), VRedOp::Max);
+  if (first) {
+    ops_.copy(vt_, m, ub(L_.rmax), r);
+  } else {
+    ops_.binary(VBinOp::Max, vt_, ub(L_.mnew), m, ub(L_.rmax), r);
+    ops_.binary(VBinOp::Sub, vt_, alpha, m, ub(L_.mnew), r);
+    ops_.unary(VUnaryOp::Exp, vt_, alpha, alpha, r);
+    ops_.copy(vt_, m, ub(L_.mnew), r);
+  }
+  ops_.brcb(vt_, m, ub(L_.brcb), r);
+  ops_.row_bcast(x, ub(L_.brcb), VBinOp::Sub, x.width);
+  ops_.unary(VUnaryOp::Exp, vt_, x.at, x.at, x.rows * x.width);
+  if (cols < x.width) ops_.dup_cols(x, cols, x.width, 0.0);
+  ops_.row_reduce(x, ub(L_.acc), ub(L_.rsum), VRedOp::Sum);
+  if (first) {
+    ops_.copy(vt_, l, ub(L_.rsum), r);
+  } else {
+    ops_.binary(VBinOp::Mul, vt_, l, l, alpha, r);
+    ops_.binary(VBinOp::Add, vt_, l, l, ub(L_.rsum), r);
+  }
+}
+
+void VecBlocks::start() {
+  for (int i = 0; i < 2; ++i) tile::set(c_, kXFree.at(i)), tile::set(c_, kCastFree.at(i));
+  tile::set(c_, kSideFree);
+  tile::set(c_, kOaccFree);
+  tile::set(c_, kLseFree);
+  // Constant rows: 8 zero output rows, the lse of rows nobody computes, one repeat of fp16 zeros.
+  ops_.dup(DType::F16, ub(L_.zout), 0.0, 8 * pl_.dv_pad);
+  ops_.dup(DType::F32, ub(L_.zlse), pl_.outputs.empty_lse, 64);
+  ops_.dup(DType::F16, ub(L_.zero), 0.0, 128);
+  tile::handover(c_, kConstantsReady);
+}
+
+void VecBlocks::finish() {
+  for (int i = 0; i < 2; ++i) tile::wait(c_, kXFree.at(i)), tile::wait(c_, kCastFree.at(i));
+  tile::wait(c_, kSideFree);
+  tile::wait(c_, kOaccFree);
+  tile::wait(c_, kLseFree);
+}
+
+}  // namespace npusim::op::attn

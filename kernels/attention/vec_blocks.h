@@ -1,0 +1,74 @@
+#pragma once
+// The vector side of the attention kernel on one AIV (each AIV of a pair takes half of a unit's computed rows),
+// as blocks sharing one UB layout and one set of named events:
+//   online softmax (softmax_block.cpp), V1(s): waits S_READY; per sub-tile of vec_rows rows: scale, + pse,
+//     visibility, row max, exp, row sum, running max / sum update, P cast -> workspace; then P_READY;
+//   visibility (visibility.cpp): the mask tensor, the compressed causal mask, band clipping, pse loads;
+//   epilogue (epilogue.cpp), V2(s): waits O_READY; O = O * alpha + P V (first block: O = P V); the unit's last
+//     block divides by the sum, casts and writes the output (and the row statistics), or (flash-decoding) its
+//     split's partial; rows nobody computes get the output description's empty values;
+//   flash-decoding combine (flash_decode.cpp): after SyncAll, one (b, KV head) group at a time.
+// Events: MTE2 <-> V: x staging buffers 0 / 1, side inputs (loaded 2, free 3), O accumulator (free 4, loaded 5),
+// combine staging 6; V <-> MTE3: cast buffers 0 / 1, lse row 2, constants 3 (once), a split's partial 4.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "kernels/attention/buffers.h"
+#include "kernels/attention/plan.h"
+#include "kernels/attention/schedule.h"
+#include "kernels/tile/events.h"
+#include "kernels/tile/vec_ops.h"
+#include "kernels/tile/views.h"
+
+namespace npusim::op::attn {
+
+class VecBlocks {
+ public:
+  VecBlocks(sim::CoreCtx& c, const Plan& pl);
+  void start();   // "buffer free" events set once, constant rows written
+  void finish();  // ... and every event waited (no flag left set)
+  void v1(const Step& st, int64_t s, int64_t parity);  // softmax of step s (parity: the unit's m / l buffers)
+  void v2(const Step& st, int64_t s, int64_t parity);  // rescale of step s; the unit's last block writes it out
+  void zero_through(int64_t unit_end);                 // empty rows of every unit before unit_end
+  void combine();                                      // flash-decoding: this AIV's (b, KV head) groups
+
+ private:
+  // ---- online softmax ----
+  void v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int64_t a, int64_t parity);
+  void softmax_rows(const tile::UbRows& x, int64_t cols, int64_t lr, int64_t r, bool first, int64_t mi, int64_t ai);
+  // ---- visibility ----
+  void load_side_inputs(const WorkUnit& u, int64_t row, int64_t r, int64_t j0, int64_t cols, int64_t cw);
+  bool load_compressed(int64_t i0, int64_t r, int64_t j0, int64_t cols, int64_t cw, int64_t off, bool& all);
+  void select_by_bytes(const tile::UbRows& x, bool keep_nonzero);
+  void compressed_bound(const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols, int64_t off, bool keep_above);
+  void apply_mask(const WorkUnit& u, const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols);
+  // ---- epilogue ----
+  void alpha_brcb(int64_t ai, int64_t r0, int64_t r);
+  void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  void finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  void store_out(isa::Addr src, const WorkUnit& u, int64_t row, int64_t rows);
+  void zero_rows(const WorkUnit& u, int64_t row, int64_t rows);
+  // ---- flash-decoding combine ----
+  void load_wait(const isa::DataCopy& d);
+  void buffer_free();
+  void combine_group(int64_t b, int64_t n2);
+
+  isa::Addr ub(uint64_t off, int64_t bytes = 0) const { return {isa::Buf::UB, base_ + off + uint64_t(bytes)}; }
+  isa::Addr ws(uint64_t off) const;
+  int es() const { return isa::bytes_of(vt_); }
+  // This AIV's share of a unit's computed rows: [first, first + count) counted from r_lo.
+  std::pair<int64_t, int64_t> share(const WorkUnit& u) const;
+
+  sim::CoreCtx& c_;
+  const Plan& pl_;
+  const AttnProblem& p_;
+  UbLayout L_;
+  tile::VecOps ops_;
+  isa::DType vt_;
+  uint64_t base_ = 0;
+  int xb_ = 0, pbi_ = 0;    // ping-pong indices of the x staging and the cast buffers
+  int64_t zero_next_ = 0;   // first unit whose empty rows are not written yet
+};
+
+}  // namespace npusim::op::attn

@@ -1,0 +1,17 @@
+#pragma once
+// The FIA kernel's tiling: its declared keys and the choice of their values for a validated problem
+// (kernels/fia/README.md "Tiling"); the rest of the plan (units, core split, workspace) is the attention
+// scheduler's (kernels/attention/schedule.h).
+#include "kernels/attention/plan.h"
+#include "kernels/op/tiling.h"
+#include "sim/config/hw_config.h"
+
+namespace npusim::op::fia {
+
+const TilingSpace& fia_tiling_space();
+
+// The attention plan of a validated FIA problem; `t` applies the case's overrides. Throws CaseError naming the
+// tiling key when a value cannot fit its buffer.
+attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Tiling& t);
+
+}  // namespace npusim::op::fia

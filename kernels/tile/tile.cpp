@@ -1,1 +1,0 @@
-// Typed tiles: implementation (filled in with the tile API).
