@@ -22,7 +22,8 @@ VecBlocks::VecBlocks(sim::CoreCtx& c, const Plan& pl)
 Addr VecBlocks::ws(uint64_t off) const { return c_.gm(pl_.gm.workspace, off); }
 
 std::pair<int64_t, int64_t> VecBlocks::share(const WorkUnit& u) const {
-  const int64_t m = u.r_hi - u.r_lo, half = std::min(m, (m + 15) / 16 * 8);
+  // The first AIV takes half the rows rounded up to 8 (its fp16 row arrays stay on 32-byte blocks).
+  const int64_t m = u.r_hi - u.r_lo, half = std::min(m, ceil_div(m, int64_t(kFractalRows)) * (kFractalRows / 2));
   return c_.sub_block_idx() == 0 ? std::pair{int64_t(0), half} : std::pair{half, m - half};
 }
 

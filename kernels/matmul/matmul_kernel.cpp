@@ -42,7 +42,7 @@ struct Buffers {
 Pipe drain_pipe(const CoreCtx& c) { return c.kind() == CoreKind::Coupled ? Pipe::V : Pipe::FIX; }
 int64_t ub_row_elems(const MatmulPlan& p) {  // UB rows of the coupled epilogue start on 32-byte blocks
   const int64_t oe = bytes_of(p.s.out);
-  return (p.t.base_n * oe + 31) / 32 * 32 / oe;
+  return round_up(p.t.base_n * oe, int64_t(kBlockBytes)) / oe;
 }
 
 // This core's (tile, K chunk) sequence, generated on the fly (a list could be huge at the largest shapes).
@@ -79,7 +79,7 @@ Buffers allocate(CoreCtx& c, const MatmulPlan& p) {
   }
   b.l0c = c.alloc(Buf::L0C, t.base_m * t.base_n * 4, "tiling.base_m x base_n accumulators");
   if (p.s.bias) {
-    b.bias_l1 = c.alloc(Buf::L1, t.base_n * 4, "bias staging row", 512);
+    b.bias_l1 = c.alloc(Buf::L1, t.base_n * 4, "bias staging row", kFractalBytes);  // L1 -> BT source alignment
     b.bt = c.alloc(Buf::BT, t.base_n * 4, "tiling.base_n bias table");
   }
   if (c.kind() == CoreKind::Coupled)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "isa/numeric/int_math.h"
 #include "kernels/matmul/matmul_kernel.h"
 #include "kernels/matmul/matmul_reference.h"
 #include "kernels/op/gm_inputs.h"
@@ -120,13 +121,13 @@ Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
   r.outputs = {{"c", elem_of(p.s.out), {p.s.m, p.s.n}, "c"}};
   r.flops = 2ull * p.s.m * p.s.n * p.s.k;
   const int64_t k0 = p.k0();
-  r.executed_flops_bound = 2ull * ((p.s.m + 15) / 16 * 16) * ((p.s.n + 15) / 16 * 16) * ((p.s.k + k0 - 1) / k0 * k0);
+  const int64_t rows = isa::kFractalRows;
+  r.executed_flops_bound = 2ull * isa::round_up(p.s.m, rows) * isa::round_up(p.s.n, rows) * isa::round_up(p.s.k, k0);
   r.min_gm_bytes = tensor_bytes(one(c, "a").data) + tensor_bytes(one(c, "b").data) + c_bytes +
                    (p.s.bias ? tensor_bytes(one(c, "bias").data) : 0);
   r.cores = static_cast<int>(p.t.block_dim);
-  const auto& cube = m.hw().cube;  // MACs of one fractal step / cycles per step
-  r.macs_per_cycle_per_core = p.s.in == DType::I8 ? 16.0 * 16 * 32 / static_cast<double>(cube.fractal_cycles_s8)
-                                                  : 16.0 * 16 * 16 / static_cast<double>(cube.fractal_cycles_b16);
+  const auto& cube = m.hw().cube;  // MACs of one fractal step (16 x 16 x fractal K) / cycles per step
+  r.macs_per_cycle_per_core = double(rows * rows * k0) / double(p.s.in == DType::I8 ? cube.fractal_cycles_s8 : cube.fractal_cycles_b16);
   return r;
 }
 
