@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the case-file tests: a per-test scratch directory, raw file writing, error capture.
+// Helpers for the case-file tests: raw file writing, hand-built .npy bytes, error capture.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,18 +10,11 @@
 #include <vector>
 
 #include "kernels/host/case_file.h"
+#include "tests/support/scratch.h"
 
 namespace npusim::op::casetest {
 
-// A fresh directory named after the running test (ctest may run tests of this binary in parallel).
-inline std::filesystem::path scratch_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("npusim_case_" + std::string(info->test_suite_name()) + "_" + info->name());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using test::scratch_dir;  // tests/support/scratch.h
 
 inline std::string write_text(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;

@@ -10,17 +10,9 @@
 
 #include "kernels/host/npy.h"
 #include "tests/op/attention_test_support.h"
+#include "tests/support/case_writer.h"
 
 namespace npusim::op::attntest {
-
-// Case tensors as .npy: bf16 travels as its uint16 bit pattern (design.md "Case file").
-inline std::string put_npy(const std::filesystem::path& dir, const std::string& name, const HostTensor& t) {
-  HostTensor e = t;
-  if (e.type == ElemType::BF16) e.type = ElemType::U16;
-  const auto path = dir / (name + ".npy");
-  write_npy(path.string(), e);
-  return path.filename().string();
-}
 
 inline const char* dtype_name(ElemType t) {
   switch (t) {
@@ -34,14 +26,6 @@ inline const char* dtype_name(ElemType t) {
   }
 }
 
-inline std::string list_of(const std::vector<int64_t>& v) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-  os << "]";
-  return os.str();
-}
-
 struct CaseExtras {
   std::string tiling;             // YAML map body, e.g. "s1_block: 32, s2_block: 128"
   bool lengths = false;           // write actual_seq_lengths / _kv even when they are the full S
@@ -51,52 +35,39 @@ struct CaseExtras {
 // Writes dir/case.yaml and its tensors; returns the case path.
 inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCase& c, const CaseExtras& x = {}) {
   const AttnProblem& p = c.p;
-  std::ostringstream y;
   char scale[64];
   std::snprintf(scale, sizeof scale, "%.17g", p.scale);
-  y << "op: fused_infer_attention_score\nattrs:\n  num_heads: " << p.N << "\n  num_key_value_heads: " << p.KV_N
-    << "\n  input_layout: " << layout_name(p.layout) << "\n  scale: " << scale << "\n  sparse_mode: " << p.sparse_mode
-    << "\n  pre_tokens: " << p.pre_tokens << "\n  next_tokens: " << p.next_tokens << "\n  inner_precise: " << p.inner_precise
-    << "\n  softmax_lse_flag: " << (p.lse ? "true" : "false") << "\n";
+  test::CaseWriter w(dir, "fused_infer_attention_score");
+  w.attr("num_heads", p.N).attr("num_key_value_heads", p.KV_N).attr("input_layout", layout_name(p.layout)).attr("scale", scale);
+  w.attr("sparse_mode", p.sparse_mode).attr("pre_tokens", p.pre_tokens).attr("next_tokens", p.next_tokens);
+  w.attr("inner_precise", p.inner_precise).attr("softmax_lse_flag", p.lse ? "true" : "false");
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
-  if (x.lengths || p.left_pad || paged || p.prefix) y << "  actual_seq_lengths: " << list_of(p.act_q) << "\n";
-  if (x.lengths || p.left_pad || paged || p.prefix) y << "  actual_seq_lengths_kv: " << list_of(p.act_kv) << "\n";
-  if (paged) y << "  block_size: " << p.block_size << "\n";
-  if (p.prefix) y << "  actual_shared_prefix_len: [" << p.prefix_len << "]\n";
-  auto entry = [&](const std::string& name, const HostTensor& t, ElemType declared) {
-    return "{file: " + put_npy(dir, name, t) + ", dtype: " + dtype_name(declared) + "}";
-  };
-  y << "inputs:\n  query: " << entry("query", c.q, p.in) << "\n";
-  for (const char* kv : {"key", "value"}) {
-    const auto& list = std::string(kv) == "key" ? c.k : c.v;
-    if (p.kv == KvStorage::List) {
-      y << "  " << kv << ":\n";
-      for (size_t b = 0; b < list.size(); ++b) y << "    - " << entry(std::string(kv) + std::to_string(b), list[b], p.in) << "\n";
-    } else {
-      y << "  " << kv << ": " << entry(kv, list[0], p.in) << "\n";
-    }
+  if (x.lengths || p.left_pad || paged || p.prefix)
+    w.attr("actual_seq_lengths", test::CaseWriter::list(p.act_q)).attr("actual_seq_lengths_kv", test::CaseWriter::list(p.act_kv));
+  if (paged) w.attr("block_size", p.block_size);
+  if (p.prefix) w.attr("actual_shared_prefix_len", test::CaseWriter::list({p.prefix_len}));
+  const char* in = dtype_name(p.in);
+  w.file("query", c.q, in);
+  if (p.kv == KvStorage::List) {
+    w.file_list("key", c.k, in).file_list("value", c.v, in);
+  } else {
+    w.file("key", c.k[0], in).file("value", c.v[0], in);
   }
-  if (p.pse) y << "  pse_shift: " << entry("pse", c.pse, p.in) << "\n";
+  if (p.pse) w.file("pse_shift", c.pse, in, "pse");
   if (p.mask != MaskKind::None) {
     HostTensor m = c.mask;
     m.type = x.mask_dtype;  // one byte 0 / 1 in every mask dtype
-    y << "  atten_mask: " << entry("mask", m, x.mask_dtype) << "\n";
+    w.file("atten_mask", m, dtype_name(x.mask_dtype), "mask");
   }
-  if (paged) y << "  block_table: " << entry("block_table", c.bt, ElemType::I32) << "\n";
-  if (p.prefix) {
-    y << "  key_shared_prefix: " << entry("kp", c.kp, p.in) << "\n";
-    y << "  value_shared_prefix: " << entry("vp", c.vp, p.in) << "\n";
-  }
+  if (paged) w.file("block_table", c.bt, "int32");
+  if (p.prefix) w.file("key_shared_prefix", c.kp, in, "kp").file("value_shared_prefix", c.vp, in, "vp");
   if (p.left_pad) {
     HostTensor qp = HostTensor::zeros(ElemType::I64, {1}), kp = HostTensor::zeros(ElemType::I64, {1});
     qp.set(0, double(p.q_pad)), kp.set(0, double(p.kv_pad));
-    y << "  query_padding_size: " << entry("qpad", qp, ElemType::I64) << "\n";
-    y << "  kv_padding_size: " << entry("kvpad", kp, ElemType::I64) << "\n";
+    w.file("query_padding_size", qp, "int64", "qpad").file("kv_padding_size", kp, "int64", "kvpad");
   }
-  if (!x.tiling.empty()) y << "tiling: {" << x.tiling << "}\n";
-  const auto path = dir / "case.yaml";
-  std::ofstream(path) << y.str();
-  return path.string();
+  if (!x.tiling.empty()) w.tiling(x.tiling);
+  return w.write();
 }
 
 // The compressed sparse-mode mask: (2048, 2048), 1 strictly above the diagonal.

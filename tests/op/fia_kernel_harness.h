@@ -23,6 +23,7 @@
 #include "tests/op/attention_test_support.h"
 #include "kernels/op/registry.h"
 #include "kernels/op/gm_inputs.h"
+#include "tests/support/bits.h"
 
 namespace npusim::op::fiatest {
 
@@ -62,14 +63,7 @@ inline attn::AttnTensors tensors(const attntest::AttnCase& c) {
   return t;
 }
 
-// Stops at the first differing element, naming it (kernel value vs golden value).
-inline void expect_same_bits(const HostTensor& a, const HostTensor& b, const char* what) {
-  ASSERT_EQ(a.bytes.size(), b.bytes.size()) << what;
-  const int e = elem_bytes(a.type);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    ASSERT_EQ(std::memcmp(&a.bytes[size_t(i * e)], &b.bytes[size_t(i * e)], size_t(e)), 0)
-        << what << " element " << i << ": " << a.get(i) << " vs golden " << b.get(i);
-}
+using test::expect_same_bits;  // tests/support/bits.h
 
 // One run in a child process, which sends back the output bits, the lse bits and the cycle count (8 bytes,
 // little endian, last).

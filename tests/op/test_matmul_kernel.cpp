@@ -4,16 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
-#include "tests/golden/matmul_golden.h"
-#include "kernels/op/registry.h"
 #include "kernels/op/gm_inputs.h"
+#include "kernels/op/registry.h"
+#include "tests/golden/matmul_golden.h"
+#include "tests/support/bits.h"
+#include "tests/support/case_writer.h"
+#include "tests/support/scratch.h"
 
 namespace npusim::op {
 namespace {
@@ -31,29 +31,19 @@ struct MmCase {
 };
 
 std::string write_case(const MmCase& p) {
-  std::ostringstream file_name;  // streams, not string +: GCC 12 warns falsely (-Wrestrict) on the latter
-  file_name << "npusim_mm_" << p.name << ".yaml";
-  const auto path = std::filesystem::temp_directory_path() / file_name.str();
   const bool i8 = std::string(p.dtype) == "int8";
-  const auto shape = [](int64_t r, int64_t c) {
-    std::ostringstream os;
-    os << "[" << r << ", " << c << "]";
-    return os.str();
-  };
-  const char* dist = i8 ? "{dist: uniform, low: -128, high: 127.99, seed: " : "{dist: normal, std: 1.0, seed: ";
-  std::ofstream f(path);
-  f << "op: matmul\nattrs:\n  transpose_a: " << (p.ta ? "true" : "false") << "\n  transpose_b: " << (p.tb ? "true" : "false")
-    << "\n";
-  if (*p.out) f << "  out_dtype: " << p.out << "\n";
-  if (*p.scale) f << "  dequant_scale: " << p.scale << "\n";
-  f << "inputs:\n  a: {shape: " << (p.ta ? shape(p.k, p.m) : shape(p.m, p.k)) << ", dtype: " << p.dtype << ", init: " << dist
-    << "1}}\n  b: {shape: " << (p.tb ? shape(p.n, p.k) : shape(p.k, p.n)) << ", dtype: " << p.dtype << ", init: " << dist
-    << "2}}\n";
+  const std::string dist = i8 ? "dist: uniform, low: -128, high: 127.99, seed: " : "dist: normal, std: 1.0, seed: ";
+  test::CaseWriter w(test::scratch_dir() / p.name, "matmul");
+  w.attr("transpose_a", p.ta ? "true" : "false").attr("transpose_b", p.tb ? "true" : "false");
+  if (*p.out) w.attr("out_dtype", p.out);
+  if (*p.scale) w.attr("dequant_scale", p.scale);
+  w.generated("a", p.ta ? std::vector<int64_t>{p.k, p.m} : std::vector<int64_t>{p.m, p.k}, p.dtype, dist + "1");
+  w.generated("b", p.tb ? std::vector<int64_t>{p.n, p.k} : std::vector<int64_t>{p.k, p.n}, p.dtype, dist + "2");
   if (p.bias)
-    f << "  bias: {shape: [" << p.n << "], dtype: " << (i8 ? "int32" : "float32") << ", init: "
-      << (i8 ? "{dist: uniform, low: -1000, high: 1000, seed: 3}" : "{dist: normal, std: 4.0, seed: 3}") << "}\n";
-  if (*p.tiling) f << "tiling: {" << p.tiling << "}\n";
-  return path.string();
+    w.generated("bias", {p.n}, i8 ? "int32" : "float32",
+                i8 ? "dist: uniform, low: -1000, high: 1000, seed: 3" : "dist: normal, std: 4.0, seed: 3");
+  if (*p.tiling) w.tiling(p.tiling);
+  return w.write();
 }
 
 const TensorEntry& in(const CaseFile& c, const char* n) { return c.inputs.at(n)[0]; }
@@ -72,10 +62,7 @@ TEST_P(MatmulKernel, BitExactAgainstGoldenAndAccurate) {
   const ElemType out_t = prep.outputs[0].type;
   const HostTensor gold = golden::matmul_golden(in(c, "a").data, in(c, "b").data, p.bias ? &in(c, "bias").data : nullptr,
                                                 p.ta, p.tb, out_t, *p.scale ? std::stod(p.scale) : 1.0);
-  ASSERT_EQ(out.bytes.size(), gold.bytes.size());
-  for (int64_t i = 0; i < out.numel(); ++i)
-    ASSERT_EQ(std::memcmp(&out.bytes[i * elem_bytes(out_t)], &gold.bytes[i * elem_bytes(out_t)], elem_bytes(out_t)), 0)
-        << "element " << i << " (row " << i / p.n << ", col " << i % p.n << "): " << out.get(i) << " vs golden " << gold.get(i);
+  test::expect_same_bits(out, gold, "c (row-major, N = " + std::to_string(p.n) + ")");
   for (const auto& ref : op.reference(c)) {
     const auto acc = compare_accuracy("c", out, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule);
     EXPECT_TRUE(acc.pass()) << format_report(acc);
@@ -115,10 +102,22 @@ TEST(MatmulTiling, OverrideThatDoesNotFitL0CNamesTheKeyAndCapacity) {
 }
 
 TEST(MatmulTiling, UnknownTilingKeyAndAttributeAreRejected) {
-  const MmCase p{"bad_key", 16, 16, 16, "float16", false, false, "", false, "ascend910b2", "s2_block: 512", ""};
-  const CaseFile c = load_case(write_case(p), {});
   sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Full);
-  EXPECT_THROW(find_op("matmul").prepare(c, m), CaseError);
+  const auto error_of = [&](const MmCase& p, const std::vector<std::string>& sets) {
+    try {
+      find_op("matmul").prepare(load_case(write_case(p), sets), m);
+    } catch (const CaseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const MmCase key{"bad_key", 16, 16, 16, "float16", false, false, "", false, "ascend910b2", "s2_block: 512", ""};
+  EXPECT_EQ(error_of(key, {}), "tiling.s2_block is not a matmul tiling key (valid: base_m, base_n, base_k, k_l1, block_dim)");
+  const MmCase attr{"bad_attr", 16, 16, 16, "float16", false, false, "", false, "ascend910b2", "", ""};
+  const std::string e = error_of(attr, {"attrs.transpose_c=true"});
+  EXPECT_NE(e.find("attrs.transpose_c is not a parameter of matmul"), std::string::npos) << e;
+  EXPECT_NE(e.find("valid attrs: transpose_a, transpose_b, out_dtype, dequant_scale"), std::string::npos) << e;
+  EXPECT_EQ(error_of(attr, {"tiling.base_m=24"}), "tiling.base_m = 24 must be in [16, 4080], a multiple of 16");
 }
 
 }  // namespace

@@ -8,6 +8,10 @@
 #include "isa/numeric/numeric.h"
 #include "sim/machine/core_ctx.h"
 #include "sim/machine/machine.h"
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
 
 namespace npusim::sim::testing {
 
@@ -124,5 +128,47 @@ struct MixedData {
     return v;
   }
 };
+
+// Every output element equals the exact reference (the inputs make every product and sum exact in fp16).
+inline void expect_output_exact(const MixedData& d, Machine& m) {
+  const auto out = d.output(m);
+  for (int b = 0; b < d.blocks; ++b)
+    for (int i = 0; i < kDim; ++i)
+      for (int j = 0; j < kDim; ++j)
+        ASSERT_EQ(f16_to_f32(out[size_t((b * kDim + i) * kDim + j)]), d.expected(b, i, j)) << b << " " << i << " " << j;
+}
+
+// Runs f in a forked child (a process may elaborate one machine) and returns the numbers it produced; an
+// empty vector when the child crashed.
+inline std::vector<uint64_t> in_child(const std::function<std::vector<uint64_t>()>& f) {
+  int fd[2];
+  if (::pipe(fd) != 0) return {};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fd[0]);
+    const std::vector<uint64_t> v = f();
+    const uint64_t n = v.size();
+    ssize_t ok = ::write(fd[1], &n, sizeof n);
+    if (n) ok = ::write(fd[1], v.data(), n * sizeof(uint64_t));
+    ::_exit(ok >= 0 ? 0 : 1);
+  }
+  ::close(fd[1]);
+  uint64_t n = 0;
+  std::vector<uint64_t> v;
+  if (::read(fd[0], &n, sizeof n) == sizeof n && n < (1u << 20)) {
+    v.resize(n);
+    size_t got = 0;
+    while (got < n * sizeof(uint64_t)) {
+      const ssize_t r = ::read(fd[0], reinterpret_cast<char*>(v.data()) + got, n * sizeof(uint64_t) - got);
+      if (r <= 0) break;
+      got += size_t(r);
+    }
+    if (got != n * sizeof(uint64_t)) v.clear();
+  }
+  ::close(fd[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return v;
+}
 
 }  // namespace npusim::sim::testing

@@ -5,12 +5,13 @@
 #include <fstream>
 
 #include "sim/config/hw_config.h"
+#include "tests/support/scratch.h"
 
 namespace npusim::sim {
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / name;
+  const auto p = test::scratch_dir() / name;
   std::ofstream(p) << text;
   return p.string();
 }

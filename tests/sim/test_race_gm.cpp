@@ -304,6 +304,12 @@ TEST(RaceCost, ManyCoresStreamingGmIsCleanAndPrintsCostPerRange) {
   EXPECT_EQ(rc.faults().size(), 0u);
   std::printf("race checker: %.0f ns CPU per GM range (%llu ranges of 512 bytes, %d cores)\n",
               ns / static_cast<double>(gm_ranges), static_cast<unsigned long long>(gm_ranges), kCores);
+  // The shadow built from all those ranges still knows every reader: a write by core 0 into the shared input,
+  // ordered after nothing the other cores did, is a race with the last core's reads.
+  ranges.assign(1, wr(Buf::GM, 3 * 512, 4 * 512));
+  rc.on_access(1, hb.tick(1), InstrInfo{id++, 0, "aiv", Pipe::MTE3, 0, "mov_ub_gm"}, ranges);
+  ASSERT_FALSE(rc.faults().empty());
+  for (const auto& f : rc.faults()) EXPECT_NE(f.message.find("WAR"), std::string::npos) << f.message;
 }
 
 }  // namespace

@@ -15,17 +15,16 @@
 
 #include "sim/trace/trace_writer.h"
 #include "tests/sim/json_schema_check.h"
+#include "tests/support/scratch.h"
 
 namespace npusim::test {
 
-// A path unique to this process and test, removed when the object goes away.
+// A path unique to this process and test (in its scratch directory), removed when the object goes away.
 class TempFile {
  public:
   explicit TempFile(const std::string& suffix) {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string("npusim_") + info->test_suite_name() + "_" + info->name() + "_" +
-                       std::to_string(::getpid()) + suffix;
-    path_ = (std::filesystem::temp_directory_path() / name).string();
+    static int serial = 0;
+    path_ = (scratch_dir() / ("file" + std::to_string(serial++) + suffix)).string();
     std::filesystem::remove(path_);
   }
   ~TempFile() { std::filesystem::remove(path_); }
