@@ -2,7 +2,7 @@
 # Installs the Debian packages npusim needs, only those that are missing.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -euo pipefail
-PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev
+PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
       googletest libgtest-dev nlohmann-json3-dev libopenblas-dev)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -16,9 +16,40 @@ class Sink {
     if (len == 0) return;
     if (!out_.empty()) {
       Access& last = out_.back();
-      if (last.buf == b && last.write == write && last.end == begin) { last.end += len; return; }
+      if (last.buf == b && last.write == write) {
+        if (last.count == 1 && last.end == begin) {  // adjacent: one longer range
+          last.end += len;
+          return;
+        }
+        const uint64_t seg = last.end - last.begin, last_begin = last.begin + uint64_t(last.count - 1) * last.stride;
+        if (seg == len && last.count == 1 && begin > last.end) {  // a second equal segment past a gap: a pattern
+          last.stride = begin - last.begin;
+          last.count = 2;
+          return;
+        }
+        if (seg == len && last.count > 1 && begin == last_begin + last.stride && last.count < UINT32_MAX) {
+          ++last.count;  // the pattern continues
+          return;
+        }
+      }
     }
     out_.push_back({b, begin, begin + len, write});
+  }
+  // `count` segments of `len` bytes, `stride` apart: one strided access (or one range when they touch, unless
+  // `keep_segments`: a DMA's GM bursts stay separate transfers for the memory model even when contiguous).
+  void add_pattern(Buf b, uint64_t begin, uint64_t len, uint64_t count, uint64_t stride, bool write,
+                   bool keep_segments = false) {
+    if (len == 0 || count == 0) return;
+    if (stride == len && !(keep_segments && count > 1)) return add(b, begin, len * count, write);
+    const size_t before = out_.size();
+    add(b, begin, len, write);
+    Access& last = out_.back();
+    if (count > 1 && (stride > len || (keep_segments && stride == len)) && out_.size() > before && last.count == 1 &&
+        last.end - last.begin == len && count <= UINT32_MAX) {
+      last.count = uint32_t(count), last.stride = stride;  // a fresh entry: the whole pattern at once
+      return;
+    }
+    for (uint64_t i = 1; i < count; ++i) add(b, begin + i * stride, len, write);
   }
 
  private:
@@ -46,9 +77,22 @@ bool full_mask(const VecMask& m, int lanes) {
 void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats, int lanes, int elem, bool write) {
   const int epb = kBlockBytes / elem;
   const int blocks = lanes / epb;
+  if (st.rep == 0 && repeats > 1) {  // every repeat addresses the same blocks: the first repeat's enabled lanes
+    VecMask first = m;                // cover them (counter mode enables a prefix, normal mode the same lanes)
+    if (m.counter) first.lo = std::min<uint64_t>(m.lo, uint64_t(lanes));
+    return vec_operand(s, a, st, first, 1, lanes, elem, write);
+  }
   if (st.blk == 1 && full_mask(m, lanes)) {  // every block of a repeat, contiguous: one piece per repeat
+    s.add_pattern(a.buf, a.off, uint64_t(blocks) * kBlockBytes, repeats, uint64_t{st.rep} * kBlockBytes, write);
+    return;
+  }
+  if (st.blk == 0) {  // every block of a repeat is the same block (a per-row broadcast operand): list it once
     for (uint32_t r = 0; r < repeats; ++r)
-      s.add(a.buf, a.off + uint64_t{r} * st.rep * kBlockBytes, uint64_t(blocks) * kBlockBytes, write);
+      for (int b = 0; b < blocks; ++b)
+        if (block_enabled(m, r, b, epb, lanes)) {
+          s.add(a.buf, a.off + uint64_t{r} * st.rep * kBlockBytes, kBlockBytes, write);
+          break;
+        }
     return;
   }
   for (uint32_t r = 0; r < repeats; ++r)
@@ -63,32 +107,36 @@ VecShape shape(const VecMask& m, uint8_t repeat, DType t) {
   return {effective_repeats(m, repeat, lanes), lanes};
 }
 
+// Bursts: the GM side advances by burst + gap bytes, a local side by whole blocks + gap blocks (instr.h).
 void data_copy(Sink& s, const DataCopy& d) {
-  const uint64_t local_stride = (ceil_div(d.burst_bytes, kBlockBytes));
-  for (uint64_t i = 0; i < d.nburst; ++i) {
-    const uint64_t so = d.src.buf == Buf::GM ? i * (d.burst_bytes + d.src_gap) : i * (local_stride + d.src_gap) * kBlockBytes;
-    const uint64_t dof = d.dst.buf == Buf::GM ? i * (d.burst_bytes + d.dst_gap) : i * (local_stride + d.dst_gap) * kBlockBytes;
-    s.add(d.src.buf, d.src.off + so, d.burst_bytes, false);
-    const uint64_t wlen = (d.pad && d.dst.buf != Buf::GM) ? local_stride * kBlockBytes : d.burst_bytes;
-    s.add(d.dst.buf, d.dst.off + dof, wlen, true);
-  }
+  const uint64_t local_blocks = ceil_div(d.burst_bytes, kBlockBytes);
+  auto stride = [&](Buf b, uint32_t gap) {
+    return b == Buf::GM ? uint64_t{d.burst_bytes} + gap : (local_blocks + gap) * kBlockBytes;
+  };
+  s.add_pattern(d.src.buf, d.src.off, d.burst_bytes, d.nburst, stride(d.src.buf, d.src_gap), false, d.src.buf == Buf::GM);
+  const uint64_t wlen = (d.pad && d.dst.buf != Buf::GM) ? local_blocks * kBlockBytes : d.burst_bytes;
+  s.add_pattern(d.dst.buf, d.dst.off, wlen, d.nburst, stride(d.dst.buf, d.dst_gap), true, d.dst.buf == Buf::GM);
 }
 
 void nd2nz(Sink& s, const Nd2Nz& n) {
   const uint64_t es = esize(n.dtype), c0 = kBlockBytes / es, groups = ceil_div(n.d_value, c0);
   for (uint64_t i = 0; i < n.nd_num; ++i)
-    for (uint64_t r = 0; r < n.n_value; ++r)
-      s.add(Buf::GM, n.src.off + (i * n.src_nd_matrix_stride + r * n.src_d_value) * es, n.d_value * es, false);
-  for (uint64_t i = 0; i < n.nd_num; ++i)
+    s.add_pattern(Buf::GM, n.src.off + i * n.src_nd_matrix_stride * es, n.d_value * es, n.n_value, n.src_d_value * es, false);
+  for (uint64_t i = 0; i < n.nd_num; ++i) {
+    const uint64_t base = n.dst.off + i * n.dst_nz_matrix_stride * es, group_stride = n.dst_nz_c0_stride * c0 * es;
+    if (n.dst_nz_n_stride == 1) {  // a group's rows are consecutive blocks: one piece per group
+      s.add_pattern(n.dst.buf, base, n.n_value * kBlockBytes, groups, group_stride, true);
+      continue;
+    }
     for (uint64_t g = 0; g < groups; ++g)
-      for (uint64_t r = 0; r < n.n_value; ++r)
-        s.add(n.dst.buf, n.dst.off + (i * n.dst_nz_matrix_stride + g * n.dst_nz_c0_stride * c0 + r * n.dst_nz_n_stride * c0) * es,
-              kBlockBytes, true);
+      s.add_pattern(n.dst.buf, base + g * group_stride, kBlockBytes, n.n_value, n.dst_nz_n_stride * c0 * es, true);
+  }
 }
 
 void load2d(Sink& s, const Load2d& l) {
-  for (uint64_t j = 0; j < l.repeat; ++j) s.add(l.src.buf, l.src.off + (l.start_index + j * l.src_stride) * kFractalBytes, kFractalBytes, false);
-  for (uint64_t j = 0; j < l.repeat; ++j) s.add(l.dst.buf, l.dst.off + j * (1 + l.dst_gap) * kFractalBytes, kFractalBytes, true);
+  s.add_pattern(l.src.buf, l.src.off + uint64_t{l.start_index} * kFractalBytes, kFractalBytes, l.repeat,
+                uint64_t{l.src_stride} * kFractalBytes, false);
+  s.add_pattern(l.dst.buf, l.dst.off, kFractalBytes, l.repeat, (1 + uint64_t{l.dst_gap}) * kFractalBytes, true);
 }
 
 void mmad(Sink& s, const Mmad& m) {
@@ -103,10 +151,10 @@ void mmad(Sink& s, const Mmad& m) {
 
 void fixpipe(Sink& s, const Fixpipe& f) {
   const uint64_t nb = ceil_div(f.n, 16), es = esize(f.dst_dtype);
-  for (uint64_t j = 0; j < nb; ++j) s.add(f.src.buf, f.src.off + j * f.src_m_stride * 64, uint64_t{f.m} * 64, false);
+  s.add_pattern(f.src.buf, f.src.off, uint64_t{f.m} * 64, nb, uint64_t{f.src_m_stride} * 64, false);
   if (f.quant == Quant::Vector) s.add(f.quant_addr.buf, f.quant_addr.off, uint64_t{f.n} * 4, false);
   if (f.nz2nd) {
-    for (uint64_t r = 0; r < f.m; ++r) s.add(f.dst.buf, f.dst.off + r * f.dst_stride * es, f.n * es, true);
+    s.add_pattern(f.dst.buf, f.dst.off, f.n * es, f.m, uint64_t{f.dst_stride} * es, true);
   } else {
     const uint64_t c0 = kBlockBytes / es;
     for (uint64_t g = 0; g < ceil_div(f.n, c0); ++g) s.add(f.dst.buf, f.dst.off + g * f.dst_stride * kBlockBytes, f.m * kBlockBytes, true);
@@ -132,6 +180,12 @@ void scalar_mem(Sink& s, Addr a, int8_t idx, DType t, const ScalarRegs* regs, bo
 }  // namespace
 
 int lanes_per_repeat(int elem_bytes) { return kRepeatBlocks * kBlockBytes / elem_bytes; }
+
+std::vector<Access> expand(const std::vector<Access>& in) {
+  std::vector<Access> out;
+  for (const Access& a : in) a.for_each_segment([&](uint64_t b, uint64_t e) { out.push_back({a.buf, b, e, a.write}); });
+  return out;
+}
 
 uint32_t effective_repeats(const VecMask& mask, uint32_t repeat, int lanes) {
   return mask.counter ? static_cast<uint32_t>(ceil_div(mask.lo, lanes)) : repeat;

@@ -10,6 +10,7 @@ uint64_t load_input(sim::Machine& m, const std::string& gm_name, const TensorEnt
   const HostTensor& t = e.data;
   const uint64_t bytes = tensor_bytes(t);
   const uint64_t off = m.gm().allocate(gm_name, bytes, scalar_read);
+  m.gm().mark_read_only(gm_name);  // kernels only read inputs: no race shadow for their reads
   if (!m.gm().backs_everything() && !scalar_read) return off;
   if (t.bytes.size() == bytes) {
     if (bytes) std::memcpy(m.gm().ptr(off, bytes), t.bytes.data(), bytes);

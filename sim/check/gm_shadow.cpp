@@ -36,7 +36,8 @@ GmShadow::Map::iterator GmShadow::split(Map::iterator it, uint64_t pos) {
 // the new reader too (ordering is transitive), so the new reader still exposes the race.
 void GmShadow::add_reader(Segment& s, const Access& me) const {
   const VectorClock& clock = hb_.clock(me.agent);
-  std::erase_if(s.readers, [&](const Access& r) { return clock[r.agent] >= r.epoch; });
+  s.readers.erase(std::remove_if(s.readers.begin(), s.readers.end(), [&](const Access& r) { return clock[r.agent] >= r.epoch; }),
+                  s.readers.end());
   s.readers.push_back(me);
 }
 
@@ -46,7 +47,9 @@ uint64_t GmShadow::read(const Access& me, const AccessRange& r, RaceHits& hits) 
   while (pos < r.end) {
     if (it == segments_.end() || it->first > pos) {  // untouched gap: nothing to race with
       const uint64_t gap_end = it == segments_.end() ? r.end : std::min(r.end, it->first);
-      hint_ = segments_.emplace_hint(it, pos, Segment{gap_end, Access{0, 0, 0}, {me}});
+      Segment fresh{gap_end, Access{0, 0, 0}, {}};
+      fresh.readers.push_back(me);
+      hint_ = segments_.emplace_hint(it, pos, std::move(fresh));
       pos = gap_end;
       continue;
     }

@@ -1,7 +1,5 @@
 #include "sim/check/local_shadow.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -11,6 +9,15 @@ namespace npusim::sim {
 
 namespace {
 constexpr uint32_t kNever = std::numeric_limits<uint32_t>::max();  // clock entry no epoch exceeds
+
+// Bit s: slot s's newest epoch on a page is not covered by the clock projection.
+uint32_t unordered_slots(const std::array<uint32_t, LocalShadow::kMaxSlots>& epochs, const uint32_t* clk) {
+  uint32_t m = 0;
+  for (uint32_t s = 0; s < LocalShadow::kMaxSlots; ++s) m |= uint32_t(epochs[s] > clk[s]) << s;
+  return m;
+}
+
+constexpr unsigned page_granule_shift(isa::Buf b) { return LocalShadow::kPageShift - LocalShadow::granule_shift(b); }
 }  // namespace
 
 LocalShadow::LocalShadow(const std::vector<int>& core_of_agent) : core_of_agent_(core_of_agent) {
@@ -20,91 +27,146 @@ LocalShadow::LocalShadow(const std::vector<int>& core_of_agent) : core_of_agent_
     cores = std::max(cores, c + 1);
   }
   agent_of_slot_.assign(static_cast<size_t>(cores), {});
-  std::vector<uint8_t>& used = slots_used_;
-  used.assign(static_cast<size_t>(cores), 0);
+  slots_used_.assign(static_cast<size_t>(cores), 0);
   slot_of_agent_.resize(core_of_agent.size());
   for (size_t a = 0; a < core_of_agent.size(); ++a) {
     const auto core = static_cast<size_t>(core_of_agent[a]);
-    if (used[core] == kMaxSlots)
+    if (slots_used_[core] == kMaxSlots)
       throw std::invalid_argument("race checker: core " + std::to_string(core) + " has more than " +
                                   std::to_string(kMaxSlots) + " agents");
-    slot_of_agent_[a] = used[core];
-    agent_of_slot_[core][used[core]++] = static_cast<AgentId>(a);
+    slot_of_agent_[a] = slots_used_[core];
+    agent_of_slot_[core][slots_used_[core]++] = static_cast<AgentId>(a);
   }
   shadows_.resize(static_cast<size_t>(cores) * isa::kNumBufs);
+  for (auto& s : shadows_) s = std::make_unique<BufShadow>();
 }
 
 void LocalShadow::begin(AgentId a, uint32_t epoch, const VectorClock& clock) {
   core_ = core_of_agent_[a];
   own_slot_ = slot_of_agent_[a];
   epoch_ = epoch;
-  touched_buf_ = isa::Buf::GM;  // nothing yet
   const auto core = static_cast<size_t>(core_);
   for (uint32_t s = 0; s < kMaxSlots; ++s)
     clk_[s] = (s != own_slot_ && s < slots_used_[core]) ? clock[agent_of_slot_[core][s]] : kNever;
 }
 
+// A new launch: every granule back to "never accessed"; the arrays keep their capacity.
 void LocalShadow::reset() {
-  for (auto& shadow : shadows_) shadow.clear();
+  for (auto& s : shadows_) {
+    s->granules = 0;
+    s->w_epoch.clear();
+    s->w_slot.clear();
+    for (auto& r : s->read) r.clear();
+    s->pages.clear();
+    s->read_slots.clear();
+  }
 }
 
-// Granules [first, last) of the access conflict with (slot, epoch): the bytes of r in them. Summed over the
-// runs this is exactly what reporting granule by granule would give (RaceHits merges per instruction).
-void LocalShadow::report(RaceKind kind, uint32_t slot, uint32_t epoch, uint64_t first, uint64_t last,
-                         const AccessRange& r, uint64_t g, RaceHits& hits) const {
-  const uint64_t lo = std::max(r.begin, first * g), hi = std::min(r.end, last * g);
+GranuleState LocalShadow::state(int core, isa::Buf buf, uint64_t g) const {
+  const BufShadow& s = *shadows_[static_cast<size_t>(core) * isa::kNumBufs + static_cast<size_t>(buf)];
+  GranuleState st;
+  if (g >= s.granules) return st;
+  st.w_epoch = s.w_epoch[g];
+  st.w_slot = s.w_slot[g];
+  for (int k = 0; k < kMaxSlots; ++k) st.read[k] = g < s.read[k].size() ? s.read[k][g] : 0;
+  return st;
+}
+
+// Grows to whole pages, geometrically; new granules (and pages) are zero: never accessed.
+void LocalShadow::grow(BufShadow& s, isa::Buf b, uint64_t granules) const {
+  if (granules <= s.granules) return;
+  const unsigned pg = page_granule_shift(b);
+  uint64_t n = std::max(granules, 2 * s.granules);
+  n = ((n >> pg) + 1) << pg;
+  s.granules = n;
+  s.w_epoch.resize(n);
+  s.w_slot.resize(n);
+  s.pages.resize(n >> pg);
+  s.read_slots.resize(n >> pg);
+}
+
+// The bytes of access r in granule g conflict with (slot, epoch). RaceHits merges them per instruction.
+void LocalShadow::report(RaceKind kind, uint32_t slot, uint32_t epoch, uint64_t g, const AccessRange& r,
+                         RaceHits& hits) const {
+  const unsigned sh = granule_shift(r.buf);
+  const uint64_t lo = std::max(r.begin, g << sh), hi = std::min(r.end, (g + 1) << sh);
   hits.add(kind, r.buf, agent_of_slot_[static_cast<size_t>(core_)][slot], epoch, false, 0, lo, hi);
 }
 
 uint64_t LocalShadow::access(const AccessRange& r, RaceHits& hits) {
   if (r.end <= r.begin) return 0;
-  if (r.end > kMaxBufferBytes)
+  if (r.last_end() > kMaxBufferBytes)
     throw std::out_of_range("race checker: " + std::string(isa::buf_name(r.buf)) + " range ends at byte " +
-                            std::to_string(r.end) + ", beyond any local buffer");
-  const uint64_t g = granule(r.buf), first = first_granule(r), last = end_granule(r);
-  RunShadow& shadow = shadows_[static_cast<size_t>(core_) * isa::kNumBufs + static_cast<size_t>(r.buf)];
-  shadow.grow(last);
-  RunShadow::Merge merge{false, false};
-  if (touched_buf_ == r.buf) {
-    merge.before = first > touched_first_ && first <= touched_last_;
-    merge.after = last >= touched_first_ && last < touched_last_;
-    touched_first_ = std::min(touched_first_, first);
-    touched_last_ = std::max(touched_last_, last);
-  } else {
-    touched_buf_ = r.buf;
-    touched_first_ = first;
-    touched_last_ = last;
-  }
-  const uint32_t* clk = clk_;
-  if (!r.write) {
-    // A read races with the last write unless that write's epoch is within the reader's clock.
-    shadow.read(first, last, own_slot_, epoch_, merge, [&](const GranuleState& st, uint64_t lo, uint64_t hi) {
-      if (st.w_epoch > clk[st.w_slot]) [[unlikely]]
-        report(RaceKind::RAW, st.w_slot, st.w_epoch, lo, hi, r, g, hits);
-    });
-    return last - first;
-  }
-  // A write races with the last write and with every read since it that the writer's clock does not
-  // cover; afterwards those reads are forgotten (any later access ordered after this write is ordered
-  // after them, and one that is not races with this write itself).
-  static_assert(kMaxSlots == 8, "one AVX2 vector holds the read epochs of a state");
-  const __m256i clk_v = _mm256_load_si256(reinterpret_cast<const __m256i*>(clk_));
-  GranuleState mine{};
-  mine.w_epoch = epoch_;
-  mine.w_slot = own_slot_;
-  shadow.write(first, last, mine, merge, [&](const GranuleState& st, uint64_t lo, uint64_t hi) {
-    // read[s] > clk[s] (unsigned) <=> max(read[s], clk[s]) != clk[s]; bit s of `war` set per racing slot.
-    const __m256i reads = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(st.read));
-    const __m256i covered = _mm256_cmpeq_epi32(_mm256_max_epu32(reads, clk_v), clk_v);
-    const auto war = static_cast<uint32_t>(~_mm256_movemask_ps(_mm256_castsi256_ps(covered)) & 0xFF);
-    const bool waw = st.w_epoch > clk[st.w_slot];
-    if ((war != 0) | waw) [[unlikely]] {
-      if (waw) report(RaceKind::WAW, st.w_slot, st.w_epoch, lo, hi, r, g, hits);
-      for (uint32_t s = 0; s < kMaxSlots; ++s)
-        if (war & (1u << s)) report(RaceKind::WAR, s, st.read[s], lo, hi, r, g, hits);
-    }
+                            std::to_string(r.last_end()) + ", beyond any local buffer");
+  BufShadow& s = shadow(r.buf);
+  const unsigned sh = granule_shift(r.buf);
+  grow(s, r.buf, (r.last_end() + granule(r.buf) - 1) >> sh);
+  if (!r.write && s.read[own_slot_].size() < s.granules) s.read[own_slot_].resize(s.granules);
+  uint64_t granules = 0;
+  r.for_each_segment([&](uint64_t b, uint64_t e) {
+    const AccessRange seg{r.buf, b, e, r.write};
+    const uint64_t first = b >> sh, last = (e + granule(r.buf) - 1) >> sh;
+    granules += last - first;
+    if (r.write) write_segment(s, seg, first, last, hits);
+    else read_segment(s, seg, first, last, hits);
   });
-  return last - first;
+  return granules;
+}
+
+void LocalShadow::check_reads_of(const BufShadow& s, const AccessRange& r, uint64_t lo, uint64_t hi,
+                                 RaceHits& hits) const {
+  for (uint64_t g = lo; g < hi; ++g) {
+    const uint32_t we = s.w_epoch[g], ws = s.w_slot[g];
+    if (we > clk_[ws]) [[unlikely]]  // (never-written granules have epoch 0)
+      report(RaceKind::RAW, ws, we, g, r, hits);
+  }
+}
+
+void LocalShadow::read_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits) {
+  const unsigned pg = page_granule_shift(r.buf);
+  for (uint64_t p = first >> pg, pe = (last - 1) >> pg; p <= pe; ++p) {
+    if (unordered_slots(s.pages[p].last_write, clk_) != 0) [[unlikely]]  // some write here may race
+      check_reads_of(s, r, std::max(first, p << pg), std::min(last, (p + 1) << pg), hits);
+    s.pages[p].last_read[own_slot_] = epoch_;
+    s.read_slots[p] |= uint8_t(1u << own_slot_);
+  }
+  std::fill(s.read[own_slot_].begin() + ptrdiff_t(first), s.read[own_slot_].begin() + ptrdiff_t(last), epoch_);
+}
+
+void LocalShadow::check_writes_of(const BufShadow& s, const AccessRange& r, uint64_t lo, uint64_t hi, bool waw,
+                                  uint32_t war, RaceHits& hits) const {
+  for (uint64_t g = lo; g < hi; ++g) {
+    const uint32_t we = s.w_epoch[g], ws = s.w_slot[g];
+    if (waw && we > clk_[ws]) report(RaceKind::WAW, ws, we, g, r, hits);
+    for (uint32_t slot = 0; slot < kMaxSlots; ++slot) {
+      if (!(war >> slot & 1) || g >= s.read[slot].size()) continue;
+      const uint32_t re = s.read[slot][g];
+      if (re > clk_[slot]) report(RaceKind::WAR, slot, re, g, r, hits);
+    }
+  }
+}
+
+void LocalShadow::write_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits) {
+  const unsigned pg = page_granule_shift(r.buf);
+  uint32_t readers = 0;  // slots whose reads of these granules the write ends
+  for (uint64_t p = first >> pg, pe = (last - 1) >> pg; p <= pe; ++p) {
+    PageSummary& ps = s.pages[p];
+    const bool waw = unordered_slots(ps.last_write, clk_) != 0;
+    const uint32_t war = unordered_slots(ps.last_read, clk_) & s.read_slots[p];
+    const uint64_t lo = std::max(first, p << pg), hi = std::min(last, (p + 1) << pg);
+    if (waw || war) [[unlikely]]
+      check_writes_of(s, r, lo, hi, waw, war, hits);
+    ps.last_write[own_slot_] = epoch_;
+    readers |= s.read_slots[p];
+    if (lo == p << pg && hi == (p + 1) << pg) s.read_slots[p] = 0;  // the whole page: no read survives
+  }
+  std::fill(s.w_epoch.begin() + ptrdiff_t(first), s.w_epoch.begin() + ptrdiff_t(last), epoch_);
+  std::fill(s.w_slot.begin() + ptrdiff_t(first), s.w_slot.begin() + ptrdiff_t(last), uint8_t(own_slot_));
+  for (uint32_t slot = 0; slot < kMaxSlots; ++slot) {
+    auto& rd = s.read[slot];
+    if (!(readers >> slot & 1) || first >= rd.size()) continue;
+    std::fill(rd.begin() + ptrdiff_t(first), rd.begin() + ptrdiff_t(std::min<uint64_t>(last, rd.size())), 0u);
+  }
 }
 
 }  // namespace npusim::sim

@@ -64,10 +64,19 @@ struct RaceChecker::Impl {
   std::vector<InstrInfo> agent_info;  // per agent: core name and pipe, from its first instruction
   std::unordered_set<PairKey, PairHash> reported;
   uint64_t dropped = 0;
+  bool check_gm = true;
+  std::vector<std::pair<uint64_t, uint64_t>> read_only;  // sorted, disjoint
 
-  Impl(const HappensBefore& h, std::vector<int> cores)
+  Impl(const HappensBefore& h, std::vector<int> cores, bool gm_checks)
       : hb(h), core_of_agent(std::move(cores)), local(core_of_agent), gm(h), arena(core_of_agent.size()),
-        history(core_of_agent.size()), agent_info(core_of_agent.size()) {}
+        history(core_of_agent.size()), agent_info(core_of_agent.size()), check_gm(gm_checks) {}
+
+  // The read-only range overlapping [b, e), or nullptr.
+  const std::pair<uint64_t, uint64_t>* read_only_overlap(uint64_t b, uint64_t e) const {
+    auto it = std::upper_bound(read_only.begin(), read_only.end(), b,
+                               [](uint64_t v, const std::pair<uint64_t, uint64_t>& r) { return v < r.second; });
+    return it != read_only.end() && it->first < e ? &*it : nullptr;
+  }
 
   void remember(AgentId a, uint32_t epoch, const InstrInfo& info) {
     if (agent_info[a].core_name.empty()) {
@@ -132,8 +141,13 @@ struct RaceChecker::Impl {
   }
 };
 
-RaceChecker::RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent)
-    : impl_(new Impl(hb, std::move(core_of_agent))) {}
+RaceChecker::RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent, bool check_gm)
+    : impl_(new Impl(hb, std::move(core_of_agent), check_gm)) {}
+
+void RaceChecker::set_read_only(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  impl_->read_only = std::move(ranges);
+}
 
 RaceChecker::~RaceChecker() { delete impl_; }
 
@@ -144,28 +158,26 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, st
   Impl& m = *impl_;
   m.hits.clear();
   m.local.begin(a, epoch, m.hb.clock(a));
-  AccessRange done{isa::Buf::GM, 0, 0, false};  // hull of the last local ranges of one kind checked in a row
+  bool wrote_input = false;
+  auto gm_segment = [&](const AccessRange& r) {
+    if (const auto* ro = m.read_only_overlap(r.begin, r.end)) {
+      if (r.write && !wrote_input && faults_.size() < kMaxFaults)
+        faults_.push_back(Fault{"input-write", describe(info) + " writes GM [" + hex(std::max(r.begin, ro->first)) + ", " +
+                                                   hex(std::min(r.end, ro->second)) +
+                                                   ") of an input allocation, which kernels may only read"});
+      wrote_input |= r.write;
+      if (ro->first <= r.begin && r.end <= ro->second) return;  // wholly inside: nothing else to check
+    }
+    checks_ += m.gm.access(a, epoch, info.id, r, m.hits);
+  };
   for (const AccessRange& r : ranges) {
-    if (r.buf == isa::Buf::GM) {
-      checks_ += m.gm.access(a, epoch, info.id, r, m.hits);
-      done.buf = isa::Buf::GM;
+    if (r.buf != isa::Buf::GM) {
+      checks_ += m.local.access(r, m.hits);  // strided patterns go in whole
       continue;
     }
-    const bool same_kind = r.buf == done.buf && r.write == done.write;
-    // A range inside the ones just checked (a strided operand with block stride 0 lists each block up to
-    // 8 times) cannot find anything they did not: reads leave the last write as it was, writes made this
-    // agent the writer. Skipped only while nothing was found, so reports stay exactly as if checked.
-    if (same_kind && r.begin >= done.begin && r.end <= done.end && m.hits.empty()) {
-      if (r.end > r.begin) checks_ += LocalShadow::end_granule(r) - LocalShadow::first_granule(r);  // as if checked
-      continue;
-    }
-    checks_ += m.local.access(r, m.hits);
-    if (same_kind && r.begin <= done.end && r.end >= done.begin) {  // overlapping or adjacent: one hull
-      done.begin = std::min(done.begin, r.begin);
-      done.end = std::max(done.end, r.end);
-    } else {
-      done = r;
-    }
+    if (!m.check_gm) continue;
+    if (r.count == 1) gm_segment(r);
+    else r.for_each_segment([&](uint64_t b, uint64_t e) { gm_segment(AccessRange{r.buf, b, e, r.write}); });
   }
   m.remember(a, epoch, info);
   if (!m.hits.empty()) m.emit(a, epoch, info, faults_);

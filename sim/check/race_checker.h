@@ -38,11 +38,12 @@ struct Fault {
 
 class RaceChecker {
  public:
-  static constexpr size_t kHistory = 4096;   // InstrInfo records kept per agent for reports
+  static constexpr size_t kHistory = 1024;   // instruction records kept per agent for reports
   static constexpr size_t kMaxFaults = 100;  // faults stored; further distinct races are only counted
 
-  // `core_of_agent[a]` is the core index of agent a (local buffers are per core).
-  RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent);
+  // `core_of_agent[a]` is the core index of agent a (local buffers are per core). With check_gm = false only
+  // the local buffers are checked (`--checks local`).
+  RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent, bool check_gm = true);
   ~RaceChecker();
   RaceChecker(const RaceChecker&) = delete;
   RaceChecker& operator=(const RaceChecker&) = delete;
@@ -55,6 +56,9 @@ class RaceChecker {
   uint64_t checks_run() const { return checks_; }  // local blocks + GM segments checked
   uint64_t faults_dropped() const;                 // distinct races found beyond kMaxFaults
   void reset();  // new launch: forget all shadow state
+  // GM ranges the kernels only read (sorted [begin, end)): reads there need no shadow (nothing may write
+  // them); a write there is an `input-write` fault naming the instruction.
+  void set_read_only(std::vector<std::pair<uint64_t, uint64_t>> ranges);
 
  private:
   struct Impl;

@@ -66,6 +66,9 @@ struct HwConfig {
     int64_t cast_beats = 0, cast_latency_cycles = 0;
     int64_t l0c_to_ub_bytes_per_cycle = 0;  // coupled only
   } vector;
+  struct Memory {
+    std::string impl;  // the memory-system model (a registered name, sim/registry.h)
+  } memory;
   struct L2 {
     int64_t bytes = 0, line_bytes = 0, hit_latency_cycles = 0;
   } l2;

@@ -93,6 +93,11 @@ void apply(HwConfig& c, const KeySpec& k, const Value& v) {
     throw ConfigError(v.where + ": key '" + k.info.path + "' = '" + v.text + "' " + what);
   };
   if (k.info.path == "name") { c.name = v.text; return; }
+  if (k.ref_string) {
+    if (v.text.empty()) bad("must name an implementation");
+    k.ref_string(c) = v.text;
+    return;
+  }
   if (k.info.path == "topology") {
     if (v.text == "split") c.topology = Topology::Split;
     else if (v.text == "coupled") c.topology = Topology::Coupled;
@@ -182,7 +187,7 @@ std::string hw_to_yaml(const HwConfig& c) {
       << (c.topology == Topology::Split ? "split" : "coupled");
   std::string section;
   for (const auto& k : hw_key_specs()) {
-    if (!k.ref_int && !k.ref_float) continue;
+    if (!k.ref_int && !k.ref_float && !k.ref_string) continue;
     const auto dot = k.info.path.find('.');
     const std::string sec = k.info.path.substr(0, dot);
     if (sec != section) {
@@ -191,7 +196,8 @@ std::string hw_to_yaml(const HwConfig& c) {
       section = sec;
     }
     out << YAML::Key << k.info.path.substr(dot + 1) << YAML::Value;
-    if (k.ref_int) out << k.ref_int(const_cast<HwConfig&>(c));
+    if (k.ref_string) out << k.ref_string(const_cast<HwConfig&>(c));
+    else if (k.ref_int) out << k.ref_int(const_cast<HwConfig&>(c));
     else out << k.ref_float(const_cast<HwConfig&>(c));
   }
   if (!section.empty()) out << YAML::EndMap;

@@ -84,6 +84,10 @@ std::vector<KeySpec> build() {
   vec("cast", &H::Vector::cast_beats, &H::Vector::cast_latency_cycles);
   v.push_back(key("vector.l0c_to_ub_bytes_per_cycle", &H::vector, &H::Vector::l0c_to_ub_bytes_per_cycle,
                   "coupled cores: L0C -> UB rate (0 on split cores)"));
+  KeySpec mem;
+  mem.info = {"memory.impl", "string", "memory-system model by name (sim/README.md \"Implementations\")"};
+  mem.ref_string = [](HwConfig& c) -> std::string& { return c.memory.impl; };
+  v.push_back(mem);
   v.push_back(key("l2.bytes", &H::l2, &H::L2::bytes, "shared L2 capacity"));
   v.push_back(key("l2.line_bytes", &H::l2, &H::L2::line_bytes, "L2 line (LRU replacement unit)"));
   v.push_back(key("l2.hit_latency_cycles", &H::l2, &H::L2::hit_latency_cycles, "GM access latency on an L2 hit"));

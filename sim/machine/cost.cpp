@@ -77,8 +77,8 @@ uint64_t vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> read
     h = (h ^ v) * 1099511628211ull;
   h = (h ^ static_cast<uint64_t>(ub.groups * 131 + ub.row_bytes)) * 1099511628211ull;
   struct Entry { OccKey key; uint64_t value; bool valid; };
-  static thread_local std::vector<Entry> memo(4096);
-  Entry& e = memo[h & 4095];
+  static thread_local std::vector<Entry> memo(65536);  // a kernel's distinct shapes fit; 4096 thrashed on FIA
+  Entry& e = memo[h & 65535];
   if (e.valid && e.key == k) return e.value;
   e = {k, vector_occupancy_uncached(ub, reads, write, repeats, src_blocks, dst_blocks, class_beats), true};
   return e.value;
@@ -135,13 +135,18 @@ uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, co
   auto bank = [&](uint64_t a) { return groups * (a / static_cast<uint64_t>(ub.row_bytes)) + group(a); };
   // A group serves one 32-byte row per cycle (hardware.md §2): several lanes reading the *same* block (block
   // stride 0, the broadcast operand of vendor softmax kernels) need that row once, so blocks count once each.
-  int rg[64] = {0}, wg[64] = {0};
-  for (int i = 0; i < nr; ++i)
-    if (std::find(rd, rd + i, rd[i]) == rd + i) ++rg[group(rd[i]) & 63];
-  for (int i = 0; i < nw; ++i)
-    if (std::find(wr, wr + i, wr[i]) == wr + i) ++wg[group(wr[i]) & 63];
-  int beats = 1;
-  for (uint64_t g = 0; g < std::min<uint64_t>(groups, 64); ++g) beats = std::max({beats, rg[g], wg[g]});
+  // Distinct blocks per group: sort (at most 24 reads, 8 writes), then count each run of equal addresses once.
+  auto busiest_group = [&](const uint64_t* a, int n) {
+    uint64_t v[24];
+    const int k = std::min(n, 24);
+    std::copy(a, a + k, v);
+    std::sort(v, v + k);
+    int count[64] = {0}, most = 0;
+    for (int i = 0; i < k; ++i)
+      if (i == 0 || v[i] != v[i - 1]) most = std::max(most, ++count[group(v[i]) & 63]);
+    return most;
+  };
+  const int beats = std::max({1, busiest_group(rd, nr), busiest_group(wr, nw)});
   // A read and a write of different blocks in one bank conflict; the same block read and written (the
   // in-place case) does not.
   uint64_t wbanks = 0;

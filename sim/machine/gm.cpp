@@ -19,6 +19,7 @@ uint64_t GlobalMemory::allocate(const std::string& name, uint64_t bytes, bool ma
     throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) + " bytes exceeds gm.bytes = " +
                       std::to_string(capacity_) + " (" + std::to_string(off) + " bytes already allocated)");
   top_ = off + bytes;
+  by_name_.emplace(name, allocs_.size());
   allocs_.push_back({name, off, bytes, all_ || materialize});
   if (all_) data_.resize(top_, 0);
   sparse_.emplace_back(!all_ && materialize ? bytes : 0, 0);
@@ -26,9 +27,18 @@ uint64_t GlobalMemory::allocate(const std::string& name, uint64_t bytes, bool ma
 }
 
 const GmAllocation& GlobalMemory::find(const std::string& name) const {
-  for (const auto& a : allocs_)
-    if (a.name == name) return a;
-  throw std::out_of_range("no GM allocation named '" + name + "'");
+  const auto it = by_name_.find(name);
+  if (it == by_name_.end()) throw std::out_of_range("no GM allocation named '" + name + "'");
+  return allocs_[it->second];
+}
+
+void GlobalMemory::mark_read_only(const std::string& name) { allocs_[by_name_.at(name)].read_only = true; }
+
+std::vector<std::pair<uint64_t, uint64_t>> GlobalMemory::read_only_ranges() const {
+  std::vector<std::pair<uint64_t, uint64_t>> r;
+  for (const auto& a : allocs_)  // allocations are made in increasing address order
+    if (a.read_only && a.bytes) r.emplace_back(a.offset, a.offset + a.bytes);
+  return r;
 }
 
 bool GlobalMemory::backed(uint64_t off, uint64_t len) const {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace npusim::sim {
@@ -13,6 +15,7 @@ struct GmAllocation {
   std::string name;
   uint64_t offset = 0, bytes = 0;
   bool materialized = false;
+  bool read_only = false;
 };
 
 class GlobalMemory {
@@ -22,7 +25,12 @@ class GlobalMemory {
   // configured capacity (gm.bytes) is exceeded, naming the allocation.
   uint64_t allocate(const std::string& name, uint64_t bytes, bool materialize = false);
   const std::vector<GmAllocation>& allocations() const { return allocs_; }
-  const GmAllocation& find(const std::string& name) const;
+  const GmAllocation& find(const std::string& name) const;  // std::out_of_range naming it when absent
+  // An allocation the kernels only read (an op input): the race checker keeps no shadow of its reads, and a
+  // write into it is an `input-write` fault.
+  void mark_read_only(const std::string& name);
+  // [begin, end) of every read-only allocation, sorted.
+  std::vector<std::pair<uint64_t, uint64_t>> read_only_ranges() const;
   // The span instructions execute on (empty in timing mode).
   std::span<uint8_t> span() { return std::span<uint8_t>(data_); }
   bool backed(uint64_t off, uint64_t len) const;
@@ -36,6 +44,7 @@ class GlobalMemory {
   std::vector<uint8_t> data_;                   // full / functional mode
   std::vector<std::vector<uint8_t>> sparse_;   // timing mode: per materialised allocation
   std::vector<GmAllocation> allocs_;
+  std::unordered_map<std::string, size_t> by_name_;  // kernels look names up for every DMA they issue
 };
 
 }  // namespace npusim::sim

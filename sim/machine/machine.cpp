@@ -1,10 +1,10 @@
-// Machine construction (the SystemC module tree, once per process) and launches.
-#include <chrono>
+// Machine construction (the engine's SystemC module, once per process), shared state, faults and the
+// deadlock report.
 #include <sstream>
+#include <systemc>
 
 #include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
-#include "sim/machine/scalar_unit.h"
 
 namespace npusim::sim {
 
@@ -19,55 +19,70 @@ std::string sim_mode_name(SimMode m) {
   return "?";
 }
 
+std::string checks_name(Checks c) {
+  switch (c) {
+    case Checks::All: return "all";
+    case Checks::Local: return "local";
+    case Checks::Off: return "off";
+  }
+  return "?";
+}
+
 namespace {
 bool g_machine_built = false;
-constexpr Pipe kQueuedPipes[] = {Pipe::V, Pipe::M, Pipe::MTE1, Pipe::MTE2, Pipe::MTE3, Pipe::FIX};
 
 size_t queue_depth(const HwConfig& hw, Pipe p) {
   switch (p) {
-    case Pipe::MTE1: return hw.queue.mte1_entries;
-    case Pipe::M: return hw.queue.m_entries;
-    case Pipe::FIX: return hw.queue.fix_entries;
-    case Pipe::MTE2: return hw.queue.mte2_entries;
-    case Pipe::MTE3: return hw.queue.mte3_entries;
-    default: return hw.queue.v_entries;
+    case Pipe::MTE1: return size_t(hw.queue.mte1_entries);
+    case Pipe::M: return size_t(hw.queue.m_entries);
+    case Pipe::FIX: return size_t(hw.queue.fix_entries);
+    case Pipe::MTE2: return size_t(hw.queue.mte2_entries);
+    case Pipe::MTE3: return size_t(hw.queue.mte3_entries);
+    default: return size_t(hw.queue.v_entries);
   }
 }
 
 uint64_t buffer_bytes(const HwConfig& hw, CoreKind k, Buf b) {
   const bool cube = k != CoreKind::Vector, vec = k != CoreKind::Cube;
   switch (b) {
-    case Buf::L1: return cube ? hw.core.l1_bytes : 0;
-    case Buf::L0A: return cube ? hw.core.l0a_bytes : 0;
-    case Buf::L0B: return cube ? hw.core.l0b_bytes : 0;
-    case Buf::L0C: return cube ? hw.core.l0c_bytes : 0;
-    case Buf::BT: return cube ? hw.core.bt_bytes : 0;
-    case Buf::FB: return cube ? hw.core.fb_bytes : 0;
-    case Buf::UB: return vec ? hw.core.ub_bytes : 0;
+    case Buf::L1: return cube ? uint64_t(hw.core.l1_bytes) : 0;
+    case Buf::L0A: return cube ? uint64_t(hw.core.l0a_bytes) : 0;
+    case Buf::L0B: return cube ? uint64_t(hw.core.l0b_bytes) : 0;
+    case Buf::L0C: return cube ? uint64_t(hw.core.l0c_bytes) : 0;
+    case Buf::BT: return cube ? uint64_t(hw.core.bt_bytes) : 0;
+    case Buf::FB: return cube ? uint64_t(hw.core.fb_bytes) : 0;
+    case Buf::UB: return vec ? uint64_t(hw.core.ub_bytes) : 0;
     case Buf::GM: return 0;
   }
   return 0;
 }
+
+std::string flag_text(Pipe src, Pipe dst, int e) {
+  return std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst)) + " event " + std::to_string(e);
+}
+
+// What a blocked scalar unit waits for, in the words of the deadlock report.
+std::string scalar_wait_text(const CoreState& c) {
+  const std::string in = " (instruction #" + std::to_string(c.wait_id) + ")";
+  switch (c.wait) {
+    case ScalarWait::None: return "blocked";
+    case ScalarWait::Time: return "waiting for its issue time";
+    case ScalarWait::Queue: return "queue of pipe " + std::string(pipe_name(c.wait_pipe)) + " full";
+    case ScalarWait::Drain: {
+      for (const auto& p : c.pipes)
+        if (!p.q.empty() || p.active()) return "draining pipe " + std::string(pipe_name(p.pipe));
+      return "draining its pipes";
+    }
+    case ScalarWait::Flag: return "wait_flag " + flag_text(c.wait_pipe, Pipe::S, c.wait_arg) + in;
+    case ScalarWait::Cross: return "cross_wait flag " + std::to_string(c.wait_arg) + in;
+    case ScalarWait::SyncAll: return "sync_all" + in;
+  }
+  return "?";
+}
 }  // namespace
 
-// The module tree: one SC_THREAD per pipe of every core; scalar programs are spawned per launch.
-class ChipModule : public sc_core::sc_module {
- public:
-  ChipModule(sc_core::sc_module_name n, Machine::Impl& m) : sc_module(n) {
-    for (auto& c : m.cores)
-      for (Pipe p : kQueuedPipes) {
-        if (!core_has_pipe(c->kind, p)) continue;
-        CoreState* cs = c.get();
-        PipeState* ps = &c->pipes[static_cast<int>(p)];
-        sc_core::sc_spawn_options opt;
-        sc_core::sc_spawn([&m, cs, ps] { m.pipe_thread(*cs, *ps); },
-                          (cs->name + "_" + std::string(pipe_name(p))).c_str(), &opt);
-      }
-  }
-};
-
-Machine::Impl::Impl(HwConfig h, SimMode m)
-    : hw(std::move(h)), mode(m), gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing), mem(hw) {
+MachineState::MachineState(HwConfig h, SimMode m)
+    : hw(std::move(h)), mode(m), gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing), mem(make_memory_model(hw)) {
   const bool split = hw.topology == Topology::Split;
   const int aics = static_cast<int>(hw.chip.ai_cores);
   const int aivs = split ? static_cast<int>(hw.chip.ai_cores * hw.chip.aiv_per_core) : 0;
@@ -78,42 +93,84 @@ Machine::Impl::Impl(HwConfig h, SimMode m)
     c->ai_core = i < aics ? i : (i - aics) / static_cast<int>(hw.chip.aiv_per_core);
     c->sub = i < aics ? 0 : (i - aics) % static_cast<int>(hw.chip.aiv_per_core);
     c->name = !split ? "core" + std::to_string(i) : (i < aics ? "aic" + std::to_string(i) : "aiv" + std::to_string(i - aics));
-    for (int b = 1; b < kNumBufs; ++b) c->local[b].assign(buffer_bytes(hw, c->kind, static_cast<Buf>(b)), 0);
-    for (int b = 1; b < kNumBufs; ++b) c->ctx.mem.buf[b] = std::span<uint8_t>(c->local[b]);
+    for (int b = 1; b < kNumBufs; ++b) c->local[size_t(b)].assign(buffer_bytes(hw, c->kind, static_cast<Buf>(b)), 0);
+    for (int b = 1; b < kNumBufs; ++b) c->ctx.mem.buf[size_t(b)] = std::span<uint8_t>(c->local[size_t(b)]);
     c->ctx.regs = &c->regs;
     c->ctx.coupled = !split;
     for (int p = 0; p < kNumPipes; ++p) {
-      c->pipes[p].pipe = static_cast<Pipe>(p);
-      c->pipes[p].depth = queue_depth(hw, static_cast<Pipe>(p));
+      c->pipes[size_t(p)].pipe = static_cast<Pipe>(p);
+      c->pipes[size_t(p)].depth = queue_depth(hw, static_cast<Pipe>(p));
+      c->pipes[size_t(p)].q.reset(c->pipes[size_t(p)].depth);
     }
     c->stats.name = c->name;
     cores.push_back(std::move(c));
   }
-  chip = std::make_unique<ChipModule>("npusim_chip", *this);
 }
 
-void Machine::Impl::fault(const std::string& kind, const std::string& msg, bool fatal_fault) {
+void MachineState::fault(const std::string& kind, const std::string& msg, bool fatal_fault) {
   faults.push_back({kind, msg});
   if (fatal_fault && !fatal) {
     fatal = true;
-    abort_ev.notify(sc_core::SC_ZERO_TIME);
+    engine->stop();
   }
+}
+
+void MachineState::wake_scalar(CoreState& c, uint64_t cycle) {
+  c.wait = ScalarWait::None;  // satisfied (or about to be, at `cycle`): nothing else may wake it again
+  if (c.scalar_scheduled) return;
+  c.scalar_scheduled = true;
+  engine->schedule(std::max(cycle, now()), uint32_t(c.index), EventKind::Scalar);
+}
+
+void MachineState::wake_pipe(CoreState& c, PipeState& p, uint64_t cycle) {
+  if (p.step_scheduled) return;
+  p.step_scheduled = true;
+  engine->schedule(std::max(cycle, now()), uint32_t(c.index), EventKind::Pipe, uint8_t(p.pipe));
+}
+
+Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine([this](const Event& e) { dispatch(e); }) {
+  s.engine = &engine;
+}
+
+void Machine::Impl::dispatch(const Event& e) {
+  CoreState& c = *s.cores[e.core];
+  if (e.kind == EventKind::Pipe) {
+    PipeState& p = c.pipes[e.pipe];
+    p.step_scheduled = false;
+    pipes.step(c, p);
+    return;
+  }
+  c.scalar_scheduled = false;
+  if (c.fiber && !c.fiber->done()) c.fiber->resume();
 }
 
 std::string Machine::Impl::deadlock_report() const {
   std::ostringstream os;
-  os << "deadlock at cycle " << now_cycles() << ": every process is blocked";
-  for (const auto& c : cores) {
+  os << "deadlock at cycle " << s.now() << ": every process is blocked";
+  for (const auto& c : s.cores) {
     if (!c->in_launch || c->done) continue;
-    os << "\n  " << c->name << " scalar: " << (c->scalar_blocked_on.empty() ? "blocked" : c->scalar_blocked_on);
+    os << "\n  " << c->name << " scalar: " << scalar_wait_text(*c);
     for (const auto& p : c->pipes) {
-      if (!p.blocked_on.empty()) os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": blocked in " << p.blocked_on;
+      if (const auto* w = std::get_if<WaitFlag>(&p.cur.in); w && p.activity == PipeActivity::Waiting)
+        os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": blocked in wait_flag " << flag_text(w->src, w->dst, w->event)
+           << " (instruction #" << p.cur.id << ")";
       if (!p.q.empty())
         os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": " << p.q.size() << " queued, head #" << p.q.front().id
            << " '" << to_asm(p.q.front().in) << "'";
     }
   }
   return os.str();
+}
+
+void Machine::Impl::maybe_progress() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - progress_last < std::chrono::milliseconds(500)) return;
+  progress_last = now;
+  const double secs = std::chrono::duration<double>(now - progress_wall0).count();
+  std::fprintf(stderr, "\r[npusim] cycle %llu, %llu instructions, %.2f M instructions/s   ",
+               static_cast<unsigned long long>(s.now() - s.launch_start), static_cast<unsigned long long>(s.instructions),
+               secs > 0 ? static_cast<double>(s.instructions) / secs / 1e6 : 0.0);
+  progress_printed = true;
 }
 
 Machine::Machine(HwConfig hw, SimMode mode) {
@@ -126,15 +183,18 @@ Machine::Machine(HwConfig hw, SimMode mode) {
 }
 
 Machine::~Machine() = default;
-const HwConfig& Machine::hw() const { return impl_->hw; }
-SimMode Machine::mode() const { return impl_->mode; }
-GlobalMemory& Machine::gm() { return impl_->gm; }
+const HwConfig& Machine::hw() const { return impl_->s.hw; }
+SimMode Machine::mode() const { return impl_->s.mode; }
+GlobalMemory& Machine::gm() { return impl_->s.gm; }
 void Machine::set_trace(TraceWriter* t) {
-  impl_->trace = t;
-  impl_->trace_named.clear();
+  impl_->s.trace = t;
+  impl_->s.trace_named.clear();
 }
 void Machine::set_progress(bool on) { impl_->progress = on; }
-int Machine::num_cores() const { return static_cast<int>(impl_->cores.size()); }
-std::string Machine::core_name(int core) const { return impl_->cores.at(core)->name; }
+void Machine::set_checks(Checks c) { impl_->s.checks = c; }
+void Machine::set_reverse_ties(bool on) { impl_->engine.set_reverse_ties(on); }
+int Machine::num_cores() const { return static_cast<int>(impl_->s.cores.size()); }
+std::string Machine::core_name(int core) const { return impl_->s.cores.at(size_t(core))->name; }
+LaunchResult Machine::launch(const LaunchSpec& spec) { return impl_->launch(spec); }
 
 }  // namespace npusim::sim

@@ -11,7 +11,7 @@
 #include "sim/check/race_checker.h"
 #include "sim/config/hw_config.h"
 #include "sim/machine/gm.h"
-#include "sim/machine/memsys.h"
+#include "sim/machine/memory_model.h"
 
 namespace npusim::sim {
 
@@ -21,6 +21,12 @@ using KernelFn = std::function<void(CoreCtx&)>;
 
 enum class SimMode : uint8_t { Full, Functional, Timing };
 std::string sim_mode_name(SimMode m);
+
+// Which checks run (sim/README.md "Checks"). All is the default; Local skips the GM race shadow (cores share
+// nothing but GM, so races between cores go unseen); Off skips the happens-before clocks and both shadows.
+// Bounds, capacity, flag and deadlock checks always run.
+enum class Checks : uint8_t { All, Local, Off };
+std::string checks_name(Checks c);
 
 // Which cores a launch uses (block_dim counts AI Cores for CubeOnly and Mix1_2, vector cores for
 // VectorOnly). On a coupled chip every mode runs the `cube` program on block_dim coupled cores.
@@ -76,6 +82,10 @@ class Machine {
   GlobalMemory& gm();
   void set_trace(TraceWriter* trace);  // nullptr = no trace
   void set_progress(bool on);          // progress lines on stderr during long launches
+  void set_checks(Checks c);           // for the following launches
+  // Robustness probe: simultaneous events run in the reverse of their scheduling order (sim/README.md
+  // "Engine"). A model whose cycles move much under it depends on an arbitrary arbitration order.
+  void set_reverse_ties(bool on);
   // Runs one launch to completion (or to the first fatal fault / deadlock) and returns its statistics.
   // After a fatal fault or a deadlock the machine cannot run another launch (throws std::logic_error).
   LaunchResult launch(const LaunchSpec& spec);

@@ -1,89 +1,62 @@
 #pragma once
-// Internal state of the Machine (sim/machine/*.cpp only).
-#define SC_INCLUDE_DYNAMIC_PROCESSES
-#include <systemc>
-
-#include "sim/machine/dcache.h"
-
+// Internal structure of the Machine (sim/machine/*.cpp only), in parts:
+//   MachineState   what every part reads: config, mode, GM, memory model, cores, launch state, faults
+//   SyncFabric     flags, cross-core counters, SyncAll (sync_exec.cpp)
+//   PipeRunner     the pipes as state machines: pop, start, execute, cost (pipe_exec.cpp)
+//   ScalarRunner   the scalar unit: issue at decoupled time, stalls as fiber yields (scalar_unit.cpp)
+//   Machine::Impl  owns them and runs launches (launch.cpp), reports deadlocks (machine.cpp)
+// Waking is explicit: whoever makes a wait satisfiable schedules the waiter's event (wake_pipe, wake_scalar).
 #include <array>
 #include <chrono>
-#include <deque>
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "isa/semantics/exec.h"
 #include "isa/instr/footprint.h"
-#include "isa/instr/sync_rules.h"
 #include "sim/check/happens_before.h"
 #include "sim/check/race_checker.h"
+#include "sim/engine/engine.h"
+#include "sim/machine/core_state.h"
 #include "sim/machine/cost.h"
 #include "sim/machine/machine.h"
+#include "sim/machine/memory_model.h"
 #include "sim/trace/trace_writer.h"
 
 namespace npusim::sim {
 
-inline uint64_t now_cycles() { return sc_core::sc_time_stamp().value(); }
-void wait_until(uint64_t cycle);
+// Thrown through a kernel program when the launch is aborted (a fatal fault elsewhere).
+struct AbortLaunch {};
 
-struct QueuedInstr {
-  isa::Instr in;
-  uint64_t id = 0;
-  uint64_t ready = 0;  // the scalar unit's (decoupled) time at issue
-};
+struct MachineState {
+  MachineState(HwConfig h, SimMode m);
+  HwConfig hw;
+  SimMode mode;
+  Checks checks = Checks::All;
+  GlobalMemory gm;
+  std::unique_ptr<MemoryModel> mem;
+  std::vector<std::unique_ptr<CoreState>> cores;
+  Engine* engine = nullptr;
+  TraceWriter* trace = nullptr;
+  std::set<int> trace_named;  // cores whose trace process has its name
+  // launch state
+  std::unique_ptr<HappensBefore> hb;       // null with Checks::Off
+  std::unique_ptr<RaceChecker> races;      // null with Checks::Off
+  std::vector<int> core_agent_base;        // first agent id of each core (-1 = not in launch)
+  std::vector<Fault> faults;
+  bool fatal = false, unusable = false;
+  uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
+  std::vector<isa::Access> scratch, gm_reads, gm_writes;  // per-instruction buffers (one event runs at a time)
 
-struct PipeState {
-  isa::Pipe pipe = isa::Pipe::S;
-  std::deque<QueuedInstr> q;
-  size_t depth = 32;
-  sc_core::sc_event pushed, progressed;  // progressed: popped or finished one
-  uint64_t next_free = 0, last_completion = 0;
-  bool active = false;                    // an instruction was popped and is being processed
-  std::string blocked_on;                 // non-empty while waiting on a flag / counter
-  AgentId agent = 0;
-  uint64_t scalar_version_seen = UINT64_MAX;
-};
-
-struct FlagSlot {
-  bool set = false;
-  uint64_t set_id = 0, set_cycle = 0;
-  std::string set_text;
-  VectorClock vc;
-  sc_core::sc_event ev;
-};
-
-struct CrossCounter {
-  std::deque<uint64_t> visible_at;  // one entry per pending set: the cycle it becomes visible, oldest first
-  VectorClock vc;
-  sc_core::sc_event ev;
-  uint64_t last_set_id = 0;
-  int last_set_core = 0;
-  isa::Pipe last_set_pipe = isa::Pipe::S;
-  uint64_t last_set_cycle = 0;
-};
-
-struct CoreState {
-  int index = 0;
-  isa::CoreKind kind = isa::CoreKind::Cube;
-  std::string name;
-  int ai_core = 0;  // the AI Core this core belongs to
-  int sub = 0;      // 0 / 1 for the AIVs of an AI Core
-  std::array<PipeState, isa::kNumPipes> pipes;
-  std::array<std::vector<uint8_t>, isa::kNumBufs> local;
-  std::array<uint64_t, isa::kNumBufs> alloc_top{};
-  isa::ExecContext ctx;
-  isa::ScalarRegs regs{};
-  DCache dcache;  // scalar loads: timing only
-  std::array<std::array<std::array<FlagSlot, isa::kNumEventIds>, isa::kNumPipes>, isa::kNumPipes> flags;
-  std::array<CrossCounter, isa::kNumCrossFlags> cross;
-  // per launch
-  bool in_launch = false, done = false;
-  int block_idx = 0, block_num = 0, sub_block = 0;
-  uint64_t local_offset = 0;  // scalar cycles not yet synchronised with simulated time
-  std::string scalar_blocked_on;
-  CoreStats stats;
+  uint64_t now() const { return engine->now(); }
+  // A timing parameter as this mode sees it: functional mode runs with zero-cost timing.
+  uint64_t timed(int64_t cycles) const { return mode == SimMode::Functional ? 0 : static_cast<uint64_t>(cycles); }
+  AgentId agent(int core, isa::Pipe p) const { return core_agent_base[size_t(core)] + static_cast<AgentId>(p); }
+  bool checking() const { return hb != nullptr; }
+  void fault(const std::string& kind, const std::string& msg, bool fatal_fault);
+  // Schedules the scalar unit / a pipe of core c to run at `cycle` (not before now).
+  void wake_scalar(CoreState& c, uint64_t cycle);
+  void wake_pipe(CoreState& c, PipeState& p, uint64_t cycle);
 };
 
 // Pending cross-core sets that wait for partners (mode 1: both AIVs; mode 2 from AIVs: both AIVs;
@@ -93,59 +66,84 @@ struct PartnerSets {
   std::vector<std::array<VectorClock, isa::kNumCrossFlags>> vcs;
 };
 
+class SyncFabric {
+ public:
+  explicit SyncFabric(MachineState& m) : m_(m) {}
+  void reset(const std::vector<int>& launch_cores, size_t agents);
+  void set_flag(CoreState& c, PipeState& p, const isa::SetFlag& f, const QueuedInstr& q);
+  // True when the wait is satisfied (and done); false when the waiter must block (it is woken later).
+  bool wait_flag(CoreState& c, PipeState& p, const isa::WaitFlag& f, const QueuedInstr& q, uint64_t wait_began);
+  void cross_set(CoreState& c, PipeState& p, const isa::CrossSet& s, const QueuedInstr& q);
+  bool cross_wait(CoreState& c, PipeState& p, const isa::CrossWait& w, const QueuedInstr& q, uint64_t wait_began);
+  // SyncAll: the core arrives (its pipes drained); true when it may leave now.
+  bool sync_all_arrive(CoreState& c, PipeState& p, const QueuedInstr& q);
+  void sync_all_leave(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t began);
+
+ private:
+  void deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core, isa::Pipe from_pipe);
+  void gather(PartnerSets& ps, CoreState& c, PipeState& p, int id, const VectorClock& vc, const std::vector<int>& group,
+              const std::vector<int>& targets, const QueuedInstr& q);
+  MachineState& m_;
+  PartnerSets mode0_, mode1_, mode2_;
+  int sync_all_arrived_ = 0, sync_all_expected_ = 0;
+  uint64_t sync_all_generation_ = 0, sync_all_release_ = 0;
+  VectorClock sync_all_vc_, sync_all_released_;
+  std::vector<int> waiting_all_;  // cores blocked in the current SyncAll
+};
+
+class PipeRunner {
+ public:
+  PipeRunner(MachineState& m, SyncFabric& sync) : m_(m), sync_(sync) {}
+  // A pipe event: pop, start and execute instructions until the pipe must wait.
+  void step(CoreState& c, PipeState& p);
+  // An instruction was pushed: an idle pipe pops it once the scalar unit yields (as a SystemC delta would).
+  void kick(CoreState& c, PipeState& p);
+  static bool drained(const CoreState& c);
+
+ private:
+  bool run_popped(CoreState& c, PipeState& p);  // false: blocked in a wait
+  PipeCost execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start);
+  void check_bounds(const CoreState& c, const std::vector<isa::Access>& acc);
+  void finished(CoreState& c, PipeState& p, const PipeCost& cost, uint64_t slice_start, uint64_t bytes);
+  MachineState& m_;
+  SyncFabric& sync_;
+};
+
+class ScalarRunner {
+ public:
+  ScalarRunner(MachineState& m, SyncFabric& sync, PipeRunner& pipes) : m_(m), sync_(sync), pipes_(pipes) {}
+  void issue(CoreState& c, const isa::Instr& in);
+  void finish_core(CoreState& c);
+  int64_t load_scalar(CoreState& c, isa::DType t, isa::Addr a);
+
+ private:
+  // Yields the core's fiber until something schedules its scalar event; throws AbortLaunch on a fatal fault.
+  void block(CoreState& c, ScalarWait why, uint64_t id);
+  void sync_time(CoreState& c);  // catch up with the decoupled issue time
+  void drain(CoreState& c);
+  void scalar_side(CoreState& c, const isa::Instr& in, const QueuedInstr& q);
+  void memory_access(CoreState& c, const isa::Instr& in, const QueuedInstr& q, bool load);
+  [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);
+  MachineState& m_;
+  SyncFabric& sync_;
+  PipeRunner& pipes_;
+};
+
 class ChipModule;
 
 struct Machine::Impl {
   Impl(HwConfig hw, SimMode mode);
-  HwConfig hw;
-  SimMode mode;
-  GlobalMemory gm;
-  MemorySystem mem;
-  TraceWriter* trace = nullptr;
-  std::set<int> trace_named;  // cores whose trace process has its name
+  MachineState s;
+  SyncFabric sync{s};
+  PipeRunner pipes{s, sync};
+  ScalarRunner scalar{s, sync, pipes};
+  Engine engine;
   bool progress = false, progress_printed = false;
-  uint64_t progress_tick = 0;
   std::chrono::steady_clock::time_point progress_wall0, progress_last;
-  // Prints a progress line on stderr at most twice a second. Called from a pipe thread; it adds no SystemC
-  // process or event, so it cannot change the order of simultaneous events (and thus the cycle counts).
+  // Prints a progress line on stderr at most twice a second (an engine tick: no simulated effect).
   void maybe_progress();
-  std::vector<std::unique_ptr<CoreState>> cores;
-  std::unique_ptr<ChipModule> chip;
-  // launch state
-  std::unique_ptr<HappensBefore> hb;
-  std::unique_ptr<RaceChecker> races;
-  std::vector<int> core_agent_base;  // first agent id of each core (-1 = not in launch)
-  std::vector<Fault> faults;
-  bool fatal = false, unusable = false;
-  uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
-  PartnerSets partners_mode0, partners_mode1, partners_mode2;
-  int sync_all_arrived = 0, sync_all_expected = 0;
-  uint64_t sync_all_generation = 0;
-  VectorClock sync_all_vc, sync_all_released;
-  sc_core::sc_event sync_all_ev, abort_ev;
-  std::vector<isa::Access> scratch, gm_reads, gm_writes;  // per-instruction buffers (one pipe thread runs at a time)
-
-  // A timing parameter as this mode sees it: functional mode runs with zero-cost timing.
-  uint64_t timed(int64_t cycles) const { return mode == SimMode::Functional ? 0 : static_cast<uint64_t>(cycles); }
-  AgentId agent(int core, isa::Pipe p) const { return core_agent_base[core] + static_cast<AgentId>(p); }
-  void fault(const std::string& kind, const std::string& msg, bool fatal_fault);
-  // pipe side
-  void pipe_thread(CoreState& c, PipeState& p);
-  void run_instr(CoreState& c, PipeState& p, const QueuedInstr& q);
-  void do_set_flag(CoreState& c, PipeState& p, const isa::SetFlag& f, const QueuedInstr& q);
-  void do_wait_flag(CoreState& c, PipeState& p, const isa::WaitFlag& f, const QueuedInstr& q);
-  void do_cross_set(CoreState& c, PipeState& p, const isa::CrossSet& s, const QueuedInstr& q);
-  void do_cross_wait(CoreState& c, PipeState& p, const isa::CrossWait& w, const QueuedInstr& q);
-  void do_sync_all(CoreState& c, PipeState& p, const QueuedInstr& q);
-  void deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core, isa::Pipe from_pipe);
-  PipeCost execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start);
-  void check_bounds(const CoreState& c, const std::vector<isa::Access>& acc);
-  // scalar side
-  void scalar_issue(CoreState& c, const isa::Instr& in);
-  void scalar_sync(CoreState& c);
-  void drain(CoreState& c);
-  void finish_core(CoreState& c);
-  // reports
+  void dispatch(const Event& e);
+  LaunchResult launch(const LaunchSpec& spec);
   std::string deadlock_report() const;
 };
 

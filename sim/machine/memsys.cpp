@@ -1,12 +1,100 @@
 #include "sim/machine/memsys.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+
+#include "sim/registry.h"
 
 namespace npusim::sim {
 
+NPUSIM_REGISTER_IMPL(MemoryModel, "lru_write_back", MemorySystem);
+extern "C" const int npusim_impl_anchor_lru_write_back = 0;  // linked in by sim/CMakeLists.txt (-u)
+
+std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
+  return ImplRegistry<MemoryModel>::instance().create("memory.impl", hw.memory.impl, hw);
+}
+
+LruLines::LruLines(uint64_t capacity) : capacity_(capacity) {
+  slots_.resize(size_t(capacity));
+  const uint64_t buckets = std::bit_ceil(std::max<uint64_t>(2 * capacity, 16));
+  index_.assign(size_t(buckets), Entry{0, kNone});
+  shift_ = 64 - std::countr_zero(buckets);
+}
+
+uint32_t LruLines::find(uint64_t tag) const {
+  const size_t mask = index_.size() - 1;
+  for (size_t i = home(tag);; i = (i + 1) & mask) {
+    const Entry& e = index_[i];
+    if (e.slot == kNone) return kNone;
+    if (e.tag == tag) return e.slot;
+  }
+}
+
+void LruLines::index_insert(uint64_t tag, uint32_t slot) {
+  const size_t mask = index_.size() - 1;
+  size_t i = home(tag);
+  while (index_[i].slot != kNone) i = (i + 1) & mask;
+  index_[i] = Entry{tag, slot};
+}
+
+// Backward-shift deletion keeps every probe chain unbroken without tombstones.
+void LruLines::index_erase(uint64_t tag) {
+  const size_t mask = index_.size() - 1;
+  size_t i = home(tag);
+  while (index_[i].tag != tag || index_[i].slot == kNone) i = (i + 1) & mask;
+  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    if (index_[j].slot == kNone) break;
+    const size_t h = home(index_[j].tag);
+    // j's entry may move to i when i lies cyclically in [h, j).
+    if (((j - h) & mask) >= ((j - i) & mask)) index_[i] = index_[j], i = j;
+  }
+  index_[i] = Entry{0, kNone};
+}
+
+void LruLines::unlink(uint32_t s) {
+  Slot& x = slots_[s];
+  (x.prev == kNone ? head_ : slots_[x.prev].next) = x.next;
+  (x.next == kNone ? tail_ : slots_[x.next].prev) = x.prev;
+}
+
+void LruLines::push_front(uint32_t s) {
+  Slot& x = slots_[s];
+  x.prev = kNone, x.next = head_;
+  (head_ == kNone ? tail_ : slots_[head_].prev) = s;
+  head_ = s;
+}
+
+bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
+  *evicted_dirty = false;
+  if (capacity_ == 0) return false;
+  // Transfers walk consecutive lines, which were usually inserted consecutively: try the slot after the last
+  // one touched before probing the index (a random access into a large table).
+  uint32_t s = last_slot_ + 1 < used_ && slots_[last_slot_ + 1].tag == line ? last_slot_ + 1 : find(line);
+  if (s != kNone) {
+    last_slot_ = s;
+    slots_[s].dirty |= write;
+    if (head_ != s) unlink(s), push_front(s);
+    return true;
+  }
+  uint32_t slot = used_;
+  if (used_ == capacity_) {  // evict the least recent line
+    slot = tail_;
+    *evicted_dirty = slots_[slot].dirty;
+    index_erase(slots_[slot].tag);
+    unlink(slot);
+  } else {
+    ++used_;
+  }
+  slots_[slot].tag = line, slots_[slot].dirty = write;
+  index_insert(line, slot);
+  push_front(slot);
+  last_slot_ = slot;
+  return false;
+}
+
 MemorySystem::MemorySystem(const HwConfig& hw)
-    : hw_(hw), line_bytes_(hw.l2.line_bytes), capacity_lines_(hw.l2.bytes / hw.l2.line_bytes) {}
+    : hw_(hw), line_bytes_(uint64_t(hw.l2.line_bytes)), lines_(uint64_t(hw.l2.bytes / hw.l2.line_bytes)) {}
 
 double MemorySystem::l2_hit_rate() const {
   const uint64_t total = stats_.l2_hit_bytes + stats_.l2_miss_bytes;
@@ -14,31 +102,21 @@ double MemorySystem::l2_hit_rate() const {
 }
 
 bool MemorySystem::touch(uint64_t line, bool write, uint64_t now) {
-  auto it = map_.find(line);
-  if (it != map_.end()) {
-    it->second->dirty |= write;
-    lru_.splice(lru_.begin(), lru_, it->second);
-    return true;
+  bool evicted_dirty = false;
+  const bool hit = lines_.touch(line, write, &evicted_dirty);
+  if (evicted_dirty) {  // write-back consumes HBM bandwidth now
+    stats_.hbm_bytes += line_bytes_;
+    reserve_hbm(line_bytes_, now);
   }
-  if (map_.size() >= capacity_lines_) {
-    const Line victim = lru_.back();
-    if (victim.dirty) {  // write-back consumes HBM bandwidth now
-      stats_.hbm_bytes += line_bytes_;
-      reserve_hbm(line_bytes_, now);
-    }
-    map_.erase(victim.tag);
-    lru_.pop_back();
-  }
-  lru_.push_front({line, write});
-  map_[line] = lru_.begin();
-  return false;
+  return hit;
 }
 
 // GM is accessed in bursts: each contiguous range costs whole bursts.
 uint64_t MemorySystem::burst_bytes(const std::vector<isa::Access>& gm) const {
-  const uint64_t b = hw_.gm.burst_bytes;
+  const uint64_t b = uint64_t(hw_.gm.burst_bytes);
   uint64_t total = 0;
-  for (const auto& a : gm) total += (a.end / b + (a.end % b ? 1 : 0) - a.begin / b) * b;
+  for (const auto& a : gm)
+    a.for_each_segment([&](uint64_t lo, uint64_t hi) { total += (hi / b + (hi % b ? 1 : 0) - lo / b) * b; });
   return total;
 }
 
@@ -52,11 +130,13 @@ TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now
                                 uint64_t startup) {
   uint64_t hit = 0, miss = 0, raw = 0;
   for (const auto& a : gm) {
-    raw += a.end - a.begin;
-    for (uint64_t l = a.begin / line_bytes_; l * line_bytes_ < a.end; ++l) {
-      const uint64_t lo = std::max(a.begin, l * line_bytes_), hi = std::min(a.end, (l + 1) * line_bytes_);
-      (touch(l, false, now) ? hit : miss) += hi - lo;
-    }
+    raw += a.bytes();
+    a.for_each_segment([&](uint64_t b, uint64_t e) {
+      for (uint64_t l = b / line_bytes_; l * line_bytes_ < e; ++l) {
+        const uint64_t lo = std::max(b, l * line_bytes_), hi = std::min(e, (l + 1) * line_bytes_);
+        (touch(l, false, now) ? hit : miss) += hi - lo;
+      }
+    });
   }
   // Burst rounding inflates the transferred bytes; split it between hit and miss in proportion.
   const uint64_t moved = burst_bytes(gm);
@@ -76,8 +156,10 @@ TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t no
                                  uint64_t startup) {
   uint64_t raw = 0;
   for (const auto& a : gm) {
-    raw += a.end - a.begin;
-    for (uint64_t l = a.begin / line_bytes_; l * line_bytes_ < a.end; ++l) touch(l, true, now);
+    raw += a.bytes();
+    a.for_each_segment([&](uint64_t b, uint64_t e) {
+      for (uint64_t l = b / line_bytes_; l * line_bytes_ < e; ++l) touch(l, true, now);
+    });
   }
   stats_.bytes_written += raw;
   const double data = static_cast<double>(burst_bytes(gm)) / port_rate;

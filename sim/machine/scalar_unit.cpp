@@ -1,10 +1,11 @@
-// The scalar unit: runs a kernel program (plain C++) at simulated time. Issuing costs scalar.issue_cycles,
-// accumulated locally and synchronised with simulated time only when the scalar must observe something
-// (a full queue, a flag, a GM load, the end of the kernel), so the program runs ahead of its pipes as the
-// real scalar unit does.
-#include "isa/text/asm.h"
+// The scalar unit: runs a kernel program (plain C++, on a fiber) at simulated time. Issuing costs
+// scalar.issue_cycles, accumulated locally and synchronised with simulated time only when the scalar must
+// observe something (a full queue, a flag, a GM load, the end of the kernel), so the program runs ahead of its
+// pipes as the real scalar unit does. Each stall is one fiber yield; whatever ends it schedules the scalar's
+// next event (MachineState::wake_scalar).
 #include "isa/instr/operand.h"
 #include "isa/instr/traits.h"
+#include "isa/text/asm.h"
 #include "sim/machine/core_ctx.h"
 #include "sim/machine/machine_impl.h"
 #include "sim/machine/scalar_unit.h"
@@ -22,160 +23,203 @@ bool is_scalar_side(const Instr& in) {
 }
 }  // namespace
 
-void Machine::Impl::scalar_sync(CoreState& c) {
+void ScalarRunner::block(CoreState& c, ScalarWait why, uint64_t id) {
+  (void)why;
+  c.wait_id = id;
+  c.fiber->yield();
+  if (m_.fatal) throw AbortLaunch{};
+}
+
+void ScalarRunner::sync_time(CoreState& c) {
   if (c.local_offset) {
-    sc_core::wait(sc_core::sc_time::from_value(c.local_offset));
+    c.wait = ScalarWait::Time;
+    m_.wake_scalar(c, m_.now() + c.local_offset);
     c.local_offset = 0;
+    block(c, ScalarWait::Time, 0);
   }
-  if (fatal) throw AbortLaunch{};
+  if (m_.fatal) throw AbortLaunch{};
 }
 
-void Machine::Impl::drain(CoreState& c) {
-  scalar_sync(c);
-  for (auto& p : c.pipes) {
-    while (!p.q.empty() || p.active) {
-      c.scalar_blocked_on = "draining pipe " + std::string(pipe_name(p.pipe));
-      sc_core::wait(p.progressed | abort_ev);
-      if (fatal) throw AbortLaunch{};
-    }
+void ScalarRunner::drain(CoreState& c) {
+  sync_time(c);
+  while (!PipeRunner::drained(c)) {
+    c.wait = ScalarWait::Drain;  // the pipe that empties last wakes it
+    block(c, ScalarWait::Drain, 0);
   }
-  uint64_t done = now_cycles();
+  uint64_t done = m_.now();
   for (const auto& p : c.pipes) done = std::max(done, p.last_completion);
-  wait_until(done);
-  c.scalar_blocked_on.clear();
+  if (done > m_.now()) {
+    c.wait = ScalarWait::Time;
+    m_.wake_scalar(c, done);
+    block(c, ScalarWait::Time, 0);
+  }
   // Everything the pipes did is now ordered before whatever the scalar unit issues or releases next.
-  const AgentId s = agent(c.index, Pipe::S);
+  if (!m_.checking()) return;
+  const AgentId s = m_.agent(c.index, Pipe::S);
   for (const auto& p : c.pipes)
-    if (p.pipe != Pipe::S && p.pipe != Pipe::ALL) hb->acquire(s, hb->clock(p.agent));
+    if (p.pipe != Pipe::S && p.pipe != Pipe::ALL) m_.hb->acquire(s, m_.hb->clock(p.agent));
 }
 
-void Machine::Impl::scalar_issue(CoreState& c, const Instr& in) {
-  if (fatal) throw AbortLaunch{};
+void ScalarRunner::reject(CoreState& c, uint64_t id, const Instr& in, const std::string& why) {
+  m_.fault("isa", c.name + " instruction #" + std::to_string(id) + " '" + to_asm(in) + "': " + why, true);
+  throw AbortLaunch{};
+}
+
+void ScalarRunner::issue(CoreState& c, const Instr& in) {
+  if (m_.fatal) throw AbortLaunch{};
   const Pipe pipe = pipe_of(in);
-  const uint64_t id = next_id++;
-  auto reject = [&](const std::string& why) {
-    fault("isa", c.name + " instruction #" + std::to_string(id) + " '" + to_asm(in) + "': " + why, true);
-    throw AbortLaunch{};
-  };
+  const uint64_t id = m_.next_id++;
   if (is_sync(in)) {  // field ranges (event ids, flag ids, modes) before they index any table
     try {
       execute(in, c.ctx);
     } catch (const IsaError& e) {
-      reject(e.what());
+      reject(c, id, in, e.what());
     }
   }
   if (!core_has_pipe(c.kind, pipe))
-    reject("an " + std::string(core_kind_name(c.kind)) + " core has no " + std::string(pipe_name(pipe)) + " pipe");
+    reject(c, id, in, "an " + std::string(core_kind_name(c.kind)) + " core has no " + std::string(pipe_name(pipe)) + " pipe");
   auto check_event = [&](Pipe src, Pipe dst) {
     if (!event_pair_valid(src, dst, c.kind))
-      reject("an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " + std::string(pipe_name(src)) +
-             "->" + std::string(pipe_name(dst)));
+      reject(c, id, in, "an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " +
+                            std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst)));
   };
   if (auto* f = std::get_if<SetFlag>(&in)) check_event(f->src, f->dst);
   if (auto* f = std::get_if<WaitFlag>(&in)) check_event(f->src, f->dst);
-  const uint64_t issue = mode == SimMode::Functional ? 0 : hw.scalar.issue_cycles;
-  c.local_offset += issue;
-  auto& sstat = c.stats.pipes[static_cast<int>(Pipe::S)];
-  sstat.busy_cycles += issue;
+  const uint64_t cost = m_.timed(m_.hw.scalar.issue_cycles);
+  c.local_offset += cost;
+  auto& sstat = c.stats.pipes[static_cast<size_t>(Pipe::S)];
+  sstat.busy_cycles += cost;
   ++sstat.instructions;
-  QueuedInstr q{in, id, now_cycles() + c.local_offset};
+  QueuedInstr q{in, id, m_.now() + c.local_offset};
   if (!is_scalar_side(in)) {
-    PipeState& p = c.pipes[static_cast<int>(pipe)];
-    if (p.q.size() >= p.depth) scalar_sync(c);  // catch up with simulated time, then look again
+    PipeState& p = c.pipes[static_cast<size_t>(pipe)];
+    if (p.q.size() >= p.depth) sync_time(c);  // catch up with simulated time, then look again
     while (p.q.size() >= p.depth) {
-      c.scalar_blocked_on = "queue of pipe " + std::string(pipe_name(pipe)) + " full";
-      sc_core::wait(p.progressed | abort_ev);
-      if (fatal) throw AbortLaunch{};
+      c.wait = ScalarWait::Queue;  // the pipe's next pop wakes it
+      c.wait_pipe = pipe;
+      block(c, ScalarWait::Queue, id);
     }
-    q.ready = std::max(q.ready, now_cycles());
-    c.scalar_blocked_on.clear();
+    q.ready = std::max(q.ready, m_.now());
     p.q.push_back(std::move(q));
-    p.pushed.notify(sc_core::SC_ZERO_TIME);
+    pipes_.kick(c, p);
     return;
   }
-  PipeState& s = c.pipes[static_cast<int>(Pipe::S)];
-  ++instructions;
+  ++m_.instructions;
   if (std::holds_alternative<SMov>(in) || std::holds_alternative<SAlu>(in)) {
     try {
       execute(in, c.ctx);
     } catch (const IsaError& e) {
-      reject(e.what());
+      reject(c, id, in, e.what());
     }
     return;
   }
-  scalar_sync(c);
-  const uint64_t begin = now_cycles();
-  std::visit(
-      [&](const auto& x) {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, SLoad> || std::is_same_v<T, SStore>) {
-          scratch.clear();
-          footprint(in, &c.regs, scratch);
-          if (!gm.backs_everything() && !gm.backed(scratch[0].begin, scratch[0].end - scratch[0].begin))
-            reject("accesses GM that is not materialised in timing mode (allocate it with materialize = true)");
-          isa::ExecContext ctx = c.ctx;
-          ctx.mem[Buf::GM] = gm.backs_everything() ? gm.span() : std::span<uint8_t>();
-          try {
-            if (gm.backs_everything()) execute(in, ctx);
-            else {  // timing mode: execute against the materialised allocation only
-              uint8_t* ptr = gm.ptr(scratch[0].begin, scratch[0].end - scratch[0].begin);
-              isa::ExecContext tiny = c.ctx;
-              tiny.mem[Buf::GM] = std::span<uint8_t>(ptr - scratch[0].begin, scratch[0].end);
-              execute(in, tiny);
-            }
-          } catch (const IsaError& e) {
-            reject(e.what());
-          }
-          const uint32_t epoch = hb->tick(s.agent);
-          races->on_access(s.agent, epoch, InstrInfo{id, c.index, c.name, Pipe::S, begin, "", in},
-                           scratch);  // the footprint already marks a store as a write
-          // A load stalls the scalar unit until its data returns; a store is posted.
-          if (std::is_same_v<T, SLoad>) {
-            const bool hit = hw.scalar.dcache_line_bytes > 0 &&
-                             c.dcache.access(scratch[0].begin / uint64_t(hw.scalar.dcache_line_bytes));
-            wait_until(begin + timed(hit ? hw.scalar.dcache_hit_cycles : hw.scalar.gm_load_latency_cycles));
-          }
-        } else if constexpr (std::is_same_v<T, SetFlag>) {
-          do_set_flag(c, s, x, q);
-        } else if constexpr (std::is_same_v<T, WaitFlag>) {
-          do_wait_flag(c, s, x, q);
-        } else if constexpr (std::is_same_v<T, CrossSet>) {
-          do_cross_set(c, s, x, q);
-        } else if constexpr (std::is_same_v<T, CrossWait>) {
-          do_cross_wait(c, s, x, q);
-        } else if constexpr (std::is_same_v<T, PipeBarrier>) {
-          if (x.pipe == Pipe::ALL) drain(c);
-        } else if constexpr (std::is_same_v<T, SyncAll>) {
-          drain(c);
-          do_sync_all(c, s, q);
-        }
-      },
-      in);
-  if (fatal) throw AbortLaunch{};
+  sync_time(c);
+  scalar_side(c, in, q);
+}
+
+// A scalar GM load / store: executed now against GM (timing mode: against the materialised allocation only),
+// race-checked as an access of the scalar agent; a load stalls until its data returns, a store is posted.
+void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInstr& q, bool load) {
+  auto& scratch = m_.scratch;
+  scratch.clear();
+  footprint(in, &c.regs, scratch);
+  auto& gm = m_.gm;
+  if (!gm.backs_everything() && !gm.backed(scratch[0].begin, scratch[0].end - scratch[0].begin))
+    reject(c, q.id, in, "accesses GM that is not materialised in timing mode (allocate it with materialize = true)");
+  try {
+    if (gm.backs_everything()) {
+      isa::ExecContext ctx = c.ctx;
+      ctx.mem[Buf::GM] = gm.span();
+      execute(in, ctx);
+    } else {
+      uint8_t* ptr = gm.ptr(scratch[0].begin, scratch[0].end - scratch[0].begin);
+      isa::ExecContext tiny = c.ctx;
+      tiny.mem[Buf::GM] = std::span<uint8_t>(ptr - scratch[0].begin, scratch[0].end);
+      execute(in, tiny);
+    }
+  } catch (const IsaError& e) {
+    reject(c, q.id, in, e.what());
+  }
+  const uint64_t begin = m_.now();
+  if (m_.checking()) {
+    const AgentId s = m_.agent(c.index, Pipe::S);
+    const uint32_t epoch = m_.hb->tick(s);
+    m_.races->on_access(s, epoch, InstrInfo{q.id, c.index, c.name, Pipe::S, begin, "", in}, scratch);
+  }
+  if (!load) return;
+  const auto& sc = m_.hw.scalar;
+  const bool hit = sc.dcache_line_bytes > 0 && c.dcache.access(scratch[0].begin / uint64_t(sc.dcache_line_bytes));
+  const uint64_t latency = m_.timed(hit ? sc.dcache_hit_cycles : sc.gm_load_latency_cycles);
+  if (latency == 0) return;
+  c.wait = ScalarWait::Time;
+  m_.wake_scalar(c, begin + latency);
+  block(c, ScalarWait::Time, q.id);
+}
+
+void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr& q) {
+  PipeState& s = c.pipes[static_cast<size_t>(Pipe::S)];
+  const uint64_t begin = m_.now();
+  if (std::holds_alternative<SLoad>(in) || std::holds_alternative<SStore>(in)) {
+    memory_access(c, in, q, std::holds_alternative<SLoad>(in));
+  } else if (auto* f = std::get_if<SetFlag>(&in)) {
+    sync_.set_flag(c, s, *f, q);
+  } else if (auto* w = std::get_if<WaitFlag>(&in)) {
+    for (;;) {
+      c.wait = ScalarWait::Flag, c.wait_pipe = w->src, c.wait_arg = w->event;
+      if (sync_.wait_flag(c, s, *w, q, begin)) break;
+      block(c, ScalarWait::Flag, q.id);
+    }
+    c.wait = ScalarWait::None;
+  } else if (auto* x = std::get_if<CrossSet>(&in)) {
+    sync_.cross_set(c, s, *x, q);
+  } else if (auto* x = std::get_if<CrossWait>(&in)) {
+    for (;;) {
+      c.wait = ScalarWait::Cross, c.wait_arg = x->flag_id;
+      if (sync_.cross_wait(c, s, *x, q, begin)) break;
+      block(c, ScalarWait::Cross, q.id);
+    }
+    c.wait = ScalarWait::None;
+  } else if (auto* b = std::get_if<PipeBarrier>(&in)) {
+    if (b->pipe == Pipe::ALL) drain(c);
+  } else if (std::holds_alternative<SyncAll>(in)) {
+    drain(c);
+    const uint64_t arrived = m_.now();
+    c.wait = ScalarWait::SyncAll;
+    sync_.sync_all_arrive(c, s, q);  // the last arrival schedules every core's release
+    block(c, ScalarWait::SyncAll, q.id);
+    sync_.sync_all_leave(c, s, q, arrived);
+  }
+  if (m_.fatal) throw AbortLaunch{};
   const bool is_set = std::holds_alternative<SetFlag>(in) || std::holds_alternative<CrossSet>(in);
-  if (trace && (now_cycles() > begin || is_set) && !std::holds_alternative<CrossWait>(in) &&
+  if (m_.trace && (m_.now() > begin || is_set) && !std::holds_alternative<CrossWait>(in) &&
       !std::holds_alternative<WaitFlag>(in) && !std::holds_alternative<SyncAll>(in)) {
-    TraceSlice sl{c.index, c.name, Pipe::S, begin, now_cycles(), id, to_asm(in), 0, 0};
-    if (is_set) sl.flow_out = id;  // the arrow to the wait this set releases starts here
-    trace->slice(sl);
+    TraceSlice sl{c.index, c.name, Pipe::S, begin, m_.now(), q.id, to_asm(in), 0, 0};
+    if (is_set) sl.flow_out = q.id;  // the arrow to the wait this set releases starts here
+    m_.trace->slice(sl);
   }
 }
 
-void Machine::Impl::finish_core(CoreState& c) {
+void ScalarRunner::finish_core(CoreState& c) {
   drain(c);
   for (int s = 0; s < kNumPipes; ++s)
     for (int d = 0; d < kNumPipes; ++d)
       for (int e = 0; e < kNumEventIds; ++e) {
-        FlagSlot& f = c.flags[s][d][e];
+        FlagSlot& f = c.flags[size_t(s)][size_t(d)][size_t(e)];
         if (f.set)
-          fault("flags-pending", c.name + ": flag " + std::string(pipe_name(static_cast<Pipe>(s))) + "->" +
-                                     std::string(pipe_name(static_cast<Pipe>(d))) + " event " + std::to_string(e) +
-                                     " set by #" + std::to_string(f.set_id) + " '" + f.set_text + "' at cycle " +
-                                     std::to_string(f.set_cycle) + " is still set at kernel end (never waited for)",
-                false);
+          m_.fault("flags-pending", c.name + ": flag " + std::string(pipe_name(static_cast<Pipe>(s))) + "->" +
+                                        std::string(pipe_name(static_cast<Pipe>(d))) + " event " + std::to_string(e) +
+                                        " set by #" + std::to_string(f.set_id) + " '" + to_asm(f.set_instr) +
+                                        "' at cycle " + std::to_string(f.set_cycle) +
+                                        " is still set at kernel end (never waited for)",
+                   false);
       }
   c.done = true;
-  c.stats.end_cycle = now_cycles();
+  c.stats.end_cycle = m_.now();
+}
+
+int64_t ScalarRunner::load_scalar(CoreState& c, DType t, Addr a) {
+  issue(c, SLoad{t, kScratchReg, a, -1});
+  return c.regs[kScratchReg];
 }
 
 // ---- CoreCtx implementation ----------------------------------------------------------------------
@@ -186,15 +230,15 @@ int ScalarCtx::block_idx() const { return c_.block_idx; }
 int ScalarCtx::block_num() const { return c_.block_num; }
 int ScalarCtx::sub_block_idx() const { return c_.sub_block; }
 isa::CoreKind ScalarCtx::kind() const { return c_.kind; }
-const HwConfig& ScalarCtx::hw() const { return m_.hw; }
+const HwConfig& ScalarCtx::hw() const { return m_.s.hw; }
 std::string ScalarCtx::name() const { return c_.name; }
 
-uint64_t ScalarCtx::capacity(Buf b) const { return c_.local[static_cast<int>(b)].size(); }
+uint64_t ScalarCtx::capacity(Buf b) const { return c_.local[static_cast<size_t>(b)].size(); }
 
 Addr ScalarCtx::alloc(Buf b, uint64_t bytes, const std::string& what, uint64_t align) {
   if (b == Buf::GM) throw KernelInputError("alloc: GM is allocated by the host, not by kernels ('" + what + "')");
   const uint64_t al = align ? align : buf_alignment(b);
-  uint64_t& top = c_.alloc_top[static_cast<int>(b)];
+  uint64_t& top = c_.alloc_top[static_cast<size_t>(b)];
   const uint64_t off = (top + al - 1) / al * al;
   const uint64_t cap = capacity(b);
   if (off + bytes > cap)
@@ -205,17 +249,14 @@ Addr ScalarCtx::alloc(Buf b, uint64_t bytes, const std::string& what, uint64_t a
   return {b, off};
 }
 
-void ScalarCtx::free_all(Buf b) { c_.alloc_top[static_cast<int>(b)] = 0; }
+void ScalarCtx::free_all(Buf b) { c_.alloc_top[static_cast<size_t>(b)] = 0; }
 
 Addr ScalarCtx::gm(const std::string& name, uint64_t offset) const {
-  return {Buf::GM, m_.gm.find(name).offset + offset};
+  return {Buf::GM, m_.s.gm.find(name).offset + offset};
 }
 
-void ScalarCtx::issue(const Instr& in) { m_.scalar_issue(c_, in); }
+void ScalarCtx::issue(const Instr& in) { m_.scalar.issue(c_, in); }
 
-int64_t ScalarCtx::load_scalar(DType t, Addr a) {
-  m_.scalar_issue(c_, SLoad{t, kScratchReg, a, -1});
-  return c_.regs[kScratchReg];
-}
+int64_t ScalarCtx::load_scalar(DType t, Addr a) { return m_.scalar.load_scalar(c_, t, a); }
 
 }  // namespace npusim::sim

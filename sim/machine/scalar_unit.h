@@ -5,9 +5,6 @@
 
 namespace npusim::sim {
 
-// Thrown through a kernel program when the launch is aborted (a fatal fault elsewhere).
-struct AbortLaunch {};
-
 class ScalarCtx final : public CoreCtx {
  public:
   ScalarCtx(Machine::Impl& m, CoreState& c);

@@ -1,5 +1,6 @@
-// Flags, cross-core counters and SyncAll: the machine's ordering primitives, with their happens-before
-// edges for the race checker and their flow arrows for the trace.
+// Flags, cross-core counters and SyncAll: the machine's ordering primitives, with their happens-before edges
+// for the race checker and their flow arrows for the trace. A wait that cannot be satisfied yet returns false
+// and its waiter blocks; the set that satisfies it schedules the waiter at the cycle the set becomes visible.
 #include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
 
@@ -13,156 +14,188 @@ std::string flag_name(Pipe s, Pipe d, int e) {
 }
 }  // namespace
 
-void Machine::Impl::do_set_flag(CoreState& c, PipeState& p, const SetFlag& f, const QueuedInstr& q) {
-  hb->tick(p.agent);
-  FlagSlot& slot = c.flags[static_cast<int>(f.src)][static_cast<int>(f.dst)][f.event];
+void SyncFabric::reset(const std::vector<int>& launch_cores, size_t agents) {
+  for (auto* ps : {&mode0_, &mode1_, &mode2_}) {
+    ps->pending.assign(m_.cores.size(), {});
+    ps->vcs.assign(m_.cores.size(), {});
+    for (auto& row : ps->vcs) row.fill(VectorClock(agents));
+  }
+  sync_all_arrived_ = 0;
+  sync_all_expected_ = static_cast<int>(launch_cores.size());
+  sync_all_vc_ = VectorClock(agents);
+  waiting_all_.clear();
+}
+
+void SyncFabric::set_flag(CoreState& c, PipeState& p, const SetFlag& f, const QueuedInstr& q) {
+  if (m_.checking()) m_.hb->tick(p.agent);
+  FlagSlot& slot = c.flag(f.src, f.dst, f.event);
   if (slot.set) {
-    fault("flag", c.name + ": set_flag " + flag_name(f.src, f.dst, f.event) + " (instruction #" + std::to_string(q.id) +
-                      " at cycle " + std::to_string(now_cycles()) + ") while it is still set by #" +
-                      std::to_string(slot.set_id) + " '" + slot.set_text + "' at cycle " + std::to_string(slot.set_cycle) +
-                      ": the hardware loses one of the two sets",
-          true);
+    m_.fault("flag", c.name + ": set_flag " + flag_name(f.src, f.dst, f.event) + " (instruction #" + std::to_string(q.id) +
+                         " at cycle " + std::to_string(m_.now()) + ") while it is still set by #" + std::to_string(slot.set_id) +
+                         " '" + to_asm(slot.set_instr) + "' at cycle " + std::to_string(slot.set_cycle) +
+                         ": the hardware loses one of the two sets",
+             true);
     return;
   }
   slot.set = true;
   slot.set_id = q.id;
-  slot.set_cycle = now_cycles() + timed(hw.sync.flag_latency_cycles);
-  slot.set_text = to_asm(q.in);
-  slot.vc = hb->release(p.agent);
-  slot.ev.notify(sc_core::sc_time::from_value(timed(hw.sync.flag_latency_cycles)));
-}
-
-void Machine::Impl::do_wait_flag(CoreState& c, PipeState& p, const WaitFlag& f, const QueuedInstr& q) {
-  FlagSlot& slot = c.flags[static_cast<int>(f.src)][static_cast<int>(f.dst)][f.event];
-  const uint64_t begin = now_cycles();
-  while (!slot.set || slot.set_cycle > now_cycles()) {
-    p.blocked_on = "wait_flag " + flag_name(f.src, f.dst, f.event) + " (instruction #" + std::to_string(q.id) + ")";
-    if (slot.set) wait_until(slot.set_cycle);
-    else sc_core::wait(slot.ev | abort_ev);
-    if (fatal) return;
-  }
-  p.blocked_on.clear();
-  slot.set = false;
-  hb->acquire(p.agent, slot.vc);
-  hb->tick(p.agent);
-  if (trace) {
-    trace->flow(slot.set_id, c.index, f.src, slot.set_cycle, c.index, f.dst, now_cycles());
-    // Pipe-side waits get their slice from run_instr; a scalar-side wait (dst = s) draws its own.
-    if (p.pipe == Pipe::S && now_cycles() > begin)
-      trace->slice({c.index, c.name, p.pipe, begin, now_cycles(), q.id, to_asm(q.in), 0, 0});
-  }
-}
-
-void Machine::Impl::deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core,
-                                  Pipe from_pipe) {
-  CoreState& t = *cores[core];
-  CrossCounter& ctr = t.cross[flag];
-  if (ctr.visible_at.size() >= static_cast<size_t>(hw.sync.max_pending_cross_sets)) {
-    fault("cross-flag-overflow", t.name + ": cross-core flag " + std::to_string(flag) + " already holds " +
-                                     std::to_string(ctr.visible_at.size()) + " pending sets (limit sync.max_pending_cross_sets = " +
-                                     std::to_string(hw.sync.max_pending_cross_sets) + "); set by " +
-                                     cores[from_core]->name + " " + std::string(pipe_name(from_pipe)) + " #" +
-                                     std::to_string(q.id) + " '" + to_asm(q.in) + "' at cycle " +
-                                     std::to_string(now_cycles()) + ": the hardware would hang",
-          true);
+  slot.set_cycle = m_.now() + m_.timed(m_.hw.sync.flag_latency_cycles);
+  slot.set_instr = q.in;
+  if (m_.checking()) slot.vc = m_.hb->release(p.agent);
+  // The one possible waiter is the destination: its pipe (blocked in this wait_flag) or the scalar unit.
+  if (f.dst == Pipe::S) {
+    if (c.wait == ScalarWait::Flag && c.wait_pipe == f.src && c.wait_arg == f.event) m_.wake_scalar(c, slot.set_cycle);
     return;
   }
-  ctr.visible_at.push_back(now_cycles() + timed(hw.sync.cross_core_latency_cycles));
-  ctr.vc.join(vc);
+  PipeState& w = c.pipes[size_t(f.dst)];
+  if (w.activity == PipeActivity::Waiting) {
+    const auto* wf = std::get_if<WaitFlag>(&w.cur.in);
+    if (wf && wf->src == f.src && wf->event == f.event) m_.wake_pipe(c, w, slot.set_cycle);
+  }
+}
+
+bool SyncFabric::wait_flag(CoreState& c, PipeState& p, const WaitFlag& f, const QueuedInstr& q, uint64_t wait_began) {
+  FlagSlot& slot = c.flag(f.src, f.dst, f.event);
+  if (!slot.set) return false;  // the set wakes the waiter (set_flag)
+  if (slot.set_cycle > m_.now()) {
+    if (p.pipe == Pipe::S) m_.wake_scalar(c, slot.set_cycle);
+    else m_.wake_pipe(c, p, slot.set_cycle);
+    return false;
+  }
+  slot.set = false;
+  if (m_.checking()) {
+    m_.hb->acquire(p.agent, slot.vc);
+    m_.hb->tick(p.agent);
+  }
+  if (m_.trace) {
+    m_.trace->flow(slot.set_id, c.index, f.src, slot.set_cycle, c.index, f.dst, m_.now());
+    // Pipe-side waits get their slice from the pipe; a scalar-side wait (dst = s) draws its own.
+    if (p.pipe == Pipe::S && m_.now() > wait_began)
+      m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});
+  }
+  return true;
+}
+
+void SyncFabric::deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core, Pipe from_pipe) {
+  CoreState& t = *m_.cores[size_t(core)];
+  CrossCounter& ctr = t.cross[size_t(flag)];
+  if (ctr.visible_at.size() >= static_cast<size_t>(m_.hw.sync.max_pending_cross_sets)) {
+    m_.fault("cross-flag-overflow", t.name + ": cross-core flag " + std::to_string(flag) + " already holds " +
+                                        std::to_string(ctr.visible_at.size()) +
+                                        " pending sets (limit sync.max_pending_cross_sets = " +
+                                        std::to_string(m_.hw.sync.max_pending_cross_sets) + "); set by " +
+                                        m_.cores[size_t(from_core)]->name + " " + std::string(pipe_name(from_pipe)) + " #" +
+                                        std::to_string(q.id) + " '" + to_asm(q.in) + "' at cycle " +
+                                        std::to_string(m_.now()) + ": the hardware would hang",
+             true);
+    return;
+  }
+  const uint64_t visible = m_.now() + m_.timed(m_.hw.sync.cross_core_latency_cycles);
+  ctr.visible_at.push_back(visible);
+  if (m_.checking()) ctr.vc.join(vc);
   ctr.last_set_id = q.id;
   ctr.last_set_core = from_core;
   ctr.last_set_pipe = from_pipe;
-  ctr.last_set_cycle = now_cycles() + timed(hw.sync.cross_core_latency_cycles);
-  ctr.ev.notify(sc_core::sc_time::from_value(timed(hw.sync.cross_core_latency_cycles)));
+  ctr.last_set_cycle = visible;
+  if (t.wait == ScalarWait::Cross && t.wait_arg == flag) m_.wake_scalar(t, ctr.visible_at.front());
 }
 
-void Machine::Impl::do_cross_set(CoreState& c, PipeState& p, const CrossSet& s, const QueuedInstr& q) {
-  hb->tick(p.agent);
-  const VectorClock vc = hb->release(p.agent);
+// Partners whose sets must all arrive before the counters move (mode 1, mode 2 from AIVs, mode 0).
+void SyncFabric::gather(PartnerSets& ps, CoreState& c, PipeState& p, int id, const VectorClock& vc,
+                        const std::vector<int>& group, const std::vector<int>& targets, const QueuedInstr& q) {
+  ps.pending[size_t(c.index)][size_t(id)]++;
+  if (m_.checking()) ps.vcs[size_t(c.index)][size_t(id)].join(vc);
+  for (int g : group)
+    if (ps.pending[size_t(g)][size_t(id)] == 0) return;
+  VectorClock all(m_.checking() ? m_.hb->agents() : 0);
+  for (int g : group) {
+    --ps.pending[size_t(g)][size_t(id)];
+    if (!m_.checking()) continue;
+    all.join(ps.vcs[size_t(g)][size_t(id)]);
+    if (ps.pending[size_t(g)][size_t(id)] == 0) ps.vcs[size_t(g)][size_t(id)] = VectorClock(m_.hb->agents());
+  }
+  for (int t : targets) deliver_cross(t, id, all, q, c.index, p.pipe);
+}
+
+void SyncFabric::cross_set(CoreState& c, PipeState& p, const CrossSet& s, const QueuedInstr& q) {
+  static const VectorClock kNone;
+  if (m_.checking()) m_.hb->tick(p.agent);
+  const VectorClock& vc = m_.checking() ? m_.hb->release(p.agent) : kNone;
   const int id = s.flag_id;
   auto bad_mode = [&](const std::string& why) {
-    fault("cross-flag", c.name + ": cross_set mode " + std::to_string(s.mode) + " (instruction #" + std::to_string(q.id) +
-                            "): " + why, true);
+    m_.fault("cross-flag", c.name + ": cross_set mode " + std::to_string(s.mode) + " (instruction #" + std::to_string(q.id) +
+                               "): " + why,
+             true);
   };
-  // Partners whose sets must all arrive before the counters move (mode 1, mode 2 from AIVs, mode 0).
-  auto gather = [&](PartnerSets& ps, const std::vector<int>& group, const std::vector<int>& targets) {
-    ps.pending[c.index][id]++;
-    ps.vcs[c.index][id].join(vc);
-    for (int g : group)
-      if (ps.pending[g][id] == 0) return;
-    VectorClock all(hb->agents());
-    for (int g : group) {
-      --ps.pending[g][id];
-      all.join(ps.vcs[g][id]);
-      if (ps.pending[g][id] == 0) ps.vcs[g][id] = VectorClock(hb->agents());
-    }
-    for (int t : targets) deliver_cross(t, id, all, q, c.index, p.pipe);
-  };
+  const auto& hw = m_.hw;
   const bool split = hw.topology == Topology::Split;
   std::vector<int> aivs, same_kind;
   if (split)
-    for (int k = 0; k < hw.chip.aiv_per_core; ++k) aivs.push_back(hw.chip.ai_cores + c.ai_core * hw.chip.aiv_per_core + k);
-  for (const auto& core : cores)
-    if (core->in_launch && core->kind == c.kind) same_kind.push_back(core->index);
+    for (int k = 0; k < hw.chip.aiv_per_core; ++k) aivs.push_back(int(hw.chip.ai_cores) + c.ai_core * int(hw.chip.aiv_per_core) + k);
   if (s.mode == 2) {
     if (!split) return bad_mode("mode 2 (AIC <-> AIV pair) needs the split topology");
     if (c.kind == CoreKind::Cube) {
       for (int v : aivs) deliver_cross(v, id, vc, q, c.index, p.pipe);
     } else {
-      gather(partners_mode2, aivs, {c.ai_core});
+      gather(mode2_, c, p, id, vc, aivs, {c.ai_core}, q);
     }
   } else if (s.mode == 1) {
     if (c.kind != CoreKind::Vector) return bad_mode("mode 1 synchronises the AIVs of one AI Core; this is not an AIV");
-    gather(partners_mode1, aivs, aivs);
+    gather(mode1_, c, p, id, vc, aivs, aivs, q);
   } else {
-    gather(partners_mode0, same_kind, same_kind);
+    for (const auto& core : m_.cores)
+      if (core->in_launch && core->kind == c.kind) same_kind.push_back(core->index);
+    gather(mode0_, c, p, id, vc, same_kind, same_kind, q);
   }
 }
 
-void Machine::Impl::do_cross_wait(CoreState& c, PipeState& p, const CrossWait& w, const QueuedInstr& q) {
+bool SyncFabric::cross_wait(CoreState& c, PipeState& p, const CrossWait& w, const QueuedInstr& q, uint64_t wait_began) {
   CrossCounter& ctr = c.cross[w.flag_id];
-  const uint64_t begin = now_cycles();
-  while (ctr.visible_at.empty() || ctr.visible_at.front() > now_cycles()) {
-    p.blocked_on = "cross_wait flag " + std::to_string(w.flag_id) + " (instruction #" + std::to_string(q.id) + ")";
-    c.scalar_blocked_on = p.blocked_on;
-    if (!ctr.visible_at.empty()) wait_until(ctr.visible_at.front());
-    else sc_core::wait(ctr.ev | abort_ev);
-    if (fatal) return;
+  if (ctr.visible_at.empty()) return false;  // the delivery wakes the waiter (deliver_cross)
+  if (ctr.visible_at.front() > m_.now()) {
+    m_.wake_scalar(c, ctr.visible_at.front());
+    return false;
   }
-  p.blocked_on.clear();
-  c.scalar_blocked_on.clear();
   ctr.visible_at.pop_front();
-  hb->acquire(p.agent, ctr.vc);
-  hb->tick(p.agent);
-  if (trace) {
-    trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S, now_cycles());
-    if (now_cycles() > begin) trace->slice({c.index, c.name, Pipe::S, begin, now_cycles(), q.id, to_asm(q.in), 0, 0});
+  if (m_.checking()) {
+    m_.hb->acquire(p.agent, ctr.vc);
+    m_.hb->tick(p.agent);
   }
+  if (m_.trace) {
+    m_.trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S, m_.now());
+    if (m_.now() > wait_began) m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});
+  }
+  return true;
 }
 
-void Machine::Impl::do_sync_all(CoreState& c, PipeState& p, const QueuedInstr& q) {
-  hb->tick(p.agent);
-  sync_all_vc.join(hb->release(p.agent));
-  const uint64_t gen = sync_all_generation;
-  const uint64_t begin = now_cycles();
-  if (++sync_all_arrived == sync_all_expected) {
-    sync_all_released = sync_all_vc;
-    sync_all_vc = VectorClock(hb->agents());
-    sync_all_arrived = 0;
-    ++sync_all_generation;
-    sync_all_ev.notify(sc_core::sc_time::from_value(timed(hw.sync.sync_all_cycles)));
-    sc_core::wait(sc_core::sc_time::from_value(timed(hw.sync.sync_all_cycles)));
-  } else {
-    while (sync_all_generation == gen) {
-      c.scalar_blocked_on = "sync_all (instruction #" + std::to_string(q.id) + ")";
-      sc_core::wait(sync_all_ev | abort_ev);
-      if (fatal) return;
-    }
+bool SyncFabric::sync_all_arrive(CoreState& c, PipeState& p, const QueuedInstr& q) {
+  (void)q;
+  if (m_.checking()) {
+    m_.hb->tick(p.agent);
+    sync_all_vc_.join(m_.hb->release(p.agent));
   }
-  c.scalar_blocked_on.clear();
-  hb->acquire(p.agent, sync_all_released);
-  hb->tick(p.agent);
-  if (trace) trace->slice({c.index, c.name, Pipe::S, begin, now_cycles(), q.id, to_asm(q.in), 0, 0});
+  if (++sync_all_arrived_ < sync_all_expected_) {
+    waiting_all_.push_back(c.index);
+    return false;
+  }
+  // The last arrival releases every core at the same cycle.
+  sync_all_released_ = sync_all_vc_;
+  sync_all_vc_ = VectorClock(m_.checking() ? m_.hb->agents() : 0);
+  sync_all_arrived_ = 0;
+  ++sync_all_generation_;
+  sync_all_release_ = m_.now() + m_.timed(m_.hw.sync.sync_all_cycles);
+  for (int w : waiting_all_) m_.wake_scalar(*m_.cores[size_t(w)], sync_all_release_);
+  waiting_all_.clear();
+  m_.wake_scalar(c, sync_all_release_);  // the last arrival waits the SyncAll cost too
+  return false;
+}
+
+void SyncFabric::sync_all_leave(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t began) {
+  if (m_.checking()) {
+    m_.hb->acquire(p.agent, sync_all_released_);
+    m_.hb->tick(p.agent);
+  }
+  if (m_.trace) m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.in), 0, 0});
 }
 
 }  // namespace npusim::sim

@@ -233,7 +233,7 @@ TEST(RaceReport, EvictedLocalInstructionIsNamedByAgentAndEpoch) {
   s.run(kAivV, {rd(Buf::UB, 0, 32)});
   ASSERT_EQ(s.faults().size(), 1u);
   EXPECT_TRUE(contains(s.faults()[0].message,
-                       "instruction 1 of aiv0 mte2 (older than the history window of 4096 instructions) writes"))
+                       "instruction 1 of aiv0 mte2 (older than the history window of " + std::to_string(RaceChecker::kHistory) + " instructions) writes"))
       << s.faults()[0].message;
 }
 

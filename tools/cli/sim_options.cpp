@@ -20,7 +20,11 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "out", po::value(&o.out), "output folder (default ./npusim-out/<case>)")(
       "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
       "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
-      "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO");
+      "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
+      "checks", po::value(&o.checks), "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and "
+                                     "deadlocks are still checked)")(
+      "tie-order", po::value(&o.tie_order), "fifo (default) | reversed: the order simultaneous events run in (a robustness "
+                                            "probe: cycles that move much under it hang on an arbitrary arbitration)");
 }
 
 sim::SimMode parse_mode(const std::string& s) {
@@ -28,6 +32,13 @@ sim::SimMode parse_mode(const std::string& s) {
   if (s == "functional") return sim::SimMode::Functional;
   if (s == "timing") return sim::SimMode::Timing;
   throw InputError("--mode '" + s + "' must be full, functional or timing");
+}
+
+sim::Checks parse_checks(const std::string& s) {
+  if (s == "all") return sim::Checks::All;
+  if (s == "local") return sim::Checks::Local;
+  if (s == "off") return sim::Checks::Off;
+  throw InputError("--checks '" + s + "' must be all, local or off");
 }
 
 sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string& window) {
@@ -59,6 +70,9 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
     hw_sets.push_back(s);
   }
   const auto mode = parse_mode(o.mode);
+  const auto checks = parse_checks(o.checks);
+  if (o.tie_order != "fifo" && o.tie_order != "reversed")
+    throw InputError("--tie-order '" + o.tie_order + "' must be fifo or reversed");
   auto hw = sim::load_hw(o.hw.empty() ? sim::default_hw_name() : o.hw, hw_sets);
   out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
   std::error_code ec;
@@ -66,6 +80,8 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   if (ec || !fs::is_directory(out_)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
   machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
   machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal
+  machine_->set_checks(checks);
+  machine_->set_reverse_ties(o.tie_order == "reversed");
   if (o.trace) {
     trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / "trace.json").string(),
                                                 (fs::path(out_) / "instructions.csv").string(),

@@ -13,7 +13,7 @@
 namespace npusim::cli {
 
 struct SimOptions {
-  std::string hw, mode = "full", out, trace_cores, trace_window;
+  std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo";
   std::vector<std::string> sets;
   bool trace = false;
 };
@@ -38,6 +38,7 @@ class SimSession {
 // Prints every fault to stderr; returns 0, 2 (an input fault such as a tiling that does not fit) or 3.
 int report_faults(const sim::LaunchResult& r);
 sim::SimMode parse_mode(const std::string& s);
+sim::Checks parse_checks(const std::string& s);
 sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string& window);
 
 }  // namespace npusim::cli

@@ -1,4 +1,5 @@
-// One launch: choose the cores, reset their per-launch state, run their scalar programs to completion.
+// One launch: choose the cores, reset their per-launch state, run their kernel programs (fibers) and the pipes
+// on the engine until every core is done, a fatal fault stops it or nothing can move (a deadlock).
 #include <chrono>
 #include <cstdio>
 
@@ -10,12 +11,14 @@ namespace npusim::sim {
 using namespace isa;
 
 namespace {
+constexpr size_t kKernelStackBytes = size_t{1} << 20;  // kernels/README.md "Mind the stack"
+
 struct Selection {
   std::vector<int> cores;
   std::vector<bool> runs_cube;  // parallel to cores: which program the core runs
 };
 
-Selection select_cores(const Machine::Impl& m, const LaunchSpec& spec) {
+Selection select_cores(const MachineState& m, const LaunchSpec& spec) {
   const auto& hw = m.hw;
   const int aics = static_cast<int>(hw.chip.ai_cores);
   const bool split = hw.topology == Topology::Split;
@@ -46,10 +49,12 @@ Selection select_cores(const Machine::Impl& m, const LaunchSpec& spec) {
   return s;
 }
 
-void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines) {
+void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, uint64_t now) {
   for (auto& p : c.pipes) {
-    p.next_free = p.last_completion = now_cycles();
-    p.blocked_on.clear();
+    p.next_free = p.last_completion = now;
+    p.activity = PipeActivity::Idle;
+    p.step_scheduled = false;
+    p.q.clear();
     p.scalar_version_seen = UINT64_MAX;
   }
   for (auto& s : c.flags)
@@ -61,14 +66,15 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines) 
   c.ctx.mem[Buf::GM] = gm_span;
   c.done = false;
   c.local_offset = 0;
-  c.scalar_blocked_on.clear();
+  c.wait = ScalarWait::None;
+  c.scalar_scheduled = false;
   c.stats.pipes = {};
   c.stats.used = true;
 }
 }  // namespace
 
-LaunchResult Machine::launch(const LaunchSpec& spec) {
-  Impl& m = *impl_;
+LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
+  MachineState& m = s;
   if (m.unusable) throw std::logic_error("the machine stopped after a fatal fault or deadlock; start a new process");
   const auto wall0 = std::chrono::steady_clock::now();
   const Selection sel = select_cores(m, spec);
@@ -76,89 +82,93 @@ LaunchResult Machine::launch(const LaunchSpec& spec) {
   m.core_agent_base.assign(m.cores.size(), -1);
   std::vector<int> core_of_agent;
   for (int core : sel.cores) {
-    m.core_agent_base[core] = static_cast<int>(core_of_agent.size());
+    m.core_agent_base[size_t(core)] = static_cast<int>(core_of_agent.size());
     for (int p = 0; p < kNumPipes; ++p) core_of_agent.push_back(core);
   }
   const size_t agents = core_of_agent.size();
-  m.hb = std::make_unique<HappensBefore>(agents);
-  m.races = std::make_unique<RaceChecker>(*m.hb, core_of_agent);
+  m.hb.reset();
+  m.races.reset();
+  if (m.checks != Checks::Off) {
+    m.hb = std::make_unique<HappensBefore>(agents);
+    m.races = std::make_unique<RaceChecker>(*m.hb, core_of_agent, m.checks == Checks::All);
+    m.races->set_read_only(m.gm.read_only_ranges());
+  }
   m.faults.clear();
   m.flops = m.executed_flops = m.instructions = 0;
-  m.mem.reset_stats();
-  m.launch_start = now_cycles();
-  m.progress_printed = false;
-  for (auto* ps : {&m.partners_mode0, &m.partners_mode1, &m.partners_mode2}) {
-    ps->pending.assign(m.cores.size(), {});
-    ps->vcs.assign(m.cores.size(), {});
-    for (auto& row : ps->vcs) row.fill(VectorClock(agents));
-  }
-  m.sync_all_arrived = 0;
-  m.sync_all_expected = static_cast<int>(sel.cores.size());
-  m.sync_all_vc = VectorClock(agents);
+  m.mem->reset_stats();
+  m.launch_start = engine.now();
+  progress_printed = false;
+  sync.reset(sel.cores, m.checking() ? agents : 0);
   int cube_blocks = 0, vec_blocks = 0;
   for (size_t i = 0; i < sel.cores.size(); ++i) {
-    CoreState& c = *m.cores[sel.cores[i]];
-    reset_core(c, m.gm.span(), m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0);
+    CoreState& c = *m.cores[size_t(sel.cores[i])];
+    reset_core(c, m.gm.span(), m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0,
+               engine.now());
     if (m.trace && m.trace_named.insert(c.index).second) m.trace->name_core(c.index, c.name);
     c.in_launch = true;
-    for (int p = 0; p < kNumPipes; ++p) c.pipes[p].agent = m.agent(c.index, static_cast<Pipe>(p));
+    for (int p = 0; p < kNumPipes; ++p) c.pipes[size_t(p)].agent = m.checking() ? m.agent(c.index, static_cast<Pipe>(p)) : 0;
     const bool vec_only = spec.mix == MixMode::VectorOnly && m.hw.topology == Topology::Split;
     c.block_num = spec.block_dim;
     if (sel.runs_cube[i]) c.block_idx = cube_blocks++, c.sub_block = 0;
     else if (vec_only) c.block_idx = vec_blocks++, c.sub_block = 0;
     else c.block_idx = c.ai_core, c.sub_block = c.sub;
     const KernelFn fn = sel.runs_cube[i] ? spec.cube : spec.vector;
-    sc_core::sc_spawn_options opt;
-    opt.set_stack_size(1 << 20);
     CoreState* cs = &c;
-    sc_core::sc_spawn(
-        [&m, cs, fn] {
-          ScalarCtx ctx(m, *cs);
+    c.fiber = std::make_unique<Fiber>(
+        [this, cs, fn] {
+          ScalarCtx ctx(*this, *cs);
           try {
             fn(ctx);
-            m.finish_core(*cs);
+            scalar.finish_core(*cs);
           } catch (const AbortLaunch&) {
           } catch (const KernelInputError& e) {
-            m.fault("input", e.what(), true);
+            s.fault("input", e.what(), true);
           } catch (const std::exception& e) {
-            m.fault("internal", cs->name + ": " + e.what(), true);
+            s.fault("internal", cs->name + ": " + e.what(), true);
           }
         },
-        (spec.name + "_" + c.name + "_scalar").c_str(), &opt);
+        kKernelStackBytes);
+    m.wake_scalar(c, engine.now());
   }
-  m.progress_wall0 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
-  if (m.progress_printed) std::fprintf(stderr, "\n");
+  progress_wall0 = std::chrono::steady_clock::now();
+  engine.run([this] { maybe_progress(); }, progress ? 1 : 0);
+  if (progress_printed) std::fprintf(stderr, "\n");
   bool all_done = true;
-  for (int core : sel.cores) all_done &= m.cores[core]->done;
-  if (!all_done && !m.fatal) m.fault("deadlock", m.deadlock_report(), true);
+  for (int core : sel.cores) all_done &= m.cores[size_t(core)]->done;
+  if (!all_done && !m.fatal) m.fault("deadlock", deadlock_report(), true);
+  // Unwind every kernel program still blocked: it sees the fatal state and throws AbortLaunch to its end.
+  for (int core : sel.cores)
+    if (auto& f = m.cores[size_t(core)]->fiber; f && !f->done()) f->resume();
+  for (int core : sel.cores) m.cores[size_t(core)]->fiber.reset();
   if (all_done)
     for (int core : sel.cores)
       for (int id = 0; id < kNumCrossFlags; ++id)
-        if (const auto& x = m.cores[core]->cross[id]; !x.visible_at.empty())
-          m.fault("cross-flags-pending", m.cores[core]->name + ": cross-core flag " + std::to_string(id) + " holds " +
+        if (const auto& x = m.cores[size_t(core)]->cross[size_t(id)]; !x.visible_at.empty())
+          m.fault("cross-flags-pending", m.cores[size_t(core)]->name + ": cross-core flag " + std::to_string(id) + " holds " +
                                              std::to_string(x.visible_at.size()) + " set(s) never waited for; the last by #" +
-                                             std::to_string(x.last_set_id) + " on " + m.cores[x.last_set_core]->name +
+                                             std::to_string(x.last_set_id) + " on " + m.cores[size_t(x.last_set_core)]->name +
                                              " " + std::string(pipe_name(x.last_set_pipe)),
                   false);
   if (m.fatal) m.unusable = true;
   LaunchResult r;
-  // The launch ends when its last core does (a progress thread may have moved time a little further).
-  uint64_t end = all_done ? m.launch_start : now_cycles();
-  for (int core : sel.cores) end = std::max(end, m.cores[core]->stats.end_cycle);
+  uint64_t end = m.launch_start;  // the launch ends when its last core does
+  for (int core : sel.cores) end = std::max(end, m.cores[size_t(core)]->stats.end_cycle);
+  if (!all_done) end = std::max(end, engine.now());
   r.cycles = end - m.launch_start;
   for (const auto& c : m.cores) {
     r.cores.push_back(c->stats);
     if (c->in_launch) r.cores.back().end_cycle -= std::min(r.cores.back().end_cycle, m.launch_start);
   }
-  r.mem = m.mem.stats();
-  r.l2_hit_rate = m.mem.l2_hit_rate();
+  r.mem = m.mem->stats();
+  r.l2_hit_rate = m.mem->l2_hit_rate();
   r.flops = m.flops;
   r.executed_flops = m.executed_flops;
   r.instructions = m.instructions;
-  for (const auto& f : m.races->faults()) m.faults.push_back(f);
+  if (m.races) {
+    for (const auto& f : m.races->faults()) m.faults.push_back(f);
+    r.race_checks = m.races->checks_run();
+  }
   r.faults = m.faults;
-  r.race_checks = m.races->checks_run();
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }

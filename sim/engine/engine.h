@@ -1,0 +1,44 @@
+#pragma once
+// The simulation engine: one SystemC module whose thread drives the chip-level event queue. SystemC owns
+// simulated time: before running an event the thread waits until sc_time_stamp() reaches the event's cycle
+// (1 SystemC ns = 1 core cycle). The pipes are state machines advanced by pipe events; the kernel programs are
+// fibers resumed by scalar events when what they wait for happens. So a simulated instruction costs a few
+// heap operations and, only when the scalar unit really stalls, one fiber switch (sim/README.md "Engine").
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "sim/engine/event_queue.h"
+
+namespace npusim::sim {
+
+class Engine {
+ public:
+  using Dispatch = std::function<void(const Event&)>;
+  // Elaborates the SystemC module (once per process: see sim/README.md "One machine per process").
+  explicit Engine(Dispatch dispatch);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  uint64_t now() const { return now_; }
+  void schedule(uint64_t cycle, uint32_t core, EventKind kind, uint8_t pipe = 0) { queue_.push(cycle, core, kind, pipe); }
+  // Runs events (sc_start) until the queue is empty or stop() was called; `tick` is called every
+  // `tick_every` events (progress display) from inside the run.
+  void run(const std::function<void()>& tick, uint64_t tick_every);
+  void stop() { stopped_ = true; }
+  void set_reverse_ties(bool on) { queue_.set_reverse_ties(on); }
+  uint64_t events_run() const { return events_; }
+
+ private:
+  class Module;
+  void loop();
+  EventQueue queue_;
+  Dispatch dispatch_;
+  std::unique_ptr<Module> module_;
+  std::function<void()> tick_;
+  uint64_t tick_every_ = 0, now_ = 0, events_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace npusim::sim

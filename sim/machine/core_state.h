@@ -1,0 +1,123 @@
+#pragma once
+// The state of the simulated cores (internal to sim/machine): per core its pipes with their in-order queues,
+// flag slots, cross-core counters, local buffers, scalar registers and what its scalar unit waits for.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/instr/sync_rules.h"
+#include "isa/semantics/exec.h"
+#include "sim/check/happens_before.h"
+#include "sim/engine/fiber.h"
+#include "sim/machine/dcache.h"
+#include "sim/machine/machine.h"
+
+namespace npusim::sim {
+
+struct QueuedInstr {
+  isa::Instr in;
+  uint64_t id = 0;
+  uint64_t ready = 0;  // the scalar unit's (decoupled) time at issue
+};
+
+// A pipe's instruction queue: a ring over a fixed array (its depth is the config's), so issuing and popping
+// never allocate.
+class InstrQueue {
+ public:
+  void reset(size_t depth) {
+    slots_.resize(std::max<size_t>(depth, 1));
+    head_ = size_ = 0;
+  }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  QueuedInstr& front() { return slots_[head_]; }
+  const QueuedInstr& front() const { return slots_[head_]; }
+  void push_back(QueuedInstr&& q) {  // callers keep size() < depth
+    slots_[(head_ + size_) % slots_.size()] = std::move(q);
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) % slots_.size();
+    --size_;
+  }
+  void clear() { head_ = size_ = 0; }
+
+ private:
+  std::vector<QueuedInstr> slots_;
+  size_t head_ = 0, size_ = 0;
+};
+
+// What a pipe's head instruction is doing.
+enum class PipeActivity : uint8_t {
+  Idle,     // nothing popped (queue empty, or a pop is scheduled)
+  Starting, // popped; waits for its start cycle (issue time, pipe free, earlier results for sync)
+  Waiting,  // a wait_flag whose flag is not set (or not visible) yet
+};
+
+struct PipeState {
+  isa::Pipe pipe = isa::Pipe::S;
+  InstrQueue q;
+  size_t depth = 32;
+  uint64_t next_free = 0, last_completion = 0;
+  PipeActivity activity = PipeActivity::Idle;
+  bool step_scheduled = false;  // a pipe event for this pipe is in the engine's queue
+  QueuedInstr cur;              // the popped instruction (activity != Idle)
+  uint64_t start = 0;           // its start cycle
+  AgentId agent = 0;
+  uint64_t scalar_version_seen = UINT64_MAX;
+  bool active() const { return activity != PipeActivity::Idle; }
+};
+
+// The pipe (or the scalar unit) waiting on a flag slot; at most one: a slot is waited by its destination pipe.
+struct FlagSlot {
+  bool set = false;
+  uint64_t set_id = 0, set_cycle = 0;  // set_cycle: when the set becomes visible
+  isa::Instr set_instr{};
+  VectorClock vc;
+};
+
+struct CrossCounter {
+  std::deque<uint64_t> visible_at;  // one entry per pending set: the cycle it becomes visible, oldest first
+  VectorClock vc;
+  uint64_t last_set_id = 0;
+  int last_set_core = 0;
+  isa::Pipe last_set_pipe = isa::Pipe::S;
+  uint64_t last_set_cycle = 0;
+};
+
+// What the scalar unit is blocked on (the deadlock report renders it).
+enum class ScalarWait : uint8_t { None, Time, Queue, Drain, Flag, Cross, SyncAll };
+
+struct CoreState {
+  int index = 0;
+  isa::CoreKind kind = isa::CoreKind::Cube;
+  std::string name;
+  int ai_core = 0;  // the AI Core this core belongs to
+  int sub = 0;      // 0 / 1 for the AIVs of an AI Core
+  std::array<PipeState, isa::kNumPipes> pipes;
+  std::array<std::vector<uint8_t>, isa::kNumBufs> local;
+  std::array<uint64_t, isa::kNumBufs> alloc_top{};
+  isa::ExecContext ctx;
+  isa::ScalarRegs regs{};
+  DCache dcache;  // scalar loads: timing only
+  std::array<std::array<std::array<FlagSlot, isa::kNumEventIds>, isa::kNumPipes>, isa::kNumPipes> flags;
+  std::array<CrossCounter, isa::kNumCrossFlags> cross;
+  // per launch
+  bool in_launch = false, done = false;
+  int block_idx = 0, block_num = 0, sub_block = 0;
+  uint64_t local_offset = 0;  // scalar cycles not yet synchronised with simulated time
+  std::unique_ptr<Fiber> fiber;
+  bool scalar_scheduled = false;  // a scalar event for this core is in the engine's queue
+  ScalarWait wait = ScalarWait::None;
+  isa::Pipe wait_pipe = isa::Pipe::S;  // Queue: the full queue's pipe; Flag: the slot's src pipe
+  int wait_arg = 0;                    // Flag: event id; Cross: flag id
+  uint64_t wait_id = 0;                // the instruction it waits in (reports)
+  CoreStats stats;
+  FlagSlot& flag(isa::Pipe src, isa::Pipe dst, int e) { return flags[size_t(src)][size_t(dst)][size_t(e)]; }
+};
+
+}  // namespace npusim::sim
