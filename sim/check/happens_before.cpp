@@ -30,4 +30,8 @@ void HappensBefore::acquire(AgentId a, const VectorClock& released) {
   if (grew) ++versions_[a];
 }
 
+void HappensBefore::assign(AgentId a, const uint32_t* clock) {
+  std::copy(clock, clock + clocks_.size(), clocks_[a].data());
+}
+
 }  // namespace npusim::sim

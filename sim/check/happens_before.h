@@ -43,6 +43,10 @@ class HappensBefore {
   // Join version of an agent's clock: bumps whenever acquire() changed it (lets callers skip joins).
   uint64_t version(AgentId a) const { return versions_[a]; }
   size_t agents() const { return clocks_.size(); }
+  // For a mirror of another HappensBefore (the checker thread, check_runner.h): a's clock becomes `clock`
+  // (agents() entries), or only its own entry becomes `epoch` (what tick() changes).
+  void assign(AgentId a, const uint32_t* clock);
+  void assign_own(AgentId a, uint32_t epoch) { clocks_[a][a] = epoch; }
 
  private:
   std::vector<VectorClock> clocks_;

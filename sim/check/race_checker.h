@@ -15,9 +15,9 @@
 
 namespace npusim::sim {
 
-// One byte range an instruction reads or writes. Local ranges are block-exact (a strided operand lists
-// its blocks, not its whole span); callers may pass many ranges per instruction.
-// The ISA's footprint type ({buf, begin, end, write}, end exclusive) is passed through unchanged.
+// One byte range an instruction reads or writes, possibly strided (count segments, stride apart: a row-strided
+// operand is one range); callers may pass many ranges per instruction. The ISA's footprint type is passed
+// through unchanged.
 using AccessRange = isa::Access;
 
 // Identifies an executed instruction in reports.

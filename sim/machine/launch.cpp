@@ -90,7 +90,9 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   m.races.reset();
   if (m.checks != Checks::Off) {
     m.hb = std::make_unique<HappensBefore>(agents);
-    m.races = std::make_unique<RaceChecker>(*m.hb, core_of_agent, m.checks == Checks::All);
+    std::vector<std::string> names;
+    for (const auto& c : m.cores) names.push_back(c->name);
+    m.races = std::make_unique<CheckRunner>(*m.hb, core_of_agent, std::move(names), m.checks == Checks::All, m.check_thread);
     m.races->set_read_only(m.gm.read_only_ranges());
   }
   m.faults.clear();
@@ -165,6 +167,11 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   r.executed_flops = m.executed_flops;
   r.instructions = m.instructions;
   if (m.races) {
+    try {
+      m.races->finish();  // the checker thread has checked everything logged
+    } catch (const std::exception& e) {
+      m.faults.push_back(Fault{"internal", std::string("race checker: ") + e.what()});
+    }
     for (const auto& f : m.races->faults()) m.faults.push_back(f);
     r.race_checks = m.races->checks_run();
   }

@@ -193,6 +193,7 @@ void Machine::set_trace(TraceWriter* t) {
 void Machine::set_progress(bool on) { impl_->progress = on; }
 void Machine::set_checks(Checks c) { impl_->s.checks = c; }
 void Machine::set_reverse_ties(bool on) { impl_->engine.set_reverse_ties(on); }
+void Machine::set_check_thread(bool on) { impl_->s.check_thread = on; }
 int Machine::num_cores() const { return static_cast<int>(impl_->s.cores.size()); }
 std::string Machine::core_name(int core) const { return impl_->s.cores.at(size_t(core))->name; }
 LaunchResult Machine::launch(const LaunchSpec& spec) { return impl_->launch(spec); }

@@ -86,6 +86,9 @@ class Machine {
   // Robustness probe: simultaneous events run in the reverse of their scheduling order (sim/README.md
   // "Engine"). A model whose cycles move much under it depends on an arbitrary arbitration order.
   void set_reverse_ties(bool on);
+  // The race checker on a second host thread (default when the host has two or more CPUs): the same
+  // faults and counts, overlapped with the simulation (sim/README.md "Checks on a second thread").
+  void set_check_thread(bool on);
   // Runs one launch to completion (or to the first fatal fault / deadlock) and returns its statistics.
   // After a fatal fault or a deadlock the machine cannot run another launch (throws std::logic_error).
   LaunchResult launch(const LaunchSpec& spec);

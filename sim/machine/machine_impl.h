@@ -11,9 +11,11 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "isa/instr/footprint.h"
+#include "sim/check/check_runner.h"
 #include "sim/check/happens_before.h"
 #include "sim/check/race_checker.h"
 #include "sim/engine/engine.h"
@@ -33,6 +35,7 @@ struct MachineState {
   HwConfig hw;
   SimMode mode;
   Checks checks = Checks::All;
+  bool check_thread = std::thread::hardware_concurrency() > 1;  // the race checker on a second host thread
   GlobalMemory gm;
   std::unique_ptr<MemoryModel> mem;
   std::vector<std::unique_ptr<CoreState>> cores;
@@ -41,7 +44,7 @@ struct MachineState {
   std::set<int> trace_named;  // cores whose trace process has its name
   // launch state
   std::unique_ptr<HappensBefore> hb;       // null with Checks::Off
-  std::unique_ptr<RaceChecker> races;      // null with Checks::Off
+  std::unique_ptr<CheckRunner> races;      // null with Checks::Off
   std::vector<int> core_agent_base;        // first agent id of each core (-1 = not in launch)
   std::vector<Fault> faults;
   bool fatal = false, unusable = false;

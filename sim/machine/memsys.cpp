@@ -17,39 +17,76 @@ std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
 
 LruLines::LruLines(uint64_t capacity) : capacity_(capacity) {
   slots_.resize(size_t(capacity));
-  const uint64_t buckets = std::bit_ceil(std::max<uint64_t>(2 * capacity, 16));
+  // Regions hold at least one line each, so at most `capacity` exist; typically capacity / 64.
+  const uint64_t buckets = std::bit_ceil(std::max<uint64_t>(2 * std::min<uint64_t>(capacity, 1u << 22), 16));
   index_.assign(size_t(buckets), Entry{0, kNone});
   shift_ = 64 - std::countr_zero(buckets);
 }
 
-uint32_t LruLines::find(uint64_t tag) const {
+uint32_t LruLines::index_find(uint64_t tag) const {
   const size_t mask = index_.size() - 1;
   for (size_t i = home(tag);; i = (i + 1) & mask) {
     const Entry& e = index_[i];
-    if (e.slot == kNone) return kNone;
-    if (e.tag == tag) return e.slot;
+    if (e.region == kNone) return kNone;
+    if (e.tag == tag) return e.region;
   }
-}
-
-void LruLines::index_insert(uint64_t tag, uint32_t slot) {
-  const size_t mask = index_.size() - 1;
-  size_t i = home(tag);
-  while (index_[i].slot != kNone) i = (i + 1) & mask;
-  index_[i] = Entry{tag, slot};
 }
 
 // Backward-shift deletion keeps every probe chain unbroken without tombstones.
 void LruLines::index_erase(uint64_t tag) {
   const size_t mask = index_.size() - 1;
   size_t i = home(tag);
-  while (index_[i].tag != tag || index_[i].slot == kNone) i = (i + 1) & mask;
+  while (index_[i].tag != tag || index_[i].region == kNone) i = (i + 1) & mask;
   for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-    if (index_[j].slot == kNone) break;
+    if (index_[j].region == kNone) break;
     const size_t h = home(index_[j].tag);
     // j's entry may move to i when i lies cyclically in [h, j).
     if (((j - h) & mask) >= ((j - i) & mask)) index_[i] = index_[j], i = j;
   }
   index_[i] = Entry{0, kNone};
+}
+
+uint32_t LruLines::region(uint64_t tag, bool create, uint32_t& cache) {
+  if (cache != kNone && regions_[cache].tag == tag && regions_[cache].used) return cache;
+  uint32_t r = index_find(tag);
+  if (r == kNone && create) {
+    if (free_regions_.empty()) {
+      r = static_cast<uint32_t>(regions_.size());
+      regions_.emplace_back();
+    } else {
+      r = free_regions_.back();
+      free_regions_.pop_back();
+    }
+    Region& g = regions_[r];
+    g.tag = tag;
+    g.used = 0;
+    std::fill(std::begin(g.slot), std::end(g.slot), kNone);
+    if (2 * (regions_.size() - free_regions_.size()) > index_.size()) {  // keep the load factor under 1/2
+      std::vector<Entry> old(index_.size() * 2, Entry{0, kNone});
+      old.swap(index_);
+      shift_ -= 1;
+      const size_t mask = index_.size() - 1;
+      for (const Entry& e : old) {
+        if (e.region == kNone) continue;
+        size_t i = home(e.tag);
+        while (index_[i].region != kNone) i = (i + 1) & mask;
+        index_[i] = e;
+      }
+    }
+    const size_t mask = index_.size() - 1;
+    size_t i = home(tag);
+    while (index_[i].region != kNone) i = (i + 1) & mask;
+    index_[i] = Entry{tag, r};
+  }
+  if (r != kNone) cache = r;
+  return r;
+}
+
+void LruLines::drop_region(uint32_t r) {
+  index_erase(regions_[r].tag);
+  free_regions_.push_back(r);
+  if (touch_cache_ == r) touch_cache_ = kNone;
+  if (evict_cache_ == r) evict_cache_ = kNone;
 }
 
 void LruLines::unlink(uint32_t s) {
@@ -68,9 +105,16 @@ void LruLines::push_front(uint32_t s) {
 bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   *evicted_dirty = false;
   if (capacity_ == 0) return false;
+  constexpr uint64_t kLow = (uint64_t{1} << kRegionShift) - 1;
   // Transfers walk consecutive lines, which were usually inserted consecutively: try the slot after the last
-  // one touched before probing the index (a random access into a large table).
-  uint32_t s = last_slot_ + 1 < used_ && slots_[last_slot_ + 1].tag == line ? last_slot_ + 1 : find(line);
+  // one touched before looking the line up.
+  uint32_t s = kNone;
+  if (last_slot_ + 1 < used_ && slots_[last_slot_ + 1].tag == line) {
+    s = last_slot_ + 1;
+  } else {
+    const uint32_t r = region(line >> kRegionShift, false, touch_cache_);
+    if (r != kNone) s = regions_[r].slot[line & kLow];
+  }
   if (s != kNone) {
     last_slot_ = s;
     slots_[s].dirty |= write;
@@ -81,13 +125,18 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   if (used_ == capacity_) {  // evict the least recent line
     slot = tail_;
     *evicted_dirty = slots_[slot].dirty;
-    index_erase(slots_[slot].tag);
+    const uint64_t old = slots_[slot].tag;
+    const uint32_t r = region(old >> kRegionShift, false, evict_cache_);
+    regions_[r].slot[old & kLow] = kNone;
+    if (--regions_[r].used == 0) drop_region(r);
     unlink(slot);
   } else {
     ++used_;
   }
   slots_[slot].tag = line, slots_[slot].dirty = write;
-  index_insert(line, slot);
+  const uint32_t r = region(line >> kRegionShift, true, touch_cache_);
+  regions_[r].slot[line & kLow] = slot;
+  ++regions_[r].used;
   push_front(slot);
   last_slot_ = slot;
   return false;

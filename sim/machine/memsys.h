@@ -10,9 +10,13 @@
 
 namespace npusim::sim {
 
-// Fully associative LRU over line numbers, in flat arrays: an open-addressing index (linear probing,
-// backward-shift deletion) into slots that form an intrusive doubly linked recency list. No allocation after
-// construction; a touch is a probe and a few index updates.
+// Fully associative LRU over line numbers, in flat arrays. The lines form an intrusive doubly linked recency
+// list over a fixed slot array. The index from line to slot is two-level: an open-addressing hash (linear
+// probing, backward-shift deletion) from a region of 64 consecutive lines to a table of their 64 slots. A
+// transfer walks consecutive lines and an eviction the consecutive lines of an old transfer, so nearly every
+// lookup finds its region in a one-entry cache and then reads one word of a table it has just read: one
+// hash probe per 64 lines instead of per line (a decode launch streams gigabytes through the L2, every line
+// a miss and an eviction). No allocation once the region pool has grown to the working set.
 class LruLines {
  public:
   explicit LruLines(uint64_t capacity);
@@ -23,27 +27,39 @@ class LruLines {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr unsigned kRegionShift = 6;  // 64 lines per region
   struct Slot {
     uint64_t tag;
     uint32_t prev, next;  // toward more / less recent
     bool dirty;
   };
+  struct Region {
+    uint64_t tag = 0;
+    uint32_t used = 0;                       // lines of the region in the L2
+    uint32_t slot[1u << kRegionShift] = {};  // kNone = not in the L2
+  };
+  struct Entry {
+    uint64_t tag;     // the region (valid when region != kNone): a probe compares it without touching the pool
+    uint32_t region;  // index into regions_; kNone = empty
+  };
+  // The region of `tag` (its pool index), or kNone; `create` adds an empty one when missing. `cache` is the
+  // one-entry cache of the caller (lookups and evictions each walk their own stream of regions).
+  uint32_t region(uint64_t tag, bool create, uint32_t& cache);
+  void drop_region(uint32_t r);  // its last line left: back to the pool, out of the index
   size_t home(uint64_t tag) const { return size_t((tag * 0x9E3779B97F4A7C15ull) >> shift_); }
-  uint32_t find(uint64_t tag) const;
-  void index_insert(uint64_t tag, uint32_t slot);
+  uint32_t index_find(uint64_t tag) const;
   void index_erase(uint64_t tag);
   void unlink(uint32_t s);
   void push_front(uint32_t s);
   uint64_t capacity_;
-  struct Entry {
-    uint64_t tag;   // the line (valid when slot != kNone): a probe compares it without touching the slot
-    uint32_t slot;  // kNone = empty
-  };
   std::vector<Slot> slots_;
+  std::vector<Region> regions_;
+  std::vector<uint32_t> free_regions_;
   std::vector<Entry> index_;
   int shift_ = 64;
   uint32_t head_ = kNone, tail_ = kNone, used_ = 0;
   uint32_t last_slot_ = kNone - 1;  // the slot touched last (its successor is tried first)
+  uint32_t touch_cache_ = kNone, evict_cache_ = kNone;
 };
 
 class MemorySystem final : public MemoryModel {

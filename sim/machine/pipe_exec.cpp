@@ -133,7 +133,7 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
              true);
     return {};
   }
-  if (m_.checking()) m_.races->on_access(p.agent, epoch, InstrInfo{q.id, c.index, c.name, p.pipe, start, "", q.in}, scratch);
+  if (m_.checking()) m_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.in}, scratch);
   if (auto* mm = std::get_if<Mmad>(&q.in)) {
     m_.flops += mmad_flops(*mm);
     m_.executed_flops += mmad_executed_flops(*mm);

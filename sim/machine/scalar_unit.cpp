@@ -144,7 +144,7 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
   if (m_.checking()) {
     const AgentId s = m_.agent(c.index, Pipe::S);
     const uint32_t epoch = m_.hb->tick(s);
-    m_.races->on_access(s, epoch, InstrInfo{q.id, c.index, c.name, Pipe::S, begin, "", in}, scratch);
+    m_.races->on_access(s, epoch, AccessEvent{q.id, c.index, Pipe::S, begin, in}, scratch);
   }
   if (!load) return;
   const auto& sc = m_.hw.scalar;

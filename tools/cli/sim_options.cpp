@@ -24,7 +24,9 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "checks", po::value(&o.checks), "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and "
                                      "deadlocks are still checked)")(
       "tie-order", po::value(&o.tie_order), "fifo (default) | reversed: the order simultaneous events run in (a robustness "
-                                            "probe: cycles that move much under it hang on an arbitrary arbitration)");
+                                            "probe: cycles that move much under it hang on an arbitrary arbitration)")(
+      "check-thread", po::value(&o.check_thread), "auto (default: on with 2+ host CPUs) | on | off: race checks on a second "
+                                                  "host thread (same faults, overlapped with the simulation)");
 }
 
 sim::SimMode parse_mode(const std::string& s) {
@@ -73,6 +75,8 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   const auto checks = parse_checks(o.checks);
   if (o.tie_order != "fifo" && o.tie_order != "reversed")
     throw InputError("--tie-order '" + o.tie_order + "' must be fifo or reversed");
+  if (o.check_thread != "auto" && o.check_thread != "on" && o.check_thread != "off")
+    throw InputError("--check-thread '" + o.check_thread + "' must be auto, on or off");
   auto hw = sim::load_hw(o.hw.empty() ? sim::default_hw_name() : o.hw, hw_sets);
   out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
   std::error_code ec;
@@ -82,6 +86,7 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal
   machine_->set_checks(checks);
   machine_->set_reverse_ties(o.tie_order == "reversed");
+  if (o.check_thread != "auto") machine_->set_check_thread(o.check_thread == "on");
   if (o.trace) {
     trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / "trace.json").string(),
                                                 (fs::path(out_) / "instructions.csv").string(),

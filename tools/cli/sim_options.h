@@ -13,7 +13,7 @@
 namespace npusim::cli {
 
 struct SimOptions {
-  std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo";
+  std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo", check_thread = "auto";
   std::vector<std::string> sets;
   bool trace = false;
 };
