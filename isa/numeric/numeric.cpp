@@ -1,5 +1,7 @@
 #include "isa/numeric/numeric.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -143,6 +145,14 @@ uint32_t round_to_binary(double x, int exp_bits, int man_bits, RoundMode m, Over
 }
 
 uint16_t f32_to_f16(float x, RoundMode m, Overflow o) {
+  if (m == RoundMode::RINT) {  // vcvtps2ph gives these bits (every pattern: tests/isa/test_numeric_exhaustive.cpp)
+    const uint16_t h = static_cast<uint16_t>(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+    if (o == Overflow::Ieee || (h & 0x7c00) != 0x7c00) return h;  // saturation differs only at inf / NaN
+  }
+  return f32_to_f16_reference(x, m, o);
+}
+
+uint16_t f32_to_f16_reference(float x, RoundMode m, Overflow o) {
   const uint32_t u = f32_bits(x);
   if (std::isnan(x) && o == Overflow::Ieee)  // as F16C: quieted, top payload bits kept
     return static_cast<uint16_t>(((u >> 16) & 0x8000) | 0x7e00 | ((u >> 13) & 0x3ff));
@@ -152,6 +162,8 @@ uint16_t f32_to_f16(float x, RoundMode m, Overflow o) {
 uint16_t f32_to_bf16(float x, RoundMode m, Overflow o) {
   if (m == RoundMode::ODD) throw std::invalid_argument("rounding mode odd is defined for fp32 -> fp16 only");
   const uint32_t u = f32_bits(x);
+  if (m == RoundMode::RINT && o == Overflow::Ieee && !std::isnan(x))  // the RNE formula of numerics.md §4
+    return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
   if (std::isnan(x) && o == Overflow::Ieee) return static_cast<uint16_t>((u >> 16) | 0x40);
   return static_cast<uint16_t>(narrow_f32(u, 8, 7, m, o));
 }

@@ -11,6 +11,13 @@ namespace npusim::op {
 double det_ln(double x);
 // sin(2*pi*u) and cos(2*pi*u) for u in [0, 1). Working in turns keeps the range reduction exact.
 void det_sincos_2pi(double u, double& s, double& c);
+// The same functions over arrays, bit-identical to the scalar definitions above (the same operations in the
+// same order per element, branches turned into selects) and written lane-parallel so that the compiler
+// vectorises them: the generator spends most of its time here (tests/op/test_case_generate.cpp compares
+// both on a million inputs and the edge cases).
+void det_ln_n(const double* x, double* out, int n);
+void det_sincos_2pi_n(const double* u, double* s, double* c, int n);
+inline constexpr int kDetBlock = 256;  // the largest n the array functions take
 
 // SplitMix64 (Steele, Lea, Flood 2014): state += 0x9E3779B97F4A7C15, then two xor-shift-multiply rounds.
 struct SplitMix64 {

@@ -2,6 +2,7 @@
 #include "kernels/host/host_tensor.h"
 
 #include <array>
+#include <cmath>
 #include <sstream>
 
 #include "isa/numeric/numeric.h"
@@ -86,9 +87,36 @@ double HostTensor::get(int64_t i) const {
   }
 }
 
+namespace {
+// double -> float16 / bfloat16 / float32 rounded once (RNE, IEEE overflow), through the exact float conversions
+// when that gives the same bits: rounding to float first can only go wrong when it lands exactly on a tie of
+// the narrower format (its grid points are float values, so nearest-rounding never jumps over one), or in the
+// narrower format's subnormal range where its tie bit sits lower. Those cases, and non-finite values, take
+// the general rounding. (tests/op/test_case_generate.cpp checks both paths agree on ties and random values.)
+bool round_via_float(ElemType t, double v, uint64_t& bits) {
+  const float f = static_cast<float>(v);  // IEEE: RNE, overflow to infinity
+  if (!std::isfinite(v)) return false;
+  if (t == ElemType::F32) {
+    bits = isa::f32_bits(f);
+    return true;
+  }
+  const int drop = t == ElemType::F16 ? 13 : 16;  // float mantissa bits the narrower format lacks
+  const uint32_t low = isa::f32_bits(f) & ((1u << drop) - 1);
+  const bool exact = static_cast<double>(f) == v;
+  const bool small = std::fabs(f) < (t == ElemType::F16 ? 0x1p-14f : 0x1p-126f);
+  if (!exact && (low == 1u << (drop - 1) || small)) return false;
+  bits = t == ElemType::F16 ? isa::f16_round(f) : isa::bf16_round(f);
+  return true;
+}
+}  // namespace
+
 void HostTensor::set(int64_t i, double v) {
   const int nb = elem_bytes(type);
   uint8_t* p = bytes.data() + i * nb;
+  if (uint64_t bits = 0; is_float(type) && round_via_float(type, v, bits)) {
+    store_le(p, nb, bits);
+    return;
+  }
   if (is_float(type)) {
     const int exp_bits = type == ElemType::F16 ? 5 : 8;
     const int man_bits = type == ElemType::F16 ? 10 : (type == ElemType::BF16 ? 7 : 23);

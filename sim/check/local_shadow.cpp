@@ -58,7 +58,6 @@ void LocalShadow::reset() {
     s->w_slot.clear();
     for (auto& r : s->read) r.clear();
     s->pages.clear();
-    s->read_slots.clear();
   }
 }
 
@@ -66,9 +65,10 @@ GranuleState LocalShadow::state(int core, isa::Buf buf, uint64_t g) const {
   const BufShadow& s = *shadows_[static_cast<size_t>(core) * isa::kNumBufs + static_cast<size_t>(buf)];
   GranuleState st;
   if (g >= s.granules) return st;
-  st.w_epoch = s.w_epoch[g];
-  st.w_slot = s.w_slot[g];
-  for (int k = 0; k < kMaxSlots; ++k) st.read[k] = g < s.read[k].size() ? s.read[k][g] : 0;
+  const Page& p = s.pages[g >> page_granule_shift(buf)];
+  st.w_epoch = s.w_epoch_at(p, g);
+  st.w_slot = s.w_slot_at(p, g);
+  for (uint32_t k = 0; k < kMaxSlots; ++k) st.read[k] = s.read_at(p, k, g);
   return st;
 }
 
@@ -82,7 +82,6 @@ void LocalShadow::grow(BufShadow& s, isa::Buf b, uint64_t granules) const {
   s.w_epoch.resize(n);
   s.w_slot.resize(n);
   s.pages.resize(n >> pg);
-  s.read_slots.resize(n >> pg);
 }
 
 // The bytes of access r in granule g conflict with (slot, epoch). RaceHits merges them per instruction.
@@ -101,7 +100,6 @@ uint64_t LocalShadow::access(const AccessRange& r, RaceHits& hits) {
   BufShadow& s = shadow(r.buf);
   const unsigned sh = granule_shift(r.buf);
   grow(s, r.buf, (r.last_end() + granule(r.buf) - 1) >> sh);
-  if (!r.write && s.read[own_slot_].size() < s.granules) s.read[own_slot_].resize(s.granules);
   uint64_t granules = 0;
   r.for_each_segment([&](uint64_t b, uint64_t e) {
     const AccessRange seg{r.buf, b, e, r.write};
@@ -113,10 +111,25 @@ uint64_t LocalShadow::access(const AccessRange& r, RaceHits& hits) {
   return granules;
 }
 
-void LocalShadow::check_reads_of(const BufShadow& s, const AccessRange& r, uint64_t lo, uint64_t hi,
+void LocalShadow::materialise_write(BufShadow& s, Page& p, uint64_t lo, uint64_t hi) {
+  if (!p.u_w) return;
+  std::fill(s.w_epoch.begin() + ptrdiff_t(lo), s.w_epoch.begin() + ptrdiff_t(hi), p.u_w_epoch);
+  std::fill(s.w_slot.begin() + ptrdiff_t(lo), s.w_slot.begin() + ptrdiff_t(hi), p.u_w_slot);
+  p.u_w = false;
+}
+
+void LocalShadow::materialise_read(BufShadow& s, Page& p, uint32_t slot, uint64_t lo, uint64_t hi) {
+  if (!(p.u_r >> slot & 1)) return;
+  auto& rd = s.read[slot];
+  if (rd.size() < s.granules) rd.resize(s.granules);
+  std::fill(rd.begin() + ptrdiff_t(lo), rd.begin() + ptrdiff_t(hi), p.u_read[slot]);
+  p.u_r = uint8_t(p.u_r & ~(1u << slot));
+}
+
+void LocalShadow::check_reads_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi,
                                  RaceHits& hits) const {
   for (uint64_t g = lo; g < hi; ++g) {
-    const uint32_t we = s.w_epoch[g], ws = s.w_slot[g];
+    const uint32_t we = s.w_epoch_at(p, g), ws = s.w_slot_at(p, g);
     if (we > clk_[ws]) [[unlikely]]  // (never-written granules have epoch 0)
       report(RaceKind::RAW, ws, we, g, r, hits);
   }
@@ -124,23 +137,33 @@ void LocalShadow::check_reads_of(const BufShadow& s, const AccessRange& r, uint6
 
 void LocalShadow::read_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits) {
   const unsigned pg = page_granule_shift(r.buf);
-  for (uint64_t p = first >> pg, pe = (last - 1) >> pg; p <= pe; ++p) {
-    if (unordered_slots(s.pages[p].last_write, clk_) != 0) [[unlikely]]  // some write here may race
-      check_reads_of(s, r, std::max(first, p << pg), std::min(last, (p + 1) << pg), hits);
-    s.pages[p].last_read[own_slot_] = epoch_;
-    s.read_slots[p] |= uint8_t(1u << own_slot_);
+  for (uint64_t pi = first >> pg, pe = (last - 1) >> pg; pi <= pe; ++pi) {
+    Page& p = s.pages[pi];
+    const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg, lo = std::max(first, p0), hi = std::min(last, p1);
+    if (unordered_slots(p.last_write, clk_) != 0) [[unlikely]]  // some write here may race
+      check_reads_of(s, p, r, lo, hi, hits);
+    p.last_read[own_slot_] = epoch_;
+    p.read_slots |= uint8_t(1u << own_slot_);
+    if (lo == p0 && hi == p1) {  // the whole page
+      p.u_r |= uint8_t(1u << own_slot_);
+      p.u_read[own_slot_] = epoch_;
+      continue;
+    }
+    auto& rd = s.read[own_slot_];
+    if (rd.size() < s.granules) rd.resize(s.granules);
+    materialise_read(s, p, own_slot_, p0, p1);
+    std::fill(rd.begin() + ptrdiff_t(lo), rd.begin() + ptrdiff_t(hi), epoch_);
   }
-  std::fill(s.read[own_slot_].begin() + ptrdiff_t(first), s.read[own_slot_].begin() + ptrdiff_t(last), epoch_);
 }
 
-void LocalShadow::check_writes_of(const BufShadow& s, const AccessRange& r, uint64_t lo, uint64_t hi, bool waw,
-                                  uint32_t war, RaceHits& hits) const {
+void LocalShadow::check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi,
+                                  bool waw, uint32_t war, RaceHits& hits) const {
   for (uint64_t g = lo; g < hi; ++g) {
-    const uint32_t we = s.w_epoch[g], ws = s.w_slot[g];
+    const uint32_t we = s.w_epoch_at(p, g), ws = s.w_slot_at(p, g);
     if (waw && we > clk_[ws]) report(RaceKind::WAW, ws, we, g, r, hits);
     for (uint32_t slot = 0; slot < kMaxSlots; ++slot) {
-      if (!(war >> slot & 1) || g >= s.read[slot].size()) continue;
-      const uint32_t re = s.read[slot][g];
+      if (!(war >> slot & 1)) continue;
+      const uint32_t re = s.read_at(p, slot, g);
       if (re > clk_[slot]) report(RaceKind::WAR, slot, re, g, r, hits);
     }
   }
@@ -148,24 +171,34 @@ void LocalShadow::check_writes_of(const BufShadow& s, const AccessRange& r, uint
 
 void LocalShadow::write_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits) {
   const unsigned pg = page_granule_shift(r.buf);
-  uint32_t readers = 0;  // slots whose reads of these granules the write ends
-  for (uint64_t p = first >> pg, pe = (last - 1) >> pg; p <= pe; ++p) {
-    PageSummary& ps = s.pages[p];
-    const bool waw = unordered_slots(ps.last_write, clk_) != 0;
-    const uint32_t war = unordered_slots(ps.last_read, clk_) & s.read_slots[p];
-    const uint64_t lo = std::max(first, p << pg), hi = std::min(last, (p + 1) << pg);
+  for (uint64_t pi = first >> pg, pe = (last - 1) >> pg; pi <= pe; ++pi) {
+    Page& p = s.pages[pi];
+    const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg, lo = std::max(first, p0), hi = std::min(last, p1);
+    const bool waw = unordered_slots(p.last_write, clk_) != 0;
+    const uint32_t war = unordered_slots(p.last_read, clk_) & p.read_slots;
     if (waw || war) [[unlikely]]
-      check_writes_of(s, r, lo, hi, waw, war, hits);
-    ps.last_write[own_slot_] = epoch_;
-    readers |= s.read_slots[p];
-    if (lo == p << pg && hi == (p + 1) << pg) s.read_slots[p] = 0;  // the whole page: no read survives
-  }
-  std::fill(s.w_epoch.begin() + ptrdiff_t(first), s.w_epoch.begin() + ptrdiff_t(last), epoch_);
-  std::fill(s.w_slot.begin() + ptrdiff_t(first), s.w_slot.begin() + ptrdiff_t(last), uint8_t(own_slot_));
-  for (uint32_t slot = 0; slot < kMaxSlots; ++slot) {
-    auto& rd = s.read[slot];
-    if (!(readers >> slot & 1) || first >= rd.size()) continue;
-    std::fill(rd.begin() + ptrdiff_t(first), rd.begin() + ptrdiff_t(std::min<uint64_t>(last, rd.size())), 0u);
+      check_writes_of(s, p, r, lo, hi, waw, war, hits);
+    p.last_write[own_slot_] = epoch_;
+    if (lo == p0 && hi == p1) {  // the whole page: one write state, no read survives
+      p.u_w = true;
+      p.u_w_epoch = epoch_;
+      p.u_w_slot = uint8_t(own_slot_);
+      p.u_r = 0xff;
+      p.u_read = {};
+      p.read_slots = 0;
+      continue;
+    }
+    materialise_write(s, p, p0, p1);
+    std::fill(s.w_epoch.begin() + ptrdiff_t(lo), s.w_epoch.begin() + ptrdiff_t(hi), epoch_);
+    std::fill(s.w_slot.begin() + ptrdiff_t(lo), s.w_slot.begin() + ptrdiff_t(hi), uint8_t(own_slot_));
+    for (uint32_t slot = 0; slot < kMaxSlots; ++slot) {  // the write ends the reads of [lo, hi)
+      if (!(p.read_slots >> slot & 1)) continue;
+      if ((p.u_r >> slot & 1) && p.u_read[slot] == 0) continue;  // uniformly none
+      materialise_read(s, p, slot, p0, p1);
+      auto& rd = s.read[slot];
+      if (lo < rd.size())
+        std::fill(rd.begin() + ptrdiff_t(lo), rd.begin() + ptrdiff_t(std::min<uint64_t>(hi, rd.size())), 0u);
+    }
   }
 }
 

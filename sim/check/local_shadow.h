@@ -9,9 +9,10 @@
 //  - w_epoch / w_slot: the last write of every granule;
 //  - read[slot]: per slot, its last read of every granule since the last write (0: none), allocated when the
 //    slot first reads the buffer;
-//  - per 1 KiB page, the newest write and read epoch of every slot: an access whose every other slot is
+//  - per 4 KiB page, the newest write and read epoch of every slot: an access whose every other slot is
 //    ordered before it on a page (the common case in a synchronised kernel) checks nothing there and only
-//    fills its own fields, which are contiguous (a vector store loop, no per-granule branching).
+//    records itself: over a whole page as the page's uniform value, over part of one by filling its own
+//    fields, which are contiguous (a vector store loop, no per-granule branching).
 // Memory is bounded by the buffers' sizes (about 80 B per KiB of buffer per reading slot); nothing grows
 // with the length of the run.
 #include <array>
@@ -37,7 +38,9 @@ class LocalShadow {
  public:
   static constexpr int kMaxSlots = GranuleState::kSlots;
   static constexpr uint64_t kMaxBufferBytes = uint64_t{256} << 20;  // sanity bound on a local buffer
-  static constexpr unsigned kPageShift = 10;                         // summary pages of 1 KiB
+  // Summary pages of 4 KiB: small enough that few accesses cover one partly, large enough that the pages of
+  // a 72-core launch (~0.8 MB) stay in the checker thread's L2 (with 1 KiB pages, misses on them dominated).
+  static constexpr unsigned kPageShift = 12;
   // Shadow granule of a buffer: the smallest unit any instruction accesses there, so checking per granule
   // is as exact as per byte. L0A / L0B are only touched in whole 512-byte fractals (load2d, mmad), L0C in
   // 64-byte rows of 16 accumulators (mmad fractals, FixPipe rows); everything else in 32-byte blocks.
@@ -63,16 +66,30 @@ class LocalShadow {
   GranuleState state(int core, isa::Buf buf, uint64_t granule) const;
 
  private:
-  struct PageSummary {
-    std::array<uint32_t, kMaxSlots> last_write{}, last_read{};  // newest epochs of each slot on the page
+  // Per 4 KiB page: the newest write and read epoch of each slot (the summary an access checks first), and
+  // which fields hold one value over the whole page. An access covering a whole page sets the uniform value
+  // (one cache line) instead of filling granule arrays; a partial one first copies a uniform value into the
+  // arrays of that page ("materialises" it).
+  struct alignas(64) Page {
+    std::array<uint32_t, kMaxSlots> last_write{}, last_read{};
+    std::array<uint32_t, kMaxSlots> u_read{};  // the uniform read epoch of slot s (bit s of u_r)
+    uint32_t u_w_epoch = 0;                    // the uniform last write (u_w)
+    uint8_t u_w_slot = 0;
+    bool u_w = false;                          // every granule's last write is (u_w_epoch, u_w_slot)
+    uint8_t u_r = 0;                           // bit s: every granule's read[s] is u_read[s]
+    uint8_t read_slots = 0;                    // slots whose reads may be non-zero here
   };
   struct BufShadow {
     uint64_t granules = 0;  // the arrays cover granules [0, granules)
     std::vector<uint32_t> w_epoch;
     std::vector<uint8_t> w_slot;
     std::array<std::vector<uint32_t>, kMaxSlots> read;  // empty until the slot reads the buffer
-    std::vector<PageSummary> pages;
-    std::vector<uint8_t> read_slots;  // per page: slots whose read[] may be non-zero there
+    std::vector<Page> pages;
+    uint32_t w_epoch_at(const Page& p, uint64_t g) const { return p.u_w ? p.u_w_epoch : w_epoch[g]; }
+    uint32_t w_slot_at(const Page& p, uint64_t g) const { return p.u_w ? p.u_w_slot : w_slot[g]; }
+    uint32_t read_at(const Page& p, uint32_t slot, uint64_t g) const {
+      return (p.u_r >> slot & 1) ? p.u_read[slot] : g < read[slot].size() ? read[slot][g] : 0;
+    }
   };
 
   BufShadow& shadow(isa::Buf b) {
@@ -81,10 +98,14 @@ class LocalShadow {
   void grow(BufShadow& s, isa::Buf b, uint64_t granules) const;
   void read_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits);
   void write_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits);
-  // Per-granule checks of [lo, hi) (a page flagged by its summary), in the order of the reference checker.
-  void check_reads_of(const BufShadow& s, const AccessRange& r, uint64_t lo, uint64_t hi, RaceHits& hits) const;
-  void check_writes_of(const BufShadow& s, const AccessRange& r, uint64_t lo, uint64_t hi, bool waw, uint32_t war,
-                       RaceHits& hits) const;
+  // Copies page p's uniform write state / slot's uniform read epoch into the arrays (granules [lo, hi) of p).
+  static void materialise_write(BufShadow& s, Page& p, uint64_t lo, uint64_t hi);
+  static void materialise_read(BufShadow& s, Page& p, uint32_t slot, uint64_t lo, uint64_t hi);
+  // Per-granule checks of [lo, hi) within page p (flagged by its summary), in the reference checker's order.
+  void check_reads_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi,
+                      RaceHits& hits) const;
+  void check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi, bool waw,
+                       uint32_t war, RaceHits& hits) const;
   void report(RaceKind kind, uint32_t slot, uint32_t epoch, uint64_t g, const AccessRange& r, RaceHits& hits) const;
 
   std::vector<uint8_t> slot_of_agent_;

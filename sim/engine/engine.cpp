@@ -25,18 +25,26 @@ Engine::~Engine() = default;
 
 // The thread first runs at the first sc_start (SystemC initialises processes then, and a notification made
 // before it would be lost), so it processes the queue first and then waits for the next run.
+//
+// Time is synchronised with SystemC once per quantum (TLM-2.0 style temporal decoupling): events within
+// kQuantum cycles of SystemC's time run back to back, each at its own cycle (now_), and the thread waits
+// only when the next event lies beyond the quantum, for exactly as long as it takes to reach that event.
+// The order of events, and so every result, is that of waiting for each one; only SystemC sees time in
+// steps (nothing else runs in this SystemC kernel to see the difference).
 void Engine::loop() {
   for (;;) {
     while (!queue_.empty() && !stopped_) {
       const Event e = queue_.pop();
-      if (e.cycle > now_) {
-        sc_core::wait(sc_core::sc_time::from_value(e.cycle - now_));
-        now_ = sc_core::sc_time_stamp().value();
-      }
+      const uint64_t sc_now = sc_core::sc_time_stamp().value();
+      if (e.cycle >= sc_now + kQuantum) sc_core::wait(sc_core::sc_time::from_value(e.cycle - sc_now));
+      now_ = e.cycle;
       dispatch_(e);
       if (++events_ % 4096 == 0 && tick_every_) tick_();
     }
     queue_.clear();
+    // The launch ends at now_: bring SystemC there before it returns from sc_start.
+    if (const uint64_t sc_now = sc_core::sc_time_stamp().value(); now_ > sc_now)
+      sc_core::wait(sc_core::sc_time::from_value(now_ - sc_now));
     sc_core::wait(module_->start);
   }
 }

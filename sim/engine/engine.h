@@ -14,6 +14,7 @@ namespace npusim::sim {
 
 class Engine {
  public:
+  static constexpr uint64_t kQuantum = 1024;  // cycles between synchronisations with SystemC time (engine.cpp)
   using Dispatch = std::function<void(const Event&)>;
   // Elaborates the SystemC module (once per process: see sim/README.md "One machine per process").
   explicit Engine(Dispatch dispatch);

@@ -97,6 +97,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   }
   m.faults.clear();
   m.flops = m.executed_flops = m.instructions = 0;
+  m.exec_time = {};
   m.mem->reset_stats();
   m.launch_start = engine.now();
   progress_printed = false;
@@ -177,6 +178,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   }
   r.faults = m.faults;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  r.exec_s = std::chrono::duration<double>(m.exec_time).count();
   return r;
 }
 

@@ -60,6 +60,7 @@ struct LaunchResult {
   std::vector<Fault> faults;  // empty on success
   uint64_t race_checks = 0;
   double wall_s = 0;
+  double exec_s = 0;  // host time inside the ISA semantics of pipe instructions (the arithmetic; 0 in timing mode)
   bool ok() const { return faults.empty(); }
 };
 

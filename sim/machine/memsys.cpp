@@ -143,7 +143,11 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
 }
 
 MemorySystem::MemorySystem(const HwConfig& hw)
-    : hw_(hw), line_bytes_(uint64_t(hw.l2.line_bytes)), lines_(uint64_t(hw.l2.bytes / hw.l2.line_bytes)) {}
+    : hw_(hw),
+      line_bytes_(uint64_t(hw.l2.line_bytes)),
+      line_(line_bytes_),
+      burst_(uint64_t(hw.gm.burst_bytes)),
+      lines_(uint64_t(hw.l2.bytes / hw.l2.line_bytes)) {}
 
 double MemorySystem::l2_hit_rate() const {
   const uint64_t total = stats_.l2_hit_bytes + stats_.l2_miss_bytes;
@@ -162,10 +166,9 @@ bool MemorySystem::touch(uint64_t line, bool write, uint64_t now) {
 
 // GM is accessed in bursts: each contiguous range costs whole bursts.
 uint64_t MemorySystem::burst_bytes(const std::vector<isa::Access>& gm) const {
-  const uint64_t b = uint64_t(hw_.gm.burst_bytes);
   uint64_t total = 0;
   for (const auto& a : gm)
-    a.for_each_segment([&](uint64_t lo, uint64_t hi) { total += (hi / b + (hi % b ? 1 : 0) - lo / b) * b; });
+    a.for_each_segment([&](uint64_t lo, uint64_t hi) { total += burst_.round_up(hi) - burst_.div(lo) * burst_.d; });
   return total;
 }
 
@@ -181,7 +184,7 @@ TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now
   for (const auto& a : gm) {
     raw += a.bytes();
     a.for_each_segment([&](uint64_t b, uint64_t e) {
-      for (uint64_t l = b / line_bytes_; l * line_bytes_ < e; ++l) {
+      for (uint64_t l = line_.div(b); l * line_bytes_ < e; ++l) {
         const uint64_t lo = std::max(b, l * line_bytes_), hi = std::min(e, (l + 1) * line_bytes_);
         (touch(l, false, now) ? hit : miss) += hi - lo;
       }
@@ -207,7 +210,7 @@ TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t no
   for (const auto& a : gm) {
     raw += a.bytes();
     a.for_each_segment([&](uint64_t b, uint64_t e) {
-      for (uint64_t l = b / line_bytes_; l * line_bytes_ < e; ++l) touch(l, true, now);
+      for (uint64_t l = line_.div(b); l * line_bytes_ < e; ++l) touch(l, true, now);
     });
   }
   stats_.bytes_written += raw;

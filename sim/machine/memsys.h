@@ -3,6 +3,7 @@
 // associative, LRU, write-back) in front of HBM whose bandwidth all cores share. Each transfer is costed at the
 // moment its DMA starts; HBM time is reserved on one shared channel, so concurrent streams from many cores slow
 // each other once their sum exceeds the HBM rate, while one core alone is capped by its own port rate.
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -62,6 +63,16 @@ class LruLines {
   uint32_t touch_cache_ = kNone, evict_cache_ = kNone;
 };
 
+// Division by a configured size: a shift when it is a power of two (every bundled config), which this
+// per-segment arithmetic meets on every transfer; a real division otherwise.
+struct SizeDivisor {
+  explicit SizeDivisor(uint64_t d) : d(d), shift(std::has_single_bit(d) ? std::countr_zero(d) : -1) {}
+  uint64_t div(uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
+  uint64_t round_up(uint64_t x) const { return div(x + d - 1) * d; }
+  uint64_t d;
+  int shift;
+};
+
 class MemorySystem final : public MemoryModel {
  public:
   explicit MemorySystem(const HwConfig& hw);
@@ -79,6 +90,7 @@ class MemorySystem final : public MemoryModel {
 
   const HwConfig& hw_;
   uint64_t line_bytes_;
+  SizeDivisor line_, burst_;
   LruLines lines_;
   double hbm_free_at_ = 0;
   MemStats stats_;

@@ -124,7 +124,11 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   auto& scratch = m_.scratch;
   scratch.clear();
   try {
-    if (m_.mode != SimMode::Timing) execute(q.in, c.ctx);
+    if (m_.mode != SimMode::Timing) {
+      const auto t0 = std::chrono::steady_clock::now();
+      execute(q.in, c.ctx);
+      m_.exec_time += std::chrono::steady_clock::now() - t0;
+    }
     footprint(q.in, &c.regs, scratch);
     if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
   } catch (const IsaError& e) {

@@ -2,6 +2,8 @@
 // fixed seeds, the double-precision ln / sin / cos it uses, distribution statistics, integer dtypes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -39,6 +41,74 @@ TEST(Generator, UniformFirstValuesAreFixed) {
   for (int i = 0; i < 4; ++i) {
     const double u = static_cast<double>(g.next() >> 11) / 9007199254740992.0;
     EXPECT_EQ(h.get(i), static_cast<double>(static_cast<float>(-2 + 7 * u)));
+  }
+}
+
+// The array forms the generator uses are the scalar definitions, bit for bit: a million random inputs of
+// each (ln over the generator's (0, 1] draws and over all magnitudes, subnormals included; sin / cos over
+// [0, 1)) and the edge cases, in blocks of every length up to kDetBlock.
+TEST(Generator, ArrayFormsOfLnAndSinCosAreBitIdenticalToTheScalarOnes) {
+  SplitMix64 g{2024};
+  std::vector<double> x, u;
+  for (int i = 0; i < 1000000; ++i) {
+    x.push_back(i % 2 ? static_cast<double>((g.next() >> 11) + 1) * 0x1p-53
+                      : std::fabs(std::bit_cast<double>((g.next() & 0x7fefffffffffffffull) | 1)));
+    u.push_back(g.uniform());
+  }
+  for (double e : {1.0, 0x1p-53, 4.9406564584124654e-324, 2.2250738585072014e-308, 1.4142135623730951,
+                   1.4142135623730954, 1.7976931348623157e308})
+    x.push_back(e);
+  for (double e : {0.0, 0.125, 0.25, 0.375, 0.5, 0.75, 0.9999999999999999}) u.push_back(e);
+  auto same = [](double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); };
+  double out[kDetBlock], s[kDetBlock], c[kDetBlock];
+  for (size_t i0 = 0, len = 1; i0 < x.size(); i0 += len, len = len % kDetBlock + 1) {
+    const int n = static_cast<int>(std::min(len, x.size() - i0));
+    det_ln_n(x.data() + i0, out, n);
+    for (int k = 0; k < n; ++k) ASSERT_TRUE(same(out[k], det_ln(x[i0 + k]))) << x[i0 + k];
+  }
+  for (size_t i0 = 0, len = 1; i0 < u.size(); i0 += len, len = len % kDetBlock + 1) {
+    const int n = static_cast<int>(std::min(len, u.size() - i0));
+    det_sincos_2pi_n(u.data() + i0, s, c, n);
+    for (int k = 0; k < n; ++k) {
+      double rs, rc;
+      det_sincos_2pi(u[i0 + k], rs, rc);
+      ASSERT_TRUE(same(s[k], rs) && same(c[k], rc)) << u[i0 + k];
+    }
+  }
+}
+
+// HostTensor::set rounds doubles through float when that is exact: the same bits as rounding once, on
+// random values of every magnitude, on exact ties of each format (and one float ulp either side) and on
+// its subnormals, overflow boundary and non-finite values.
+TEST(Generator, FloatStoresRoundOnceLikeTheGeneralRounding) {
+  SplitMix64 g{5};
+  std::vector<double> vals = {0.0, -0.0, 65504.0, 65519.99999, 65520.0, 65536.0, 3.4e38, 1e300, -1e300,
+                              0x1p-14, 0x1p-24, 0x1p-25, 3 * 0x1p-26, 0x1p-126, 0x1p-133, 0x1p-149, 1e-320,
+                              INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 300000; ++i) {
+    const double mag = std::ldexp(1.0, static_cast<int>(g.next() % 80) - 40);
+    const double x = (g.uniform() * 2 - 1) * mag;
+    vals.push_back(x);
+    // ties of float16 and bfloat16 around x, exactly and nudged by less than a float ulp
+    for (int drop : {13, 16}) {
+      const double q = std::ldexp(1.0, std::ilogb(x == 0 ? 1 : x) - 23 + drop);
+      const double tie = (std::floor(x / q) + 0.5) * q;
+      vals.push_back(tie);
+      vals.push_back(std::nextafter(tie, 0));
+      vals.push_back(std::nextafter(tie, INFINITY));
+      vals.push_back(tie + q * 0x1p-30);
+    }
+  }
+  for (ElemType t : {ElemType::F16, ElemType::BF16, ElemType::F32}) {
+    const int exp_bits = t == ElemType::F16 ? 5 : 8, man_bits = t == ElemType::F16 ? 10 : (t == ElemType::BF16 ? 7 : 23);
+    HostTensor h = HostTensor::zeros(t, {1});
+    for (double v : vals) {
+      h.set(0, v);
+      uint64_t got = 0;
+      for (int b = elem_bytes(t) - 1; b >= 0; --b) got = (got << 8) | h.bytes[static_cast<size_t>(b)];
+      ASSERT_EQ(got, isa::round_to_binary(v, exp_bits, man_bits, isa::RoundMode::RINT, isa::Overflow::Ieee))
+          << elem_type_name(t) << " " << v;
+    }
   }
 }
 

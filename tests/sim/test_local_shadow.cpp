@@ -215,7 +215,7 @@ TEST(LocalShadow, SameHitsAsGranuleByGranuleOnRandomScenes) {
   std::mt19937_64 rng(777);
   const std::vector<int> cores = cores_of_agents();
   const AgentId agents[] = {kAivV, kAivMte2, kAivMte3, kAivS};
-  for (int scene = 0; scene < 30; ++scene) {
+  for (int scene = 0; scene < 60; ++scene) {
     HappensBefore hb(kAgents);
     LocalShadow shadow(cores);
     GranuleReference ref(cores);
@@ -233,7 +233,9 @@ TEST(LocalShadow, SameHitsAsGranuleByGranuleOnRandomScenes) {
       const int n = 1 + static_cast<int>(rng() % 6);
       for (int k = 0; k < n; ++k) {
         const Buf buf = rng() % 5 == 0 ? Buf::L1 : Buf::UB;
-        const uint64_t begin = rng() % 4096, len = 1 + (rng() % 3 == 0 ? rng() % 2048 : rng() % 200);
+        uint64_t begin = rng() % 4096, len = 1 + (rng() % 3 == 0 ? rng() % 2048 : rng() % 200);
+        constexpr uint64_t kPage = uint64_t{1} << LocalShadow::kPageShift;
+        if (rng() % 4 == 0) begin = (rng() % 4) * kPage, len = kPage * (1 + rng() % 3);  // whole summary pages
         AccessRange r{buf, begin, begin + len, rng() % 2 == 0};
         if (rng() % 3 == 0) {  // a strided operand (rows of a tile), given whole; the reference walks its rows
           r.count = 2 + static_cast<uint32_t>(rng() % 12);

@@ -1,167 +1,203 @@
-// Simulator speed: simulated instructions and cycles per host second, per microbenchmark and for a long
-// mixed program (cube + vector + cross-core flags on every core), in full and timing mode, checks on,
-// trace off. Each point runs in a forked child (one SystemC machine per process).
-// Usage: bench_sim [--hw NAME] [--quick] [--only NAME]
+// Simulator speed on the five reference workloads of issue 11: FIA prompt 2048 and 8k, GEMM 4096^3, decode
+// B16 and B64 x KV 32768. Each point is `npusim run CASE` in a child process (one SystemC machine per
+// process), repeated; the median is printed. Timing mode with checks all and off; full mode (FIA 2048, GEMM)
+// beside the host time of its own arithmetic in the same run (report.json sim.exec_s: the time inside the ISA
+// semantics of every pipe instruction, mmad, vector, FixPipe and DMA). With --baseline, every point also runs
+// on another npusim binary (e.g. a build of an older commit) in the same session, interleaved, and the
+// ratio is printed: these machines are noisy, so only same-run ratios mean anything.
+//
+// Usage: bench_sim [--npusim PATH] [--baseline PATH] [--repeat N] [--only CASE[,CASE]] [--quick] [--full-8k]
+//   --quick: FIA 2048, GEMM and decode B16 only, one repetition.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "kernels/micro/micro.h"
-#include "sim/config/hw_config.h"
-#include "sim/machine/core_ctx.h"
-
-using namespace npusim;
-using namespace npusim::isa;
+extern char** environ;
 
 namespace {
-// A long mixed program: each AI Core's AIC runs `iters` rounds of load2d/mmad/fixpipe and hands each
-// round to its AIVs, which run a softmax-like vector sequence on it; ping-pong through cross-core flags.
-sim::LaunchSpec mixed_program(int blocks, int iters) {
-  sim::LaunchSpec s{.name = "mixed_long", .block_dim = blocks, .mix = sim::MixMode::Mix1_2};
-  s.cube = [iters](sim::CoreCtx& c) {
-    const Addr l1 = c.alloc(Buf::L1, 64 * 1024, "l1"), a = c.alloc(Buf::L0A, 32 * 1024, "a");
-    const Addr b = c.alloc(Buf::L0B, 32 * 1024, "b"), acc = c.alloc(Buf::L0C, 64 * 1024, "c");
-    const Addr ws = c.gm("ws", uint64_t(c.block_idx()) * 2 * 64 * 1024);
-    for (int i = 0; i < iters; ++i) {
-      if (i >= 2) c.cross_wait(2);  // the AIVs released this workspace slot
-      c.issue(Load2d{.dst = a, .src = l1, .repeat = 64});
-      c.issue(Load2d{.dst = b, .src = l1, .repeat = 64});
-      c.set_flag(Pipe::MTE1, Pipe::M, 0);
-      c.wait_flag(Pipe::MTE1, Pipe::M, 0);
-      c.issue(Mmad{.c = acc, .a = a, .b = b, .m = 128, .n = 128, .k = 128});
-      c.set_flag(Pipe::M, Pipe::MTE1, 1);
-      c.wait_flag(Pipe::M, Pipe::MTE1, 1);
-      c.set_flag(Pipe::M, Pipe::FIX, 0);
-      c.wait_flag(Pipe::M, Pipe::FIX, 0);
-      c.issue(Fixpipe{.dst = {Buf::GM, ws.off + uint64_t(i % 2) * 64 * 1024}, .src = acc, .dst_dtype = DType::F32,
-                      .m = 128, .n = 128, .src_m_stride = 128, .dst_stride = 128});
-      c.set_flag(Pipe::FIX, Pipe::M, 0);
-      c.wait_flag(Pipe::FIX, Pipe::M, 0);
-      c.cross_set(2, 1, Pipe::FIX);
-    }
-    for (int i = std::max(0, iters - 2); i < iters; ++i) c.cross_wait(2);
-  };
-  s.vector = [iters](sim::CoreCtx& c) {
-    const Addr x = c.alloc(Buf::UB, 32 * 1024, "x"), y = c.alloc(Buf::UB, 32 * 1024, "y");
-    const Addr m = c.alloc(Buf::UB, 1024, "m");
-    const uint64_t ws = c.gm("ws", uint64_t(c.block_idx()) * 2 * 64 * 1024).off + c.sub_block_idx() * 32 * 1024;
-    for (int i = 0; i < iters; ++i) {
-      c.cross_wait(1);
-      c.issue(DataCopy{.dst = x, .src = {Buf::GM, ws + uint64_t(i % 2) * 64 * 1024}, .burst_bytes = 32 * 1024});
-      c.set_flag(Pipe::MTE2, Pipe::V, 0);
-      c.wait_flag(Pipe::MTE2, Pipe::V, 0);
-      c.cross_set(2, 2, Pipe::V);
-      for (int row = 0; row < 8; ++row) {  // 8 row groups of 16 rows x 64 floats
-        const Addr xr{Buf::UB, x.off + uint64_t(row) * 4096}, yr{Buf::UB, y.off + uint64_t(row) * 4096};
-        c.issue(VReduce{.op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, m.off + uint64_t(row) * 64}, .src = xr, .repeat = 16});
-        c.pipe_barrier(Pipe::V);
-        c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = yr, .src = xr, .scalar = -1.0, .repeat = 16});
-        c.pipe_barrier(Pipe::V);
-        c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = yr, .src = yr, .repeat = 16});
-        c.pipe_barrier(Pipe::V);
-        c.issue(VReduce{.op = VRedOp::Sum, .dtype = DType::F32, .dst = {Buf::UB, m.off + 512 + uint64_t(row) * 64}, .src = yr, .repeat = 16});
-        c.pipe_barrier(Pipe::V);
-      }
-      c.set_flag(Pipe::V, Pipe::MTE2, 1);
-      c.wait_flag(Pipe::V, Pipe::MTE2, 1);
-    }
-  };
+
+namespace fs = std::filesystem;
+
+struct Workload {
+  const char* name;  // configs/cases/<case>.yaml
+  const char* label;
+  bool full;         // also measured in full mode
+  bool quick;        // part of --quick
+};
+constexpr Workload kWorkloads[] = {
+    {"fia_perf_s2048_mode0", "FIA prompt 32x2048x128", true, true},
+    {"fia_perf_s8192_mode0", "FIA prompt 32x8192x128", false, false},
+    {"matmul_f16_4096", "GEMM 4096^3 fp16", true, true},
+    {"fia_decode_bw_b16_kv32768", "decode B16 x KV32768", false, true},
+    {"fia_decode_bw_b64_kv32768", "decode B64 x KV32768", false, false},
+};
+
+struct Sample {
+  bool ok = false;
+  double wall = 0, launch = 0, exec = 0;  // process wall; launch wall (report sim.wall_s); arithmetic
+  uint64_t instructions = 0, cycles = 0, rss = 0;
+};
+
+// One `npusim run` in a child; peak RSS from wait4 (the child's own, not ours).
+Sample run_once(const std::string& npusim, const std::string& case_path, const std::vector<std::string>& extra,
+                const std::string& out) {
+  std::vector<std::string> args = {npusim, "run", case_path, "--out", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, (out + ".stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  Sample s;
+  fs::remove_all(out);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, npusim.c_str(), &fa, nullptr, argv.data(), environ) != 0) return s;
+  int status = 0;
+  rusage ru{};
+  wait4(pid, &status, 0, &ru);
+  s.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  posix_spawn_file_actions_destroy(&fa);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return s;
+  std::ifstream f(fs::path(out) / "report.json");
+  if (!f) return s;
+  const auto j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded()) return s;
+  s.ok = true;
+  s.rss = uint64_t(ru.ru_maxrss) * 1024;
+  s.cycles = j.value("cycles", uint64_t{0});
+  const auto& sim = j["sim"];
+  s.instructions = sim.value("instructions", uint64_t{0});
+  s.launch = sim.value("wall_s", 0.0);
+  s.exec = sim.value("exec_s", 0.0);
   return s;
 }
 
-// A stream of `n` vector instructions of `repeats` repeats each on one AIV (instruction-rate probes).
-sim::LaunchSpec vector_stream(int n, int repeats) {
-  sim::LaunchSpec s{.name = "vector_stream", .block_dim = 1, .mix = sim::MixMode::VectorOnly};
-  s.vector = [n, repeats](sim::CoreCtx& c) {
-    for (int i = 0; i < n; ++i) {
-      if (repeats == 1) c.issue(VDup{.dtype = DType::F32, .dst = {Buf::UB, 0}, .value = 1.0});
-      else
-        c.issue(VBinary{.dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0}, .src1 = {Buf::UB, 0x1000},
-                        .repeat = static_cast<uint8_t>(repeats)});
-    }
-  };
-  return s;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 struct Point {
-  std::string name, mode;
-  uint64_t instructions = 0, cycles = 0;
-  double wall = 0;
+  bool ok = false;
+  double wall = 0, launch = 0, exec = 0;
+  uint64_t instructions = 0, cycles = 0, rss = 0;
 };
 
-Point measure(const std::string& hw_name, sim::SimMode mode, const std::string& what, int iters) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    Point p{what, sim::sim_mode_name(mode)};
-    sim::Machine m(sim::load_hw(hw_name), mode);
-    const auto t0 = std::chrono::steady_clock::now();
-    if (what == "vdup_1rep" || what == "vadd_16rep") {
-      const auto r = m.launch(vector_stream(200000, what == "vdup_1rep" ? 1 : 16));
-      p.instructions = r.instructions, p.cycles = r.cycles;
-    } else if (what == "mixed_long") {
-      const int blocks = static_cast<int>(m.hw().chip.ai_cores);
-      m.gm().allocate("ws", uint64_t(blocks) * 2 * 64 * 1024);
-      const auto r = m.launch(mixed_program(blocks, iters));
-      if (!r.ok()) { std::fprintf(stderr, "%s\n", r.faults[0].message.c_str()); _exit(3); }
-      p.instructions = r.instructions, p.cycles = r.cycles;
-    } else {
-      const auto r = kernels::micro::run_micro(m, what);
-      p.instructions = r.instructions, p.cycles = r.cycles;
-    }
-    p.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    char line[512];
-    const int n = std::snprintf(line, sizeof line, "%llu %llu %.6f", (unsigned long long)p.instructions,
-                                (unsigned long long)p.cycles, p.wall);
-    if (write(fds[1], line, n) < 0) _exit(1);
-    _exit(0);
+Point summarise(const std::vector<Sample>& ss) {
+  Point p;
+  std::vector<double> wall, launch, exec;
+  for (const auto& s : ss) {
+    if (!s.ok) return p;
+    wall.push_back(s.wall), launch.push_back(s.launch), exec.push_back(s.exec);
+    p.rss = std::max(p.rss, s.rss);
+    p.instructions = s.instructions, p.cycles = s.cycles;
   }
-  close(fds[1]);
-  char buf[512] = {0};
-  const ssize_t n = read(fds[0], buf, sizeof buf - 1);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Point p{what, sim::sim_mode_name(mode)};
-  if (n > 0) {
-    unsigned long long i = 0, c = 0;
-    std::sscanf(buf, "%llu %llu %lf", &i, &c, &p.wall);
-    p.instructions = i, p.cycles = c;
-  }
+  p.ok = !ss.empty();
+  p.wall = median(wall), p.launch = median(launch), p.exec = median(exec);
   return p;
 }
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string hw = "ascend910b2";
-  bool quick = false;
+  const fs::path self = fs::canonical("/proc/self/exe");
+  std::string npusim = (self.parent_path().parent_path() / "npusim").string(), baseline;
+  int repeat = 3;
+  bool quick = false, full_8k = false;
   std::string only;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--hw") && i + 1 < argc) hw = argv[++i];
-    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_sim: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--npusim") npusim = value();
+    else if (a == "--baseline") baseline = value();
+    else if (a == "--repeat") repeat = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--only") only.append(",").append(value()).append(",");
+    else if (a == "--quick") quick = true, repeat = 1;
+    else if (a == "--full-8k") full_8k = true;
+    else {
+      std::fprintf(stderr, "usage: bench_sim [--npusim PATH] [--baseline PATH] [--repeat N] [--only CASE,...] [--quick] [--full-8k]\n");
+      return 2;
+    }
   }
-  std::vector<std::string> names = kernels::micro::micro_names();
-  names.push_back("vdup_1rep");   // 200,000 one-repeat instructions: per-instruction overhead
-  names.push_back("vadd_16rep");  // 200,000 16-repeat, 3-operand instructions: per-block checks dominate
-  names.push_back("mixed_long");
-  std::printf("| program | mode | instructions | cycles | wall s | Minstr/s | Mcycles/s |\n|---|---|---|---|---|---|---|\n");
-  for (const auto& name : names)
-    for (auto mode : {sim::SimMode::Timing, sim::SimMode::Full}) {
-      if (quick && name != "mixed_long" && name != "vdup_1rep" && name != "vadd_16rep") continue;
-      if (!only.empty() && name != only) continue;
-      if (mode == sim::SimMode::Full && (name == "mte2_allcores")) continue;  // 288 MiB of GM: timing only
-      const Point p = measure(hw, mode, name, quick ? 20 : 200);
-      std::printf("| %s | %s | %llu | %llu | %.3f | %.2f | %.1f |\n", p.name.c_str(), p.mode.c_str(),
-                  (unsigned long long)p.instructions, (unsigned long long)p.cycles, p.wall,
-                  p.wall > 0 ? p.instructions / p.wall / 1e6 : 0, p.wall > 0 ? p.cycles / p.wall / 1e6 : 0);
+  const fs::path root = self.parent_path().parent_path().parent_path().parent_path();  // build/tools/bench -> repo
+  const fs::path cases = fs::exists(root / "configs" / "cases") ? root / "configs" / "cases" : fs::path("configs/cases");
+  const fs::path scratch = fs::temp_directory_path() / ("npusim_bench_" + std::to_string(getpid()));
+  fs::create_directories(scratch);
+  std::printf("npusim %s%s%s, median of %d, %ld host CPUs\n\n", npusim.c_str(), baseline.empty() ? "" : " vs baseline ",
+              baseline.c_str(), repeat, sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("| workload | mode | checks | instructions | cycles | wall s | launch s | M instr/s | M cycles/s | peak RSS MB "
+              "| arithmetic s | wall / arithmetic |%s\n|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+              baseline.empty() ? "" : " baseline wall s | baseline RSS MB | speed-up |", baseline.empty() ? "" : "---|---|---|");
+  for (const Workload& w : kWorkloads) {
+    if (quick && !w.quick) continue;
+    if (!only.empty() && only.find(std::string(",").append(w.name).append(",")) == std::string::npos) continue;
+    const std::string case_path = (cases / (std::string(w.name) + ".yaml")).string();
+    struct Config {
+      const char* mode;
+      const char* checks;
+    };
+    std::vector<Config> configs = {{"timing", "all"}, {"timing", "off"}};
+    if (w.full || (full_8k && std::strcmp(w.name, "fia_perf_s8192_mode0") == 0)) configs.push_back({"full", "all"});
+    for (const Config& c : configs) {
+      std::vector<Sample> mine, base;
+      const std::vector<std::string> args = {"--mode", c.mode, "--checks", c.checks};
+      // The baseline may predate --checks: "all" is its only behaviour, "off" has no counterpart.
+      const bool base_runs = !baseline.empty() && std::strcmp(c.checks, "all") == 0;
+      for (int r = 0; r < repeat; ++r) {  // interleaved, so both see the same machine
+        mine.push_back(run_once(npusim, case_path, args, (scratch / "a").string()));
+        if (base_runs) base.push_back(run_once(baseline, case_path, {"--mode", c.mode}, (scratch / "b").string()));
+      }
+      const Point p = summarise(mine), b = summarise(base);
+      if (!p.ok) {
+        std::printf("| %s | %s | %s | run failed: see %s.stderr |\n", w.label, c.mode, c.checks, (scratch / "a").c_str());
+        continue;
+      }
+      const bool full = std::strcmp(c.mode, "full") == 0;
+      std::printf("| %s | %s | %s | %llu | %llu | %s | %s | %s | %s | %s | %s | %s |", w.label, c.mode, c.checks,
+                  (unsigned long long)p.instructions, (unsigned long long)p.cycles, fmt("%.2f", p.wall).c_str(),
+                  fmt("%.2f", p.launch).c_str(), fmt("%.2f", p.instructions / p.launch / 1e6).c_str(),
+                  fmt("%.2f", p.cycles / p.launch / 1e6).c_str(), fmt("%.0f", p.rss / 1e6).c_str(),
+                  full ? fmt("%.2f", p.exec).c_str() : "-", full && p.exec > 0 ? fmt("%.2f", p.wall / p.exec).c_str() : "-");
+      if (!baseline.empty()) {
+        if (b.ok)
+          std::printf(" %s | %s | %s |", fmt("%.2f", b.wall).c_str(), fmt("%.0f", b.rss / 1e6).c_str(),
+                      fmt("%.2fx", b.wall / p.wall).c_str());
+        else
+          std::printf(" - | - | - |");
+      }
+      std::printf("\n");
       std::fflush(stdout);
     }
+  }
+  fs::remove_all(scratch);
+  std::printf("\nwall: the whole `npusim run` (case, inputs, launch, outputs); launch: the simulation alone (report.json "
+              "sim.wall_s), the base of the per-second rates; arithmetic: sim.exec_s of the same run.\n");
 }

@@ -1,4 +1,5 @@
 // npusim run / check / ops: operator cases end to end (design.md "Command line").
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -87,14 +88,17 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   if (force_full && so.mode != "full")
     throw InputError("--mode '" + so.mode + "': check runs in full mode (it compares the computed outputs)");
   RunResult rr;
+  const auto t0 = std::chrono::steady_clock::now();
   // Timing mode needs shapes, not data: generated inputs stay empty so huge shapes fit in memory.
   rr.c = op::load_case(path, case_sets, parse_mode(hw_opts.mode) != sim::SimMode::Timing);
   const op::Op& the_op = op::find_op(rr.c.op);
   SimSession session(hw_opts, rr.c.name);
   sim::Machine& m = session.machine();
   const op::Prepared prep = the_op.prepare(rr.c, m);
+  const auto t_setup = std::chrono::steady_clock::now();
   const auto result = m.launch(prep.launch);
   rr.report = launch_report(m, result, rr.c.op, rr.c.name);
+  rr.report["sim"]["setup_s"] = std::chrono::duration<double>(t_setup - t0).count();  // case, inputs, GM
   rr.report["flops"] = prep.flops;
   const double secs = sim::cycles_to_us(m.hw(), result.cycles) * 1e-6;
   rr.report["achieved_tflops"] = secs > 0 ? static_cast<double>(prep.flops) / secs * 1e-12 : 0.0;
@@ -109,6 +113,7 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   rr.report["outputs"] = nlohmann::json::array();  // the .npy files actually written
   for (const auto& o : rr.outputs) rr.report["outputs"].push_back(o.first);
   rr.report["out_dir"] = session.out_dir();
+  rr.report["sim"]["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   session.write_outputs(rr.report, case_yaml(rr.c, prep));
   return rr;
 }

@@ -88,6 +88,7 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
                  {"faults", counts},
                  {"fault_list", faults}};
   j["sim"] = {{"wall_s", r.wall_s},
+              {"exec_s", r.exec_s},
               {"peak_rss_bytes", peak_rss_bytes()},
               {"instructions", r.instructions},
               {"instructions_per_s", r.wall_s > 0 ? r.instructions / r.wall_s : 0.0},
