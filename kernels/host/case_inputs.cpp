@@ -1,5 +1,6 @@
 // Tensor entries of a case file: {shape, dtype, init} (generated) or {file, dtype} (read from .npy).
 #include "kernels/host/case_inputs.h"
+#include "kernels/host/input_cache.h"
 
 #include <filesystem>
 #include <set>
@@ -137,7 +138,7 @@ TensorEntry parse_entry(const CaseContext& c, const std::string& name, const YAM
     throw CaseError(where(c, n["init"] ? n["init"] : n) + ": " + label + ".init: " + err.what());
   }
   if (c.fill_generated) {
-    e.data = generate(e.dtype, e.shape, e.init);
+    e.data = generate_cached(e.dtype, e.shape, e.init);
   } else {  // shape and type without data (timing mode): ops size GM from it
     e.data.type = e.dtype;
     e.data.shape = e.shape;

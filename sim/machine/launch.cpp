@@ -178,7 +178,10 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   }
   r.faults = m.faults;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  r.exec_s = std::chrono::duration<double>(m.exec_time).count();
+  for (size_t k = 0; k < m.exec_time.size(); ++k) {
+    r.exec_pipe_s[k] = std::chrono::duration<double>(m.exec_time[k]).count();
+    r.exec_s += r.exec_pipe_s[k];
+  }
   return r;
 }
 

@@ -2,6 +2,7 @@
 // The simulated chip. One Machine per process (SystemC elaborates one module tree per process); it may
 // run several launches. A launch runs kernel programs on the scalar units of the chosen cores at simulated
 // time; their instructions flow into per-pipe queues and execute there (arithmetic + timing + checks).
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -60,7 +61,8 @@ struct LaunchResult {
   std::vector<Fault> faults;  // empty on success
   uint64_t race_checks = 0;
   double wall_s = 0;
-  double exec_s = 0;  // host time inside the ISA semantics of pipe instructions (the arithmetic; 0 in timing mode)
+  double exec_s = 0;  // host time inside the ISA semantics of pipe instructions (0 in timing mode)
+  std::array<double, isa::kNumPipes> exec_pipe_s{};  // the same per pipe: M + V is the arithmetic, the rest moves data
   bool ok() const { return faults.empty(); }
 };
 

@@ -49,7 +49,7 @@ struct MachineState {
   std::vector<Fault> faults;
   bool fatal = false, unusable = false;
   uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
-  std::chrono::steady_clock::duration exec_time{};  // host time in isa::execute for pipe instructions
+  std::array<std::chrono::steady_clock::duration, isa::kNumPipes> exec_time{};  // host time in isa::execute, per pipe
   std::vector<isa::Access> scratch, gm_reads, gm_writes;  // per-instruction buffers (one event runs at a time)
 
   uint64_t now() const { return engine->now(); }

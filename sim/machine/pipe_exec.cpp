@@ -127,7 +127,7 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
     if (m_.mode != SimMode::Timing) {
       const auto t0 = std::chrono::steady_clock::now();
       execute(q.in, c.ctx);
-      m_.exec_time += std::chrono::steady_clock::now() - t0;
+      m_.exec_time[static_cast<size_t>(p.pipe)] += std::chrono::steady_clock::now() - t0;
     }
     footprint(q.in, &c.regs, scratch);
     if (m_.mode == SimMode::Timing) check_bounds(c, scratch);

@@ -1,7 +1,10 @@
 // Fixpipe: layouts, the per-element conversion chain (s32 -> fp32, scale, ReLU, convert) and every error rule
 // (isa/README.md section 3 "fixpipe").
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "tests/isa/cube_fixture.h"
 
@@ -97,6 +100,39 @@ TEST(Fixpipe, F16OverflowFollowsTheSatField) {
   c.put<float>(Buf::L0C, 0, std::numeric_limits<float>::infinity());
   c.run(f);
   EXPECT_EQ(c.get<uint16_t>(Buf::GM, 0), kBf16MaxBits);
+}
+
+// The vectorised fp32 -> fp16 / bf16 ND path equals the element conversion on random accumulators mixed with
+// every special (overflow, infinities, NaN, subnormal results, signed zeros), saturating or not, with a
+// partial last column block.
+TEST(Fixpipe, FastNdConversionIsTheElementConversion) {
+  std::mt19937 rng(11);
+  const float specials[] = {70000.0f, -65520.0f, 65504.0f, 3.0e38f, -3.4e38f, std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                            1e-7f, -3e-8f, 1e-40f, 0.0f, -0.0f};
+  for (DType dst : {DType::F16, DType::BF16})
+    for (bool sat : {true, false}) {
+      Core c;
+      const int m = 37, n = 45;
+      std::vector<float> v;
+      for (int i = 0; i < 48 * 48; ++i) {
+        const float x = std::ldexp(std::uniform_real_distribution<float>(-1, 1)(rng), int(rng() % 40) - 20);
+        v.push_back(rng() % 7 == 0 ? specials[rng() % std::size(specials)] : x);
+      }
+      for (int r = 0; r < m; ++r)
+        for (int col = 0; col < n; ++col) c.put<float>(Buf::L0C, src_off(48, r, col), v[size_t(r * n + col)]);
+      Fixpipe f = fix(DType::F32, dst, m, n, 50);
+      f.src_m_stride = 48;
+      f.sat = sat;
+      c.run(f);
+      const Overflow o = sat ? Overflow::Saturate : Overflow::Ieee;
+      for (int r = 0; r < m; ++r)
+        for (int col = 0; col < n; ++col) {
+          const float x = v[size_t(r * n + col)];
+          const uint16_t want = dst == DType::F16 ? f32_to_f16_reference(x, RoundMode::RINT, o) : f32_to_bf16(x, RoundMode::RINT, o);
+          ASSERT_EQ(c.get<uint16_t>(Buf::GM, (r * 50 + col) * 2), want) << dtype_name(dst) << " sat " << sat << " " << x;
+        }
+    }
 }
 
 TEST(Fixpipe, S32GoesThroughFp32Rint) {

@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <fstream>
+#include <filesystem>
 #include <cstring>
 
 #include "isa/numeric/numeric.h"
 #include "kernels/host/case_file.h"
 #include "kernels/host/det_math.h"
+#include "kernels/host/input_cache.h"
+#include "tests/support/scratch.h"
 
 namespace npusim::op {
 namespace {
@@ -110,6 +114,38 @@ TEST(Generator, FloatStoresRoundOnceLikeTheGeneralRounding) {
           << elem_type_name(t) << " " << v;
     }
   }
+}
+
+// The input cache returns the generator's bits: a miss writes the entry, a hit reads the same bytes, a
+// damaged entry (a flipped data byte) fails its hash and is regenerated and rewritten, NPUSIM_INPUT_CACHE=0
+// bypasses it, and small tensors are never stored.
+TEST(Generator, InputCacheHitsAreTheGeneratedBitsAndDamagedEntriesAreRegenerated) {
+  setenv("NPUSIM_CACHE_DIR", test::scratch_dir().c_str(), 1);
+  InitSpec s;
+  s.dist = "normal", s.seed = 42, s.std = 0.5;
+  const std::vector<int64_t> shape = {1024, 1024};
+  const HostTensor want = generate(ElemType::BF16, shape, s);
+  const std::string entry = input_cache_entry(ElemType::BF16, shape, s);
+  ASSERT_FALSE(entry.empty());
+  EXPECT_FALSE(std::filesystem::exists(entry));
+  EXPECT_EQ(generate_cached(ElemType::BF16, shape, s).bytes, want.bytes);  // miss: generated, stored
+  ASSERT_TRUE(std::filesystem::exists(entry));
+  EXPECT_EQ(generate_cached(ElemType::BF16, shape, s).bytes, want.bytes);  // hit
+  {
+    std::fstream f(entry, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(-100, std::ios::end);
+    f.put('\x5a');
+  }
+  EXPECT_EQ(generate_cached(ElemType::BF16, shape, s).bytes, want.bytes);  // damaged: regenerated
+  s.seed = 43;  // another key: another entry, other bits
+  EXPECT_NE(generate_cached(ElemType::BF16, shape, s).bytes, want.bytes);
+  EXPECT_NE(input_cache_entry(ElemType::BF16, shape, s), entry);
+  EXPECT_TRUE(input_cache_entry(ElemType::F16, {8, 8}, s).size() > 0);
+  generate_cached(ElemType::F16, {8, 8}, s);  // 128 bytes: below kMinCacheBytes, not stored
+  EXPECT_FALSE(std::filesystem::exists(input_cache_entry(ElemType::F16, {8, 8}, s)));
+  setenv("NPUSIM_INPUT_CACHE", "0", 1);
+  EXPECT_EQ(input_cache_dir(), "");
+  unsetenv("NPUSIM_INPUT_CACHE");
 }
 
 TEST(Generator, NormalFirstValuesAreFixed) {

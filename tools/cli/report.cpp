@@ -22,6 +22,16 @@ std::string kind_of(const std::string& core_name) {
 }
 }  // namespace
 
+namespace {
+// Host seconds in the ISA semantics per pipe that executed anything (full / functional mode).
+json exec_by_pipe(const sim::LaunchResult& r) {
+  json j = json::object();
+  for (int k = 0; k < isa::kNumPipes; ++k)
+    if (r.exec_pipe_s[size_t(k)] > 0) j[std::string(isa::pipe_name(static_cast<isa::Pipe>(k)))] = r.exec_pipe_s[size_t(k)];
+  return j;
+}
+}  // namespace
+
 json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std::string& op, const std::string& case_name) {
   const auto& hw = m.hw();
   json j;
@@ -89,6 +99,8 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
                  {"fault_list", faults}};
   j["sim"] = {{"wall_s", r.wall_s},
               {"exec_s", r.exec_s},
+              {"exec_s_by_pipe", exec_by_pipe(r)},
+              {"arith_s", r.exec_pipe_s[size_t(isa::Pipe::M)] + r.exec_pipe_s[size_t(isa::Pipe::V)]},
               {"peak_rss_bytes", peak_rss_bytes()},
               {"instructions", r.instructions},
               {"instructions_per_s", r.wall_s > 0 ? r.instructions / r.wall_s : 0.0},

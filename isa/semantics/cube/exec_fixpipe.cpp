@@ -1,6 +1,9 @@
 // Fixpipe: L0C (fp32 / s32 NZ fractals) -> GM / L1 (or UB on coupled cores), with quantisation scale, ReLU and
 // conversion per element, written ND (nz2nd) or NZ. Reference: isa/README.md section 3 "fixpipe".
+#include <immintrin.h>
+
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -70,6 +73,68 @@ void convert_element(const Fixpipe& in, uint32_t raw, float scale, uint8_t* out)
   }
 }
 
+// One fractal row (16 fp32 accumulators) to 16 fp16 / bf16 values, RINT: vcvtps2ph for fp16, the RNE formula
+// for bf16 (both bit-identical to f32_to_f16 / f32_to_bf16, tests/isa/test_numeric_exhaustive.cpp). Returns
+// false when a lane is infinite or NaN (saturation and NaN encodings then go element by element).
+bool narrow_row16(const uint8_t* src, DType dst, uint16_t* out) {
+  const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(src));
+  const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 32));
+  const __m256i exp_mask = _mm256_set1_epi32(0x7f800000);
+  const __m256i ea = _mm256_and_si256(_mm256_castps_si256(a), exp_mask), eb = _mm256_and_si256(_mm256_castps_si256(b), exp_mask);
+  if (!_mm256_testz_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, exp_mask), _mm256_cmpeq_epi32(eb, exp_mask)),
+                          _mm256_set1_epi32(-1)))
+    return false;  // inf / NaN input
+  if (dst == DType::F16) {
+    const __m128i ha = _mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT), hb = _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT);
+    const __m128i inf = _mm_set1_epi16(0x7c00);
+    const __m128i ovf = _mm_or_si128(_mm_cmpeq_epi16(_mm_and_si128(ha, inf), inf), _mm_cmpeq_epi16(_mm_and_si128(hb, inf), inf));
+    if (!_mm_testz_si128(ovf, ovf)) return false;  // overflow: IEEE or saturating, element by element
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), ha);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8), hb);
+    return true;
+  }
+  auto rne = [](__m256 v) {  // (u + 0x7fff + ((u >> 16) & 1)) >> 16
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    return _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
+  };
+  const __m256i ra = rne(a), rb = rne(b);
+  const __m256i binf = _mm256_set1_epi32(0x7f80);
+  const __m256i ovf = _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_and_si256(ra, binf), binf),
+                                      _mm256_cmpeq_epi32(_mm256_and_si256(rb, binf), binf));
+  if (!_mm256_testz_si256(ovf, ovf)) return false;
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(ra, rb), 0xd8);  // 16 x u16 in order
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), packed);
+  return true;
+}
+
+// The common FixPipe: fp32 to fp32 / fp16 / bf16 ND rows, no scale, no ReLU. A fractal row is 16 consecutive
+// accumulators, converted at once; the same bits as convert_element.
+bool try_fast_nd(const Fixpipe& in, const uint8_t* src, uint8_t* dst) {
+  if (in.src_dtype != DType::F32 || in.quant != Quant::None || in.relu || !in.nz2nd) return false;
+  if (in.dst_dtype != DType::F32 && in.dst_dtype != DType::F16 && in.dst_dtype != DType::BF16) return false;
+  const uint64_t esize = bytes_of(in.dst_dtype);
+  alignas(32) uint16_t h[16];
+  for (uint64_t r = 0; r < in.m; ++r)
+    for (uint64_t cb = 0; cb * 16 < in.n; ++cb) {
+      const uint8_t* s = src + (cb * in.src_m_stride + r) * 64;
+      uint8_t* d = dst + (r * in.dst_stride + cb * 16) * esize;
+      const uint64_t cols = std::min<uint64_t>(16, in.n - cb * 16);
+      if (in.dst_dtype == DType::F32) {
+        std::memcpy(d, s, cols * 4);
+      } else if (narrow_row16(s, in.dst_dtype, h)) {
+        std::memcpy(d, h, cols * 2);
+      } else {
+        for (uint64_t c = 0; c < cols; ++c) {
+          uint32_t raw;
+          std::memcpy(&raw, s + c * 4, 4);
+          convert_element(in, raw, 0.0f, d + c * esize);
+        }
+      }
+    }
+  return true;
+}
+
 }  // namespace
 
 void exec(const Fixpipe& in, ExecContext& ctx) {
@@ -84,6 +149,7 @@ void exec(const Fixpipe& in, ExecContext& ctx) {
   uint8_t* dst = operand_bytes(ctx, "dst", in.dst, dst_elems * esize, {Buf::GM, Buf::L1, Buf::UB});
   const uint8_t* scales =
       in.quant == Quant::Vector ? operand_bytes(ctx, "quant_addr", in.quant_addr, n * 4, {Buf::FB}) : nullptr;
+  if (try_fast_nd(in, src, dst)) return;
   const float scalar = static_cast<float>(in.quant_scale);
   for (uint64_t r = 0; r < m; ++r)
     for (uint64_t c = 0; c < n; ++c) {

@@ -1,6 +1,8 @@
 // Data movement semantics: DataCopy (MTE2 / MTE3 bursts), Nd2Nz (GM ND -> L1 NZ) and Load2d (L1 -> L0A / L0B).
 // Reference: isa/README.md section 2. Every buffer access is validated by operand_bytes() before any byte moves, so a
 // failing instruction leaves all buffers untouched.
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -108,6 +110,11 @@ struct NzGeometry {
 // Every destination block is written whole (data plus zeroed tail); two (matrix, row, column group) triples that
 // map to the same block would make the result depend on write order, so they are rejected.
 void check_nz_blocks_distinct(const Nd2Nz& in, const NzGeometry& g, uint64_t extent_blocks) {
+  // The usual tile layout is distinct by construction: rows are consecutive blocks of a group, groups do not
+  // reach into the next group's rows, matrices do not reach into the next matrix.
+  const uint64_t n = in.n_value, cs = in.dst_nz_c0_stride;
+  if (in.dst_nz_n_stride == 1 && (g.groups == 1 || cs >= n) && (in.nd_num == 1 || g.matrix_blocks >= (g.groups - 1) * cs + n))
+    return;
   std::vector<uint8_t> seen(extent_blocks, 0);
   for (uint64_t i = 0; i < in.nd_num; ++i)
     for (uint64_t r = 0; r < in.n_value; ++r)
@@ -124,9 +131,32 @@ void check_nz_blocks_distinct(const Nd2Nz& in, const NzGeometry& g, uint64_t ext
 // ---- Load2d --------------------------------------------------------------------------------------
 
 // out[r][c] = in[c][r] for one 16 x 16 fractal of 16-bit elements.
+// AVX2: 16 rows of 16 lanes; unpacking 16-, 32- and 64-bit pairs transposes each 8 x 8 quarter's rows into
+// lanes, the 128-bit swaps put the quarters in place (tests/isa/test_cube_e2e.cpp compares the element loop).
 void transpose_fractal16(uint8_t* dst, const uint8_t* src) {
-  for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 16; ++c) std::memcpy(dst + (r * 16 + c) * 2, src + (c * 16 + r) * 2, 2);
+  const auto* in = reinterpret_cast<const __m256i*>(src);
+  auto* out = reinterpret_cast<__m256i*>(dst);
+  __m256i p16[16], p32[16], p64[16];  // one array per stage: no value is overwritten, nothing is copied
+  for (int i = 0; i < 8; ++i) {  // 16-bit pairs of rows 2i, 2i+1
+    const __m256i x = _mm256_loadu_si256(in + 2 * i), y = _mm256_loadu_si256(in + 2 * i + 1);
+    p16[2 * i] = _mm256_unpacklo_epi16(x, y);
+    p16[2 * i + 1] = _mm256_unpackhi_epi16(x, y);
+  }
+  for (int i = 0; i < 4; ++i)  // 32-bit pairs of the row pairs (4i, 4i+2) and (4i+1, 4i+3)
+    for (int h = 0; h < 2; ++h) {
+      p32[4 * i + 2 * h] = _mm256_unpacklo_epi32(p16[4 * i + h], p16[4 * i + 2 + h]);
+      p32[4 * i + 2 * h + 1] = _mm256_unpackhi_epi32(p16[4 * i + h], p16[4 * i + 2 + h]);
+    }
+  for (int i = 0; i < 2; ++i)  // 64-bit pairs of the row quads (8i .. 8i+3) and (8i+4 .. 8i+7)
+    for (int h = 0; h < 4; ++h) {
+      p64[8 * i + 2 * h] = _mm256_unpacklo_epi64(p32[8 * i + h], p32[8 * i + 4 + h]);
+      p64[8 * i + 2 * h + 1] = _mm256_unpackhi_epi64(p32[8 * i + h], p32[8 * i + 4 + h]);
+    }
+  // p64[k] holds input column k (low half) and k + 8 (high half) of rows 0-7, p64[8 + k] the same of rows 8-15.
+  for (int k = 0; k < 8; ++k) {
+    _mm256_storeu_si256(out + k, _mm256_permute2x128_si256(p64[k], p64[8 + k], 0x20));
+    _mm256_storeu_si256(out + k + 8, _mm256_permute2x128_si256(p64[k], p64[8 + k], 0x31));
+  }
 }
 
 }  // namespace
@@ -180,6 +210,10 @@ void exec(const Nd2Nz& in, ExecContext& ctx) {
       for (uint64_t c = 0; c < g.groups; ++c) {
         uint8_t* blk = dst + g.block_of(i, r, c, in) * kBlockBytes;
         const uint64_t bytes = std::min<uint64_t>(g.c0, in.d_value - c * g.c0) * g.esize;
+        if (bytes == kBlockBytes) {  // a whole block: a fixed-size copy (inlined)
+          std::memcpy(blk, row + c * g.c0 * g.esize, kBlockBytes);
+          continue;
+        }
         std::memcpy(blk, row + c * g.c0 * g.esize, bytes);
         std::memset(blk + bytes, 0, kBlockBytes - bytes);  // the zeroed tail doubles as K / N padding
       }

@@ -70,9 +70,12 @@ void reduce_fast(const Reduction& red, const VecGeom& g, const LaneOperand& src,
   const VBinOp op = node_op(red.op);
   for (int r = 0; r < g.repeats(); ++r) {
     const LaneSet en = g.enabled(r);
-    gather_repeat(src, r, en, g.lanes(), raw);
-    if (red.f16) widen_f16_n(raw, x, g.lanes());
-    else std::memcpy(x, raw, sizeof(float) * g.lanes());
+    if (red.f16) {
+      gather_repeat(src, r, en, g.lanes(), raw);
+      widen_f16_n(raw, x, g.lanes());
+    } else {
+      gather_repeat(src, r, en, g.lanes(), x);  // fp32 lanes are the values: no staging copy
+    }
     if (en.w[0] != all.w[0] || en.w[1] != all.w[1])
       for (int l = 0; l < g.lanes(); ++l)
         if (!en.test(l)) x[l] = identity(red.op);
