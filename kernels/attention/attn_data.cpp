@@ -46,6 +46,11 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
   if (p_.pse) require_size(t_.pse_shift, p_.pse_b * p_.N * p_.pse_sq * p_.pse_skv, "pse_shift");
   if (p_.uses_mask_tensor())
     require_size(t_.atten_mask, (p_.mask_per_batch ? p_.B : 1) * p_.mask_sq * p_.mask_skv, "atten_mask");
+  if (p_.Dr > 0) {
+    require(p_.kv == KvStorage::Dense && !p_.prefix, "a second Q / K pair (rope) needs dense K without a prefix");
+    require_size(t_.query_rope, q_rows * p_.N * p_.Dr, "query_rope");
+    require_size(t_.key_rope, (p_.layout == Layout::TND ? 1 : p_.B) * p_.kv_s * p_.KV_N * p_.Dr, "key_rope");
+  }
 }
 
 void AttnData::check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,
@@ -65,8 +70,18 @@ void AttnData::check_kv(const std::vector<const HostTensor*>& kv, const HostTens
 }
 
 double AttnData::q(int64_t b, int64_t n, int64_t i, int64_t d) const {
+  if (d >= p_.D) {
+    const Strides s = layout_strides(p_.layout, p_.N, p_.Sq, p_.Dr);
+    return at(*t_.query_rope, b * s.b + n * s.n + (p_.q_start(b) + i) * s.s + d - p_.D, "query_rope");
+  }
   const Strides s = layout_strides(p_.layout, p_.N, p_.Sq, p_.D);
   return at(*t_.query, b * s.b + n * s.n + (p_.q_start(b) + i) * s.s + d, "query");
+}
+
+double AttnData::k(int64_t b, int64_t n2, int64_t j, int64_t d) const {
+  if (d < p_.D) return kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d);
+  const Strides s = layout_strides(p_.layout, p_.KV_N, p_.kv_s, p_.Dr);
+  return at(*t_.key_rope, b * s.b + n2 * s.n + (p_.kv_start(b) + j) * s.s + d - p_.D, "key_rope");
 }
 
 double AttnData::kv_at(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim, int64_t b,
@@ -96,16 +111,18 @@ double AttnData::kv_at(const std::vector<const HostTensor*>& kv, const HostTenso
 }
 
 std::vector<double> AttnData::q_rows(int64_t b, int64_t n) const {
-  std::vector<double> r(size_t(p_.act_q[size_t(b)] * p_.D));
+  const int64_t w = p_.qk_dim();
+  std::vector<double> r(size_t(p_.act_q[size_t(b)] * w));
   for (int64_t i = 0; i < p_.act_q[size_t(b)]; ++i)
-    for (int64_t d = 0; d < p_.D; ++d) r[size_t(i * p_.D + d)] = q(b, n, i, d);
+    for (int64_t d = 0; d < w; ++d) r[size_t(i * w + d)] = q(b, n, i, d);
   return r;
 }
 
 std::vector<double> AttnData::k_rows(int64_t b, int64_t n2) const {
-  std::vector<double> r(size_t(p_.skv_eff(b) * p_.D));
+  const int64_t w = p_.qk_dim();
+  std::vector<double> r(size_t(p_.skv_eff(b) * w));
   for (int64_t j = 0; j < p_.skv_eff(b); ++j)
-    for (int64_t d = 0; d < p_.D; ++d) r[size_t(j * p_.D + d)] = k(b, n2, j, d);
+    for (int64_t d = 0; d < w; ++d) r[size_t(j * w + d)] = k(b, n2, j, d);
   return r;
 }
 
@@ -125,9 +142,8 @@ double AttnData::pse(int64_t b, int64_t n, int64_t i, int64_t j) const {
 
 bool AttnData::mask_tensor_masks(int64_t b, int64_t i, int64_t j) const {
   if (!p_.uses_mask_tensor()) return false;
-  const int64_t plane = p_.mask_per_batch ? b : 0;
   const int64_t rc = matrix_index(p_.mask_row(b, i), p_.mask_col(b, j), p_.mask_sq, p_.mask_skv, "atten_mask");
-  return at(*t_.atten_mask, plane * p_.mask_sq * p_.mask_skv + rc, "atten_mask") != 0;
+  return at(*t_.atten_mask, p_.mask_plane(b) + rc, "atten_mask") != 0;
 }
 
 bool AttnData::visible(int64_t b, int64_t i, int64_t j) const {

@@ -20,6 +20,8 @@ struct AttnTensors {
   const HostTensor* block_table = nullptr;
   const HostTensor* key_prefix = nullptr;
   const HostTensor* value_prefix = nullptr;
+  const HostTensor* query_rope = nullptr;  // the second Q / K pair (Dr > 0): query's / key's layout with Dr
+  const HostTensor* key_rope = nullptr;
 };
 
 class AttnData {
@@ -30,19 +32,18 @@ class AttnData {
 
   const AttnProblem& problem() const { return p_; }
 
-  // Logical row i of batch b (physical row q_start(b) + i), head n, dim d (< D).
+  // Logical row i of batch b (physical row q_start(b) + i), head n, dim d < D + Dr: d >= D reads the rope
+  // tensor at d - D (the second pair's columns follow the first's, as in the kernel's Q tile).
   double q(int64_t b, int64_t n, int64_t i, int64_t d) const;
   // Logical column j over [prefix || kv] of KV head n2: j < prefix_len reads the prefix (its batch 0), else kv
-  // token t = kv_start(b) + j - prefix_len of batch b (through the block table when paged). d < D for k,
-  // d < Dv for v.
-  double k(int64_t b, int64_t n2, int64_t j, int64_t d) const {
-    return kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d);
-  }
+  // token t = kv_start(b) + j - prefix_len of batch b (through the block table when paged). d < D + Dr for k
+  // (d >= D: key_rope, dense only), d < Dv for v.
+  double k(int64_t b, int64_t n2, int64_t j, int64_t d) const;
   double v(int64_t b, int64_t n2, int64_t j, int64_t d) const {
     return kv_at(t_.value, t_.value_prefix, p_.Dv, b, n2, j, d);
   }
   // Whole matrices of one (b, head), row-major, for loops that visit every element many times: q_rows (act_q[b]
-  // x D), k_rows (skv_eff(b) x D), v_rows (skv_eff(b) x Dv).
+  // x qk_dim), k_rows (skv_eff(b) x qk_dim), v_rows (skv_eff(b) x Dv).
   std::vector<double> q_rows(int64_t b, int64_t n) const;
   std::vector<double> k_rows(int64_t b, int64_t n2) const;
   std::vector<double> v_rows(int64_t b, int64_t n2) const;
@@ -59,6 +60,10 @@ class AttnData {
   // softmax_lse element (b, n, physical row s) of (B, N, Sq, 1) (TND: (T, N, 1)).
   int64_t lse_index(int64_t b, int64_t n, int64_t s) const;
   std::vector<int64_t> lse_shape() const;
+  // softmax_max / softmax_sum (FA, TND): (T1, N, 8) fp32 whose words are laid out per batch segment as
+  // [n][i][8] from q_start(b) * N * 8 (spec FA V3 §2.3); the first of the 8 copies of row i of head n.
+  int64_t stat_index(int64_t b, int64_t n, int64_t i) const { return (p_.q_start(b) * p_.N + n * p_.act_q[size_t(b)] + i) * 8; }
+  std::vector<int64_t> stat_shape() const { return {p_.Sq, p_.N, 8}; }
 
  private:
   double kv_at(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim, int64_t b, int64_t n2,

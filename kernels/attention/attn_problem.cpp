@@ -64,6 +64,8 @@ Band AttnProblem::band(int64_t b) const {
     case 2: return {-kUnbounded, 0};
     case 3: return {-kUnbounded, delta};
     case 4: return {-(pre - delta), next + delta};
+    case 7: return b == band_batch ? Band{-(pre - delta), next + delta} : Band{-kUnbounded, delta};
+    case 8: return b == band_batch ? Band{-(pre - delta), next + delta} : Band{-kUnbounded, 0};
     default: return {};  // mode 1: the mask tensor alone decides
   }
 }

@@ -76,15 +76,19 @@ struct AttnProblem {
   MaskKind mask = MaskKind::None;
   ElemType mask_dtype = ElemType::Bool;    // Bool, I8 or U8 (one byte, nonzero = masked)
   bool mask_per_batch = false;             // first dim is B (> 1), else shared
+  bool mask_global = false;                // TND (T1, T2) mask: row q_start(b) + i, column kv_start(b) + j
   int64_t mask_sq = 0, mask_skv = 0;       // the mask tensor's last two dims (2048 x 2048 when compressed)
   int sparse_mode = 0;
   int64_t pre_tokens = 2147483647, next_tokens = 2147483647;  // as given
+  int64_t band_batch = -1;                 // modes 7 / 8: the batch that takes the mode-4 band
 
   // ---- precision and outputs ----
   int inner_precise = 0;
   bool high_perf = false;                  // fp16 vector math: F16 input, bit0 set, no pse
   bool row_fix = false;                    // invalid-row correction: bit1, or forced where rows must be empty
   bool lse = false;                        // softmax_lse_flag
+  bool max_sum = false;                    // FA: softmax_max / softmax_sum (T1, N, 8) instead of lse
+  bool cast_round = false;                 // P and the output cast with CAST_ROUND (FA) instead of RINT
 
   // ---- derived (attn_problem.cpp) ----
   int64_t kv_n_of(int64_t n) const { return n / G; }
@@ -96,7 +100,8 @@ struct AttnProblem {
   int64_t kv_start(int64_t b) const;
   // The band of batch b after the sparse-mode conversion (spec §1.4): mode 0 (pre, next), forced unbounded
   // without a mask or with left padding; mode 1 unbounded; mode 2 (inf, 0); mode 3 (inf, delta);
-  // mode 4 (pre - delta, next + delta), delta = skv_eff(b) - act_q[b]. visible iff -pre' <= j - i <= next'.
+  // mode 4 (pre - delta, next + delta), delta = skv_eff(b) - act_q[b]; mode 7: mode 4 for band_batch, mode 3
+  // for the others; mode 8: mode 4 for band_batch, mode 2 for the others. visible iff -pre' <= j - i <= next'.
   // Query S = 1: unbounded (sparse_mode / pre / next are ignored).
   Band band(int64_t b) const;
   // Visible columns of row i of batch b before the mask tensor: [lo, hi) (empty when lo >= hi).
@@ -104,8 +109,10 @@ struct AttnProblem {
   // Masked-score value: -1e12 at query S = 1 (IFA), -65504 for fp16 high-performance, else -FLT_MAX (spec §1.3).
   float mask_value() const;
   // Physical mask / pse coordinates of logical (i, j) (left padding shifts both; spec §1.8).
-  int64_t mask_row(int64_t b, int64_t i) const { return left_pad ? q_start(b) + i : i; }
-  int64_t mask_col(int64_t b, int64_t j) const { return left_pad ? kv_start(b) + j : j; }
+  int64_t mask_row(int64_t b, int64_t i) const { return left_pad || mask_global ? q_start(b) + i : i; }
+  int64_t mask_col(int64_t b, int64_t j) const { return left_pad || mask_global ? kv_start(b) + j : j; }
+  // First element of the mask plane batch b reads (planes of mask_sq x mask_skv bytes).
+  int64_t mask_plane(int64_t b) const { return (mask_per_batch ? b : 0) * mask_sq * mask_skv; }
   bool uses_mask_tensor() const { return mask == MaskKind::Full && (sparse_mode == 0 || sparse_mode == 1); }
 };
 

@@ -2,6 +2,7 @@
 #include "kernels/attention/attn_reference.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -29,17 +30,37 @@ size_t numel(const std::vector<int64_t>& shape) {
   return n;
 }
 
-// One computed row's result: out (Dv values) and lse.
+// One computed row's result: out (Dv values), the row max m and sum l (lse = m + ln l).
+struct RowStats {
+  double m = 0, l = 0, lse = 0;
+};
 using RowFn = void (*)(const AttnProblem&, const AttnData&, int64_t b, int64_t n, int64_t i,
-                       const std::vector<int64_t>& cols, const Operands& ops, double* out, double& lse);
+                       const std::vector<int64_t>& cols, const Operands& ops, double* out, RowStats& st);
 
-// Every element starts as a special row (out 0, lse +inf: rows outside the actual length, empty rows), then
-// each computed row is filled by `row` and each unspecified row flagged.
+// FA statistics of a row nobody computes (spec FA V3 §2.3): empty KV 0 / 0, every cell masked (invalid-row
+// correction) -FLT_MAX / +FLT_MAX.
+void put_stats(AttnValues& r, const AttnData& d, int64_t b, int64_t n, int64_t i, double m, double l) {
+  const size_t at = size_t(d.stat_index(b, n, i));
+  for (size_t k = 0; k < 8; ++k) r.max[at + k] = m, r.sum[at + k] = l;
+}
+void flag_stats(AttnValues& r, const AttnData& d, int64_t b, int64_t n, int64_t i) {
+  const size_t at = size_t(d.stat_index(b, n, i));
+  for (size_t k = 0; k < 8; ++k) r.max_unspecified[at + k] = r.sum_unspecified[at + k] = 1;
+}
+
+// Every element starts as a special row (out 0, lse +inf, FA max / sum 0: rows outside the actual length, empty
+// rows), then each computed row is filled by `row` and each unspecified row flagged.
 AttnValues for_rows(const AttnProblem& p, const AttnData& d, RowFn row) {
   AttnValues r;
   const size_t n_out = numel(d.out_shape()), n_lse = numel(d.lse_shape());
   r.out.assign(n_out, 0.0), r.out_unspecified.assign(n_out, 0);
   r.lse.assign(n_lse, kInf), r.lse_unspecified.assign(n_lse, 0);
+  if (p.max_sum) {
+    const size_t n_stat = numel(d.stat_shape());
+    r.max.assign(n_stat, 0.0), r.sum.assign(n_stat, 0.0);
+    r.max_unspecified.assign(n_stat, 0), r.sum_unspecified.assign(n_stat, 0);
+  }
+  RowStats st;
   std::vector<double> out_row(size_t(p.Dv));
   for (int64_t b = 0; b < p.B; ++b) {
     std::vector<RowKind> kind(size_t(p.act_q[size_t(b)]));
@@ -54,14 +75,18 @@ AttnValues for_rows(const AttnProblem& p, const AttnData& d, RowFn row) {
           const size_t li = size_t(d.lse_index(b, n, s));
           if (kind[size_t(i)] == RowKind::Empty) {
             if (p.Sq == 1 && p.skv_eff(b) == 0) r.lse[li] = kEmptyKvLse;  // out stays 0
+            if (p.max_sum && p.skv_eff(b) > 0) put_stats(r, d, b, n, i, -double(FLT_MAX), double(FLT_MAX));
             continue;
           }
           if (kind[size_t(i)] == RowKind::Unspecified) {
             r.lse_unspecified[li] = 1;
             for (int64_t dv = 0; dv < p.Dv; ++dv) r.out_unspecified[size_t(d.out_index(b, n, s, dv))] = 1;
+            if (p.max_sum) flag_stats(r, d, b, n, i);
             continue;
           }
-          row(p, d, b, n, i, cols[size_t(i)], Operands{q, k, v}, out_row.data(), r.lse[li]);
+          row(p, d, b, n, i, cols[size_t(i)], Operands{q, k, v}, out_row.data(), st);
+          r.lse[li] = st.lse;
+          if (p.max_sum) put_stats(r, d, b, n, i, st.m, st.l);
           for (int64_t dv = 0; dv < p.Dv; ++dv) r.out[size_t(d.out_index(b, n, s, dv))] = out_row[size_t(dv)];
         }
       }
@@ -71,13 +96,14 @@ AttnValues for_rows(const AttnProblem& p, const AttnData& d, RowFn row) {
 }
 
 void ref64_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, int64_t i,
-               const std::vector<int64_t>& cols, const Operands& o, double* out, double& lse) {
+               const std::vector<int64_t>& cols, const Operands& o, double* out, RowStats& st) {
   std::vector<double> s(cols.size());
   double m = -kInf;
+  const int64_t w = p.qk_dim();  // D, then the rope pair's Dr
   for (size_t c = 0; c < cols.size(); ++c) {
     const int64_t j = cols[c];
     double dot = 0;  // products of fp16 / bf16 values are exact in fp64
-    for (int64_t dd = 0; dd < p.D; ++dd) dot += o.q[size_t(i * p.D + dd)] * o.k[size_t(j * p.D + dd)];
+    for (int64_t dd = 0; dd < w; ++dd) dot += o.q[size_t(i * w + dd)] * o.k[size_t(j * w + dd)];
     s[c] = p.scale * dot + d.pse(b, n, i, j);  // scale first, then pse (spec §1.3)
     m = std::max(m, s[c]);
   }
@@ -89,7 +115,7 @@ void ref64_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, in
     for (int64_t dv = 0; dv < p.Dv; ++dv) out[dv] += e * o.v[size_t(cols[c] * p.Dv + dv)];
   }
   for (int64_t dv = 0; dv < p.Dv; ++dv) out[dv] /= l;
-  lse = m + std::log(l);
+  st = {m, l, m + std::log(l)};
 }
 
 float round_to(float x, ElemType t) {
@@ -99,14 +125,14 @@ float round_to(float x, ElemType t) {
 }
 
 void naive_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, int64_t i,
-               const std::vector<int64_t>& cols, const Operands& o, double* out, double& lse) {
+               const std::vector<int64_t>& cols, const Operands& o, double* out, RowStats& st) {
   std::vector<float> x(cols.size());
   float m = -std::numeric_limits<float>::infinity();
+  const int64_t w = p.qk_dim();
   for (size_t c = 0; c < cols.size(); ++c) {
     const int64_t j = cols[c];
     float dot = 0.0f;
-    for (int64_t dd = 0; dd < p.D; ++dd)
-      dot = dot + float(o.q[size_t(i * p.D + dd)]) * float(o.k[size_t(j * p.D + dd)]);
+    for (int64_t dd = 0; dd < w; ++dd) dot = dot + float(o.q[size_t(i * w + dd)]) * float(o.k[size_t(j * w + dd)]);
     x[c] = round_to(dot, p.in) * float(p.scale);
     if (p.pse) x[c] = x[c] + float(d.pse(b, n, i, j));
     m = std::max(m, x[c]);
@@ -120,7 +146,7 @@ void naive_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, in
       acc[size_t(dv)] = acc[size_t(dv)] + pn * float(o.v[size_t(cols[c] * p.Dv + dv)]);
   }
   for (int64_t dv = 0; dv < p.Dv; ++dv) out[dv] = round_to(acc[size_t(dv)], p.out);
-  lse = m + isa::hw_ln(l);
+  st = {m, l, m + isa::hw_ln(l)};
 }
 
 int64_t longest_kv(const AttnProblem& p) {
@@ -157,6 +183,12 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   if (p.lse)
     r.push_back(Reference{"softmax_lse", std::move(ref.lse), std::move(naive.lse), ElemType::F32, longest_kv(p), gate,
                           std::move(ref.lse_unspecified)});
+  if (p.max_sum) {
+    r.push_back(Reference{"softmax_max", std::move(ref.max), std::move(naive.max), ElemType::F32, longest_kv(p), gate,
+                          std::move(ref.max_unspecified)});
+    r.push_back(Reference{"softmax_sum", std::move(ref.sum), std::move(naive.sum), ElemType::F32, longest_kv(p), gate,
+                          std::move(ref.sum_unspecified)});
+  }
   return r;
 }
 

@@ -12,6 +12,9 @@
 // correction off -> unspecified (the kernel averages V; spec §1.5), flagged in Reference::unspecified.
 // Physical rows outside [q_start(b), q_start(b) + act_q[b]) -> out 0, lse +inf. Query S = 1 with empty KV
 // (skv_eff(b) = 0) -> out 0, lse -3.4e38 (as fp32; spec Decisions).
+// FA statistics (p.max_sum): m and l of each row, 8 copies, in AttnData::stat_index order; empty KV 0 / 0, a
+// row nobody computes with KV -FLT_MAX / +FLT_MAX (the invalid-row values), rows past the batches 0 / 0.
+// The scores run over D + Dr (AttnData::q / k read the rope pair after D).
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +29,8 @@ namespace npusim::op::attn {
 struct AttnValues {
   std::vector<double> out, lse;
   std::vector<uint8_t> out_unspecified, lse_unspecified;  // nonzero where the operator leaves the value open
+  std::vector<double> max, sum;                           // FA (p.max_sum): AttnData::stat_shape, x8 per row
+  std::vector<uint8_t> max_unspecified, sum_unspecified;
 };
 
 enum class RowKind { Empty, Unspecified, Computed };

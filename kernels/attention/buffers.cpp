@@ -95,6 +95,10 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   }
   u.zout = b.take(kZeroRows * dv * 2);
   u.zlse = b.take(kRepeatBytes);  // 64 fp32 values of the empty rows' statistic
+  if (p.max_sum) {                // FA statistics: one 32-byte block (8 copies) per row
+    for (int i = 0; i < 2; ++i) u.stat[i] = b.take(u.hm * kBlockBytes);
+    u.zmax = b.take(kRepeatBytes), u.zsum = b.take(kRepeatBytes);
+  }
   u.total = b.top;
   return u;
 }

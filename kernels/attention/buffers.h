@@ -35,6 +35,8 @@ struct UbLayout {
   uint64_t bits = 0, zero = 0;       // compare results; one repeat of f16 zeros
   uint64_t pse_raw = 0, pse32 = 0;                                   // pse present
   uint64_t zout = 0, zlse = 0;       // 8 zero output rows; 64 x +inf for the lse of empty rows
+  uint64_t stat[2]{};                // FA: max / sum of a row set, 8 copies per row (one block per row)
+  uint64_t zmax = 0, zsum = 0;       // FA: 64 x the statistics of rows nobody computes (-FLT_MAX / +FLT_MAX)
   uint64_t total = 0;
 };
 UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t);

@@ -44,8 +44,8 @@ CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
   pages_.resize(size_t(pl_.t.preload + 1));
 }
 
-void CubeBlocks::load_rows(const RowRun& r, const NzTile& dst, int64_t d) {
-  c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem * 2), pl_.in, r.rows, d, r.stride}, dst, r.dst_row));
+void CubeBlocks::load_rows(const RowRun& r, const NzTile& dst, int64_t d, int64_t dst_col) {
+  c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem * 2), pl_.in, r.rows, d, r.stride}, dst, r.dst_row, dst_col));
 }
 
 // L1 -> L0A / L0B for K fractals [kb0, kb0 + kbs) and N columns [n0, n0 + nn).
@@ -86,6 +86,7 @@ void CubeBlocks::qk(const Step& st, int64_t s) {
   if (st.first) {
     tile::wait(c_, kL1Free.at(kSlotQ));
     load_rows({pl_.gm.query, row_q_elem(pl_, u, u.r_lo), m, row_q_stride(pl_), 0}, q_, pl_.p.D);
+    if (pl_.p.Dr > 0) load_rows(q_rope_run(pl_, u, u.r_lo, m), q_, pl_.p.Dr, pl_.p.D);  // columns [D, D + Dr)
     tile::set(c_, kL1Loaded.at(kSlotQ));
   }
   PageIds& pg = pages_[size_t(s % int64_t(pages_.size()))];
@@ -93,6 +94,7 @@ void CubeBlocks::qk(const Step& st, int64_t s) {
   const int64_t ks = s % kvb_;
   tile::wait(c_, kL1Free.at(k_slot(ks)));
   for (const RowRun& r : kv_runs(pl_, false, u.b, u.n2, j0, cols, pg)) load_rows(r, k_[ks], pl_.p.D);
+  if (pl_.p.Dr > 0) load_rows(k_rope_run(pl_, u.b, u.n2, j0, cols), k_[ks], pl_.p.Dr, pl_.p.D);
   tile::set(c_, kL1Loaded.at(k_slot(ks)));
   if (early_v_) load_v(st, s);
   tile::wait(c_, kL1Loaded.at(k_slot(ks)));

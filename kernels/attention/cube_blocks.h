@@ -27,7 +27,7 @@ class CubeBlocks {
   void pv(const Step& st, int64_t s);
 
  private:
-  void load_rows(const RowRun& r, const tile::NzTile& dst, int64_t d);
+  void load_rows(const RowRun& r, const tile::NzTile& dst, int64_t d, int64_t dst_col = 0);
   void load_v(const Step& st, int64_t s);
   void load_slices(const tile::L1Operand& a, const tile::L1Operand& b, int64_t m, int64_t n0, int64_t nn, int64_t kb0,
                    int64_t kbs);

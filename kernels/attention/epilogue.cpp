@@ -2,6 +2,7 @@
 // P V; the unit's last block divides by the row sum, casts and writes the output and the row statistics (or,
 // with flash-decoding, its split's partial); rows nobody computes get the output description's empty values.
 #include <algorithm>
+#include <cfloat>
 #include <limits>
 
 #include "kernels/attention/cross_flags.h"
@@ -76,6 +77,7 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row0) * 4), ub(L_.lse), cnt * 4));
     tile::set(c_, kLseFree);
   }
+  if (p_.max_sum) store_stats(u, row0, cnt, mf, lf);
   if (p_.row_fix) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
   const int64_t dv = pl_.dv_pad;
   for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
@@ -83,6 +85,8 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     ops_.brcb(DType::F32, ub(lf.off - base_, r0 * 4), ub(L_.obrcb), r);
     const UbRows o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
     ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
+    // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
+    if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
     tile::wait(c_, kCastFree.at(pbi_));
     ops_.cast(pl_.out, DType::F32, ub(L_.pb[pbi_]), o.at, r * dv, pl_.outputs.out_round);
     tile::handover(c_, kCastFull.at(pbi_));
@@ -91,6 +95,23 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     pbi_ ^= 1;
   }
   tile::set(c_, kOaccFree);
+}
+
+// FA statistics of rows [row0, row0 + cnt) of a unit: m and l (FLT_MAX for invalid rows with row_fix), each
+// replicated to one 32-byte block per row, which is the [i][8] order of softmax_max / softmax_sum.
+void VecBlocks::store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, Addr m, Addr l) {
+  tile::wait(c_, kLseFree);
+  if (p_.row_fix) {
+    ops_.select(DType::F32, ub(L_.mnew), l, ub(L_.bits), double(FLT_MAX), cnt);
+    l = ub(L_.mnew);
+  }
+  ops_.brcb(DType::F32, m, ub(L_.stat[0]), cnt);
+  ops_.brcb(DType::F32, l, ub(L_.stat[1]), cnt);
+  tile::handover(c_, kLseFull);
+  const uint64_t at = row_stat_elem(pl_, u, row0) * 4;
+  c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.max, at), ub(L_.stat[0]), cnt * 32));
+  c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.sum, at), ub(L_.stat[1]), cnt * 32));
+  tile::set(c_, kLseFree);
 }
 
 // Flash-decoding partial of one split: O / l (fp32), m and l of rows [a, a + cnt) -> fd_workspace.
@@ -121,6 +142,15 @@ void VecBlocks::store_out(Addr src, const WorkUnit& u, int64_t row, int64_t rows
 // Rows nobody computes (past the actual length, empty band, units without work): out 0, lse the empty value.
 void VecBlocks::zero_rows(const WorkUnit& u, int64_t row, int64_t rows) {
   for (int64_t r = 0; r < rows; r += 8) store_out(ub(L_.zout), u, row + r, std::min<int64_t>(8, rows - r));
+  if (p_.max_sum) {  // FA: 0 / 0 with empty KV (zlse holds 0), else the invalid-row values
+    const bool empty_kv = p_.skv_eff(u.b) == 0;
+    for (int64_t r = 0; r < rows; r += 8) {
+      const int64_t k = std::min<int64_t>(8, rows - r);
+      const uint64_t at = row_stat_elem(pl_, u, row + r) * 4;
+      c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.max, at), ub(empty_kv ? L_.zlse : L_.zmax), k * 32));
+      c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.sum, at), ub(empty_kv ? L_.zlse : L_.zsum), k * 32));
+    }
+  }
   if (!p_.lse) return;
   for (int64_t r = 0; r < rows; r += 64)
     c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row + r) * 4), ub(L_.zlse),

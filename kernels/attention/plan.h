@@ -44,6 +44,7 @@ struct Operands {
   std::string query = "query", key = "key", value = "value";
   std::string key_prefix = "key_shared_prefix", value_prefix = "value_shared_prefix";
   std::string pse = "pse_shift", mask = "atten_mask", block_table = "block_table";
+  std::string query_rope = "query_rope", key_rope = "key_rope";  // the second Q / K pair (p.Dr > 0)
   std::string workspace = "workspace", fd_workspace = "fd_workspace";
 };
 
@@ -52,6 +53,7 @@ struct Operands {
 struct OutputDesc {
   std::string out = "attention_out";
   std::string lse = "softmax_lse";     // (B, N, Sq) fp32, written when the problem asks for it (p.lse)
+  std::string max = "softmax_max", sum = "softmax_sum";  // (T1, N, 8) fp32 (p.max_sum)
   double empty_lse = 0;                // lse of rows nobody computes (FIA: +inf; at query S = 1 -3.4e38)
   isa::RoundMode p_round = isa::RoundMode::RINT;    // P (fp32) -> input dtype before P V
   isa::RoundMode out_round = isa::RoundMode::RINT;  // O (fp32) -> output dtype

@@ -8,8 +8,8 @@ namespace npusim::op::attn {
 using isa::round_up;
 
 namespace {
-WorkUnit prompt_unit(const AttnProblem& p, int64_t b, int64_t n, int64_t row0, int64_t s1, int64_t s2) {
-  WorkUnit u{b, n, row0, std::min(s1, p.Sq - row0)};
+WorkUnit prompt_unit(const AttnProblem& p, int64_t b, int64_t n, int64_t row0, int64_t rows, int64_t s2) {
+  WorkUnit u{b, n, row0, std::min(rows, p.Sq - row0)};
   u.n2 = p.kv_n_of(n);
   const int64_t qs = p.q_start(b);
   int64_t lo = std::max(row0, qs), hi = std::min(row0 + u.rows, qs + p.act_q[b]);
@@ -88,9 +88,16 @@ void make_units(Plan& pl) {
   pl.decode = p.Sq == 1;
   pl.dv_pad = round_up(p.Dv, int64_t(16));
   if (pl.decode) return decode_units(pl);
-  for (int64_t b = 0; b < p.B; ++b)
+  // Padded layouts: s1_block rows of the whole S from 0 (rows past a batch's length are written as empty rows).
+  // TND: each batch's own rows [q_start(b), q_start(b) + act_q[b]) only, so packed batches of any lengths make
+  // exactly their rows' units.
+  const bool tnd = p.layout == Layout::TND;
+  for (int64_t b = 0; b < p.B; ++b) {
+    const int64_t first = tnd ? p.q_start(b) : 0, end = tnd ? first + p.act_q[size_t(b)] : p.Sq;
     for (int64_t n = 0; n < p.N; ++n)
-      for (int64_t r = 0; r < p.Sq; r += pl.t.s1_block) pl.units.push_back(prompt_unit(p, b, n, r, pl.t.s1_block, pl.t.s2_block));
+      for (int64_t r = first; r < end; r += pl.t.s1_block)
+        pl.units.push_back(prompt_unit(p, b, n, r, std::min(pl.t.s1_block, end - r), pl.t.s2_block));
+  }
 }
 
 void finish_plan(Plan& pl) {

@@ -38,6 +38,22 @@ int64_t row_logical(const Plan& pl, const WorkUnit& u, int64_t row) {
   return pl.decode ? 0 : row - pl.p.q_start(u.b);
 }
 
+RowRun q_rope_run(const Plan& pl, const WorkUnit& u, int64_t row, int64_t rows) {
+  const auto s = layout_strides(pl.p.layout, pl.p.N, pl.p.Sq, pl.p.Dr);
+  return {pl.gm.query_rope, uint64_t(u.b * s.b + u.n * s.n + row * s.s), rows, s.s, 0};
+}
+
+RowRun k_rope_run(const Plan& pl, int64_t b, int64_t n2, int64_t j0, int64_t cols) {
+  const auto& p = pl.p;
+  const auto s = layout_strides(p.layout, p.KV_N, p.kv_s, p.Dr);
+  return {pl.gm.key_rope, uint64_t(b * s.b + n2 * s.n + (p.kv_start(b) + j0) * s.s), cols, s.s, 0};
+}
+
+uint64_t row_stat_elem(const Plan& pl, const WorkUnit& u, int64_t row) {
+  const int64_t i = row - pl.p.q_start(u.b);
+  return uint64_t((pl.p.q_start(u.b) * pl.p.N + u.n * pl.p.act_q[size_t(u.b)] + i) * 8);
+}
+
 std::string kv_gm(const Plan& pl, bool value, int64_t b) {
   const std::string& base = value ? pl.gm.value : pl.gm.key;
   return pl.p.kv == KvStorage::List ? base + "." + std::to_string(b) : base;

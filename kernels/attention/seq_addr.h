@@ -48,6 +48,13 @@ uint64_t row_lse_elem(const Plan& pl, const WorkUnit& u, int64_t row);  // conse
 int64_t row_head(const Plan& pl, const WorkUnit& u, int64_t row);
 int64_t row_logical(const Plan& pl, const WorkUnit& u, int64_t row);   // query row i (band, mask, pse)
 
+// The second Q / K pair (rope, dense K only): rows of query_rope for a unit's query rows [row, row + rows) and
+// of key_rope for K rows [j0, j0 + cols) of head n2 of batch b (head dim p.Dr, the tensors' own layouts).
+RowRun q_rope_run(const Plan& pl, const WorkUnit& u, int64_t row, int64_t rows);
+RowRun k_rope_run(const Plan& pl, int64_t b, int64_t n2, int64_t j0, int64_t cols);
+// softmax_max / softmax_sum element of a prompt unit's physical row (FA, TND): see AttnData::stat_index.
+uint64_t row_stat_elem(const Plan& pl, const WorkUnit& u, int64_t row);
+
 // Rows [j0, j0 + cols) of head n2's K (value = false) or V over [prefix || kv] of batch b, as runs.
 std::vector<RowRun> kv_runs(const Plan& pl, bool value, int64_t b, int64_t n2, int64_t j0, int64_t cols,
                             const PageIds& pages);

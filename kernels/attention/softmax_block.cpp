@@ -1,5 +1,6 @@
 // The online-softmax block (V1) of the attention kernel and the vector side's shared set-up (vec_blocks.h).
 #include <algorithm>
+#include <cfloat>
 #include <limits>
 
 #include "kernels/attention/cross_flags.h"
@@ -102,6 +103,10 @@ void VecBlocks::start() {
   // Constant rows: 8 zero output rows, the lse of rows nobody computes, one repeat of fp16 zeros.
   ops_.dup(DType::F16, ub(L_.zout), 0.0, 8 * pl_.dv_pad);
   ops_.dup(DType::F32, ub(L_.zlse), pl_.outputs.empty_lse, 64);
+  if (p_.max_sum) {  // FA: rows nobody computes read -FLT_MAX / +FLT_MAX (0 / 0 with empty KV: zlse, empty_lse = 0)
+    ops_.dup(DType::F32, ub(L_.zmax), -double(FLT_MAX), 64);
+    ops_.dup(DType::F32, ub(L_.zsum), double(FLT_MAX), 64);
+  }
   ops_.dup(DType::F16, ub(L_.zero), 0.0, 128);
   tile::handover(c_, kConstantsReady);
 }

@@ -47,6 +47,7 @@ class VecBlocks {
   void alpha_brcb(int64_t ai, int64_t r0, int64_t r);
   void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
   void finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  void store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, isa::Addr m, isa::Addr l);
   void store_out(isa::Addr src, const WorkUnit& u, int64_t row, int64_t rows);
   void zero_rows(const WorkUnit& u, int64_t row, int64_t rows);
   // ---- flash-decoding combine ----

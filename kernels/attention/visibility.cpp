@@ -22,7 +22,7 @@ void VecBlocks::load_side_inputs(const WorkUnit& u, int64_t row, int64_t r, int6
     c_.issue(tile::copy_in({c_.gm(pl_.gm.pse, e * 2), pl_.in, r, cols, p_.pse_skv}, {ub(L_.pse_raw), pl_.in, r, cw}));
   }
   if (!p_.uses_mask_tensor()) return;
-  const uint64_t e = uint64_t((p_.mask_per_batch ? u.b : 0) * p_.mask_sq * p_.mask_skv + prow * p_.mask_skv + col);
+  const uint64_t e = uint64_t(p_.mask_plane(u.b) + prow * p_.mask_skv + col);
   if (!pl_.decode) {
     c_.issue(tile::copy_in({c_.gm(pl_.gm.mask, e), DType::U8, r, cols, p_.mask_skv}, {ub(L_.mask_u8), DType::U8, r, cw}));
     return;

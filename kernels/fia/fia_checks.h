@@ -7,6 +7,7 @@
 
 #include "kernels/attention/attn_problem.h"
 #include "kernels/host/case_file.h"
+#include "kernels/op/case_access.h"
 #include "kernels/op/params.h"
 
 namespace npusim::op::fia {
@@ -36,18 +37,9 @@ void check_precision(Ctx& x);  // fia_check_scores.cpp: scale, inner_precise, hi
 void check_decode_padding(Ctx& x);  // from check_lengths: kv_padding_size alone, starts < 0 -> empty KV
 void check_decode_scores(Ctx& x);   // from check_scores: sparse / pre / next ignored, (B, .., Skv) masks, pse
 
-// ---- helpers (fia_params.cpp) ----
-[[noreturn]] void fail(const std::string& msg);  // throws CaseError
-std::string str(int64_t v);
-std::string dims(const std::vector<int64_t>& shape);  // "[2, 64, 512]"
-bool has(const CaseFile& c, const std::string& name);
-// The one tensor of a parameter that is not a tensor list (a YAML list of entries is an error naming it).
+// ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
+// The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).
 const TensorEntry& single(const CaseFile& c, const std::string& name);
-// A tensor's shape whether or not its data was loaded (generated tensors keep an empty `data` in timing mode).
-std::vector<int64_t> shape_of(const TensorEntry& e);
-int64_t numel(const std::vector<int64_t>& shape);
-// Element 0 of an integer tensor, generating the tensor when a timing-mode load left it empty.
-int64_t first_value(const TensorEntry& e);
 
 // ---- shared by the lengths / scores stages and their S = 1 variants ----
 // query_padding_size / kv_padding_size: int64 [1], needs attrs.<act_name>; max(value, 0) (fia_check_lengths.cpp).

@@ -67,9 +67,9 @@ std::vector<ParamSpec> fia_param_specs() {
 attn::AttnProblem parse_fia(const CaseFile& c) {
   // check_param_names (Op::prepare) rejects missing required parameters too; parse_fia is also called alone.
   for (const char* t : {"query", "key", "value"})
-    if (!fia::has(c, t)) fia::fail(std::string("inputs.") + t + " is required (fused_infer_attention_score)");
+    if (!has(c, t)) fail(std::string("inputs.") + t + " is required (fused_infer_attention_score)");
   if (!c.attrs || !c.attrs.IsMap() || !c.attrs["num_heads"])
-    fia::fail("attrs.num_heads is required (the query heads N, 1..256)");
+    fail("attrs.num_heads is required (the query heads N, 1..256)");
   fia::Ctx x{c, {}, {}};
   fia::check_query(x);
   fia::check_quant(x);
@@ -82,43 +82,13 @@ attn::AttnProblem parse_fia(const CaseFile& c) {
 }
 
 bool fia_query_empty(const CaseFile& c) {
-  return fia::has(c, "query") && fia::numel(fia::shape_of(fia::single(c, "query"))) == 0;
+  return has(c, "query") && numel(shape_of(fia::single(c, "query"))) == 0;
 }
 
 namespace fia {
 
-void fail(const std::string& msg) { throw CaseError(msg); }
-
-std::string str(int64_t v) { return std::to_string(v); }
-
-std::string dims(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + str(shape[i]);
-  return s + "]";
-}
-
-bool has(const CaseFile& c, const std::string& name) { return c.inputs.count(name) != 0; }
-
 const TensorEntry& single(const CaseFile& c, const std::string& name) {
-  const auto& v = c.inputs.at(name);
-  if (c.tensor_is_list(name) || v.size() != 1)
-    fail("inputs." + name + " must be one tensor, not a tensor list of " + str(static_cast<int64_t>(v.size())) +
-         " (only key and value may be tensor lists)");
-  return v[0];
-}
-
-std::vector<int64_t> shape_of(const TensorEntry& e) { return e.data.shape.empty() ? e.shape : e.data.shape; }
-
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-int64_t first_value(const TensorEntry& e) {
-  if (!e.data.bytes.empty()) return static_cast<int64_t>(e.data.get(0));
-  // Timing mode leaves generated tensors empty; a file-backed tensor is always loaded.
-  return static_cast<int64_t>(generate(e.dtype, shape_of(e), e.init).get(0));
+  return op::single(c, name, " (only key and value may be tensor lists)");
 }
 
 }  // namespace fia

@@ -2,6 +2,7 @@
 #include "tests/golden/attention_golden.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -41,10 +42,11 @@ float vmax(float a, float b) {
   return a > b ? a : b;
 }
 
-// Rounding to a storage dtype (RINT, saturating), as FixPipe / vconv store it; returns the raw bits.
-uint32_t to_bits(float x, ElemType t) {
-  if (t == ElemType::F16) return isa::f32_to_f16(x, RoundMode::RINT, Overflow::Saturate);
-  if (t == ElemType::BF16) return isa::f32_to_bf16(x, RoundMode::RINT, Overflow::Saturate);
+// Rounding to a storage dtype (RINT, or CAST_ROUND for FA; saturating), as FixPipe / vconv store it; returns
+// the raw bits.
+uint32_t to_bits(float x, ElemType t, RoundMode m = RoundMode::RINT) {
+  if (t == ElemType::F16) return isa::f32_to_f16(x, m, Overflow::Saturate);
+  if (t == ElemType::BF16) return isa::f32_to_bf16(x, m, Overflow::Saturate);
   return isa::f32_bits(x);
 }
 float widen(uint32_t bits, ElemType t) {
@@ -76,7 +78,7 @@ float mmad_dot(const float* a, int64_t a_stride, const float* b, int64_t b_strid
 
 // ---- one work unit ----
 
-struct Head {  // the widened operands of one (b, n): q (act_q x D), k (skv x D), v (skv x Dv)
+struct Head {  // the widened operands of one (b, n): q (act_q x qk_dim), k (skv x qk_dim), v (skv x Dv)
   std::vector<float> q, k, v;
 };
 
@@ -101,7 +103,8 @@ struct Unit {
     for (int64_t t = 0; t < c; ++t) {
       const int64_t j = j0 + t;
       if (!d.visible(b, i, j)) continue;
-      const float s = mmad_dot(&h.q[size_t(i * p.D)], 1, &h.k[size_t(j * p.D)], 1, p.D);
+      const int64_t w = p.qk_dim();  // D, then the rope pair's Dr: one accumulation (the kernel's Q / K tiles)
+      const float s = mmad_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w);
       if (vm.f16) {
         x[size_t(t)] = vm.r(widen(to_bits(s, ElemType::F16), ElemType::F16) * f16_scale());
       } else {
@@ -111,6 +114,7 @@ struct Unit {
     }
     return x;
   }
+  RoundMode round_mode() const { return p.cast_round ? RoundMode::ROUND : RoundMode::RINT; }
   float f16_scale() const {  // vmuls.f16: the scalar rounded to f16 (RINT, IEEE) first
     return isa::f16_to_f32(uint16_t(isa::round_to_binary(p.scale, 5, 10, RoundMode::RINT, Overflow::Ieee)));
   }
@@ -140,7 +144,7 @@ struct Unit {
   // O_blk = P (rounded to the input dtype) . V over the block's c columns, Mmad order.
   std::vector<float> pv(const std::vector<float>& e, int64_t j0, int64_t c) const {
     std::vector<float> pr(static_cast<size_t>(c));
-    for (int64_t t = 0; t < c; ++t) pr[size_t(t)] = widen(to_bits(e[size_t(t)], p.in), p.in);
+    for (int64_t t = 0; t < c; ++t) pr[size_t(t)] = widen(to_bits(e[size_t(t)], p.in, round_mode()), p.in);
     std::vector<float> o(size_t(p.Dv));
     for (int64_t dv = 0; dv < p.Dv; ++dv)
       o[size_t(dv)] = mmad_dot(pr.data(), 1, &h.v[size_t(j0 * p.Dv + dv)], p.Dv, c);
@@ -168,16 +172,23 @@ struct Unit {
     st.m = m_new;
   }
 
-  // End of the unit: normalise, store out and lse.
+  // End of the unit: normalise, store out and lse (FA: max and sum, 8 copies each).
   void finish(const RowState& st, AttnGoldenOut& r) const {
     const bool invalid = p.row_fix && st.m == mask;
     const float lden = invalid ? kInf : st.l;
     const int64_t s = p.q_start(b) + st.i;
     const int ob = op::elem_bytes(p.out);
-    for (int64_t dv = 0; dv < p.Dv; ++dv)
-      put(r.out, d.out_index(b, n, s, dv), ob, to_bits(isa::hw_div(st.o[size_t(dv)], lden), p.out));
+    for (int64_t dv = 0; dv < p.Dv; ++dv) {
+      float o = isa::hw_div(st.o[size_t(dv)], lden);
+      if (p.max_sum && invalid) o = o + 0.0f;  // FA: +0 for the invalid rows (-0 + +0 = +0, vadds)
+      put(r.out, d.out_index(b, n, s, dv), ob, to_bits(o, p.out, round_mode()));
+    }
     const float lse = invalid ? kInf : st.m + isa::hw_ln(st.l);
     put(r.lse, d.lse_index(b, n, s), 4, isa::f32_bits(lse));
+    if (p.max_sum) put_stats(r, d.stat_index(b, n, st.i), st.m, invalid ? FLT_MAX : st.l);
+  }
+  static void put_stats(AttnGoldenOut& r, int64_t at, float m, float l) {
+    for (int k = 0; k < 8; ++k) put(r.max, at + k, 4, isa::f32_bits(m)), put(r.sum, at + k, 4, isa::f32_bits(l));
   }
 
   static void put(HostTensor& t, int64_t idx, int bytes, uint32_t v) {
@@ -305,6 +316,13 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
   r.out = HostTensor::zeros(p.out, d.out_shape());  // +0 for every row no unit computes
   r.lse = HostTensor::zeros(ElemType::F32, d.lse_shape());
   for (int64_t e = 0; e < r.lse.numel(); ++e) Unit::put(r.lse, e, 4, isa::f32_bits(kInf));
+  if (p.max_sum) {  // FA: 0 / 0 for empty KV and rows past the batches; -FLT_MAX / +FLT_MAX for rows with KV
+    r.max = HostTensor::zeros(ElemType::F32, d.stat_shape());  // nobody computes (filled below)
+    r.sum = HostTensor::zeros(ElemType::F32, d.stat_shape());
+    for (int64_t b = 0; b < p.B; ++b)
+      for (int64_t n = 0; n < p.N && p.skv_eff(b) > 0; ++n)
+        for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) Unit::put_stats(r, d.stat_index(b, n, i), -FLT_MAX, FLT_MAX);
+  }
   if (p.Sq == 1) {  // decode: units are (b, KV head, split); the rows of a unit are independent heads
     for (int64_t b = 0; b < p.B; ++b) decode_batch(p, d, b, s2_block, kv_splits, r);
     return r;
@@ -314,8 +332,11 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
     for (int64_t n = 0; n < p.N; ++n) {
       const Head h = gather(d, b, n);
       const Unit u{p, d, h, vm, b, n, p.mask_value()};
-      for (int64_t row0 = 0; row0 < p.Sq; row0 += s1_block) {
-        const std::vector<int64_t> rows = computed_rows(p, b, row0, std::min(row0 + s1_block, p.Sq));
+      // Units: s1_block rows from 0 (padded layouts) or from the batch's first row (TND: each batch's own rows).
+      const int64_t first = p.layout == op::attn::Layout::TND ? p.q_start(b) : 0;
+      const int64_t end = p.layout == op::attn::Layout::TND ? first + p.act_q[size_t(b)] : p.Sq;
+      for (int64_t row0 = first; row0 < end; row0 += s1_block) {
+        const std::vector<int64_t> rows = computed_rows(p, b, row0, std::min(row0 + s1_block, end));
         if (!rows.empty()) run_unit(u, rows, s2_block, r);
       }
     }

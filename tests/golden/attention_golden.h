@@ -25,6 +25,13 @@
 // End of the unit, per computed row: invalid = row_fix && m == MASKVAL; lden = invalid ? +inf : l;
 //   out = round_to_out(hw_div(O[dv], lden)) (RINT, saturating); lse = invalid ? +inf : fp32(m + hw_ln(l)).
 //
+// FLASH ATTENTION V3 (p.max_sum, TND): the same per row with these differences. Units are s1_block rows of each
+//   batch's own rows [q_start(b), q_start(b) + act_q[b]). s_j is the Mmad-order dot over D + Dr (q's rope
+//   columns after its D columns, likewise k). P and out are rounded with CAST_ROUND (p.cast_round). Invalid
+//   rows: out = hw_div(O, +inf) + 0 (= +0). Statistics: max = m and sum = invalid ? FLT_MAX : l, 8 copies each
+//   at AttnData::stat_index; rows nobody computes: 0 / 0 with empty KV, -FLT_MAX / +FLT_MAX otherwise; rows
+//   past the batches 0 / 0.
+//
 // QUERY S = 1 (decode, IFA; MASKVAL -1e12, band unbounded): per (b, head n), row i = 0 (head n's mask / pse
 //   row is batch b's row 0). nb = ceil(skv_eff / s2_block) blocks, ns = max(1, min(kv_splits, nb)) splits,
 //   split k = blocks [k nb / ns, (k+1) nb / ns), each run as above with its first block first = true.
@@ -43,8 +50,9 @@
 namespace npusim::golden {
 
 struct AttnGoldenOut {
-  op::HostTensor out;  // p.out dtype, AttnData::out_shape()
-  op::HostTensor lse;  // float32, AttnData::lse_shape() ((B, N, Sq, 1)); always computed
+  op::HostTensor out;       // p.out dtype, AttnData::out_shape()
+  op::HostTensor lse;       // float32, AttnData::lse_shape() ((B, N, Sq, 1)); always computed
+  op::HostTensor max, sum;  // FA (p.max_sum): float32, AttnData::stat_shape(), 8 copies of m and l per row
 };
 
 // kv_splits: the decode kernel's requested split count (FiaPlan t.kv_splits); ignored when Sq > 1.
