@@ -52,7 +52,7 @@ int64_t AttnProblem::kv_start(int64_t b) const {
 }
 
 Band AttnProblem::band(int64_t b) const {
-  if (Sq == 1) return {};  // query S = 1: sparse_mode, pre_tokens and next_tokens are ignored (spec §1.1)
+  if (incremental()) return {};  // query S = 1: sparse_mode, pre_tokens and next_tokens are ignored (spec §1.1)
   const int64_t delta = skv_eff(b) - act_q[b];
   // Clamped so that no edge arithmetic (here and in visible_cols) can overflow, whatever pre / next hold.
   const int64_t pre = std::clamp(pre_tokens, -kUnbounded, kUnbounded);
@@ -79,6 +79,6 @@ std::pair<int64_t, int64_t> AttnProblem::visible_cols(int64_t b, int64_t i) cons
 
 // Spec §1.3: the prompt (PFA) path masks with -FLT_MAX (-65504 in fp16 high-performance mode), the incremental
 // (IFA, query S = 1) path with -1e12.
-float AttnProblem::mask_value() const { return Sq == 1 ? -1e12f : high_perf ? -65504.0f : -FLT_MAX; }
+float AttnProblem::mask_value() const { return incremental() ? -1e12f : high_perf ? -65504.0f : -FLT_MAX; }
 
 }  // namespace npusim::op::attn

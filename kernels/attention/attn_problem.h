@@ -91,6 +91,8 @@ struct AttnProblem {
   bool cast_round = false;                 // P and the output cast with CAST_ROUND (FA) instead of RINT
 
   // ---- derived (attn_problem.cpp) ----
+  // Query S = 1 in a padded layout: FIA's incremental (IFA) branch. TND with T1 = 1 stays a prompt problem.
+  bool incremental() const { return Sq == 1 && layout != Layout::TND; }
   int64_t kv_n_of(int64_t n) const { return n / G; }
   int64_t qk_dim() const { return D + Dr; }  // the reduction length of Q K^T
   int64_t skv_eff(int64_t b) const { return prefix_len + act_kv[b]; }

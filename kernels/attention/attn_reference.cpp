@@ -74,7 +74,7 @@ AttnValues for_rows(const AttnProblem& p, const AttnData& d, RowFn row) {
           const int64_t s = p.q_start(b) + i;
           const size_t li = size_t(d.lse_index(b, n, s));
           if (kind[size_t(i)] == RowKind::Empty) {
-            if (p.Sq == 1 && p.skv_eff(b) == 0) r.lse[li] = kEmptyKvLse;  // out stays 0
+            if (p.incremental() && p.skv_eff(b) == 0) r.lse[li] = kEmptyKvLse;  // out stays 0
             if (p.max_sum && p.skv_eff(b) > 0) put_stats(r, d, b, n, i, -double(FLT_MAX), double(FLT_MAX));
             continue;
           }

@@ -60,17 +60,17 @@ uint64_t l1_bytes(const AttnProblem& p, const BlockTiling& t) { return l1_layout
 UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   UbLayout u;
   u.hm = round_up((t.s1_block + 1) / 2, kRows);
-  if (p.Sq == 1) u.hm = std::max(u.hm, round_up(p.G, kRows));  // the flash-decoding combine takes all G rows on one AIV
+  if (p.incremental()) u.hm = std::max(u.hm, round_up(p.G, kRows));  // the flash-decoding combine takes all G rows on one AIV
   u.cw = Plan::cw_of(t.s2_block);
   const int64_t es = p.high_perf ? 2 : kF32, pe = in_bytes(p), vr = t.vec_rows, dv = round_up(p.Dv, kRows);
   int64_t x_bytes = std::max(vr * u.cw * es, kRows * dv * kF32);
-  if (p.Sq == 1) {  // decode: the combine stages m, l, w of every split in x[0] and one split's O in x[1]
+  if (p.incremental()) {  // decode: the combine stages m, l, w of every split in x[0] and one split's O in x[1]
     const int64_t gp = round_up(p.G, kRows);
     x_bytes = std::max({x_bytes, 3 * t.kv_splits * gp * kF32, gp * dv * kF32});
   }
   u.o_rows = std::min(u.hm, x_bytes / (dv * kF32) / kRows * kRows);  // a multiple of 16: f16 alpha rows stay 32-byte aligned
   int64_t pb_bytes = std::max(vr * u.cw * pe, u.o_rows * dv * pe);
-  if (p.Sq == 1) pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * pe);  // the combine casts all G rows at once
+  if (p.incremental()) pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * pe);  // the combine casts all G rows at once
   Bump b;
   for (int i = 0; i < 2; ++i) u.x[i] = b.take(x_bytes), u.pb[i] = b.take(pb_bytes);
   u.acc = b.take(vr * kRepeatBytes);  // one repeat per row: the folded lane groups of a row reduction

@@ -85,7 +85,7 @@ int64_t Plan::blk_cols(int64_t b, int64_t k) const { return std::min(t.s2_block,
 
 void make_units(Plan& pl) {
   const auto& p = pl.p;
-  pl.decode = p.Sq == 1;
+  pl.decode = p.incremental();
   pl.dv_pad = round_up(p.Dv, int64_t(16));
   if (pl.decode) return decode_units(pl);
   // Padded layouts: s1_block rows of the whole S from 0 (rows past a batch's length are written as empty rows).

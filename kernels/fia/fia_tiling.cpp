@@ -4,6 +4,7 @@
 
 #include "kernels/attention/buffers.h"
 #include "kernels/attention/schedule.h"
+#include "kernels/attention/tiling_fit.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/host/case_file.h"
 
@@ -39,6 +40,7 @@ using attn::BlockTiling;
 using attn::l1_bytes;
 using attn::ub_bytes;
 using isa::round_up;
+using attn::fit_vec_rows;
 
 int64_t max_skv(const attn::AttnProblem& p) {
   int64_t m = 0;
@@ -48,24 +50,6 @@ int64_t max_skv(const attn::AttnProblem& p) {
 
 // Row arrays (max, sum, alpha) are indexed by sub-tile: offsets must stay on 32-byte blocks (16 f16 rows).
 int64_t row_align(const attn::AttnProblem& p) { return p.high_perf ? 16 : 8; }
-
-// Rows the larger AIV half of a unit can hold.
-int64_t half_rows(int64_t s1) { return round_up((s1 + 1) / 2, 16); }
-
-std::string fits_msg(const std::string& what, uint64_t need, uint64_t cap) {
-  return what + " needs " + std::to_string(need) + " bytes, the config has " + std::to_string(cap);
-}
-
-// The largest vec_rows (multiple of 8, <= the AIV half) whose UB layout fits; 0 when none does.
-int64_t fit_vec_rows(const attn::AttnProblem& p, BlockTiling t, uint64_t ub) {
-  const int64_t cw = attn::Plan::cw_of(t.s2_block), a = row_align(p);
-  int64_t vr = std::min(half_rows(t.s1_block), std::max<int64_t>(a, 8192 / cw / a * a)) / a * a;
-  for (; vr >= a; vr -= a) {
-    t.vec_rows = vr;
-    if (ub_bytes(p, t) <= ub) return vr;
-  }
-  return 0;
-}
 
 // Flash-decoding split count (hardware.md §5, vendor IsFlashDecode / SplitBNS): when B * KV_N <= cores / 2,
 // kv_splits = cores / (B * KV_N), lowered while the longest KV per split is under 512 tokens.
@@ -92,29 +76,12 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
   while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
   while (p.Sq > 1 && t.s1_block > 32 && l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
-  t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes);
+  t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes, row_align(p));
   while (p.Sq > 1 && t.vec_rows == 0 && t.s1_block > 32) {
     t.s1_block /= 2;
-    t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes);
+    t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes, row_align(p));
   }
   return t;
-}
-
-void check_fit(const attn::AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
-  const uint64_t l1 = l1_bytes(p, t), ub = ub_bytes(p, t);
-  if (l1 > uint64_t(hw.core.l1_bytes))
-    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + ", s2_block = " + std::to_string(t.s2_block) +
-                    " with D = " + std::to_string(p.D) + ": " + fits_msg("L1 (Q, K, V and P blocks)", l1, hw.core.l1_bytes) +
-                    " (hw.core.l1_bytes)");
-  if (ub > uint64_t(hw.core.ub_bytes))
-    throw CaseError("tiling: vec_rows = " + std::to_string(t.vec_rows) + " with s1_block = " + std::to_string(t.s1_block) +
-                    ", s2_block = " + std::to_string(t.s2_block) + ": " + fits_msg("UB (softmax sub-tiles, O accumulator)", ub,
-                                                                                    hw.core.ub_bytes) +
-                    " (hw.core.ub_bytes)");
-  const attn::L0Split s = attn::l0_split(p, t, hw);
-  if (s.kstep < 16 || s.nsub < 16)
-    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + " leaves no room for a 16-wide slice in L0A / L0B / L0C "
-                    "(hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
 }
 
 }  // namespace
@@ -129,25 +96,16 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   pl.t.kv_buffers = ov.choose("kv_buffers", c.kv_buffers);
   pl.decode = p.Sq == 1;
   if (pl.decode) pl.t.kv_splits = ov.choose("kv_splits", auto_kv_splits(p, hw));
-  const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes);
+  const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes, row_align(p));
   const int64_t a = row_align(p);
   pl.t.vec_rows = ov.choose("vec_rows", vr ? vr : a);
-  if (pl.t.vec_rows > half_rows(pl.t.s1_block))
-    throw CaseError("tiling.vec_rows = " + std::to_string(pl.t.vec_rows) + " must be at most " +
-                    std::to_string(half_rows(pl.t.s1_block)) + " (the rows of one AIV's half of tiling.s1_block = " +
-                    std::to_string(pl.t.s1_block) + ")");
-  if (pl.t.vec_rows % a)
-    throw CaseError("tiling.vec_rows = " + std::to_string(pl.t.vec_rows) + " must be a multiple of " + std::to_string(a) +
-                    (p.high_perf ? " in fp16 high-performance mode (fp16 row arrays stay on 32-byte blocks)" : ""));
-  if (pl.t.vec_rows * attn::Plan::cw_of(pl.t.s2_block) > 255 * 64)
-    throw CaseError("tiling.vec_rows x s2_block = " + std::to_string(pl.t.vec_rows * attn::Plan::cw_of(pl.t.s2_block)) +
-                    " exceeds one counter-mode vector instruction (16320 fp32 elements)");
+  attn::check_vec_rows(pl.t, a, p.high_perf);
   if (pl.decode) {
     if (pl.t.s1_block < p.G)
       throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must hold the G = " + std::to_string(p.G) +
                       " query heads of a KV head (query S = 1)");
   }
-  check_fit(p, pl.t, hw);
+  attn::check_fit(p, pl.t, hw);
   attn::make_units(pl);
   pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
   // Spec Decisions: rows nobody computes read +inf (the vendor pre-fills lse); empty KV at query S = 1 -3.4e38.

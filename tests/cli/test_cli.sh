@@ -36,7 +36,7 @@ expect 2 "usage" -- "$NPUSIM"
 expect 2 "unknown command 'bogus'" -- "$NPUSIM" bogus
 expect 2 "cannot read case file" -- "$NPUSIM" run "$T/missing.yaml"
 expect 2 "syntax.yaml:[0-9]+: YAML syntax error" -- "$NPUSIM" run "$T/syntax.yaml"
-expect 2 "op 'softmax' is not registered \(valid: fused_infer_attention_score, matmul\)" -- "$NPUSIM" run "$T/badop.yaml"
+expect 2 "op 'softmax' is not registered \(valid: flash_attention_var_len_score, fused_infer_attention_score, matmul\)" -- "$NPUSIM" run "$T/badop.yaml"
 expect 2 "attrs.num_heads is not a parameter of matmul \(valid attrs: .*transpose_a" -- "$NPUSIM" run "$T/badattr.yaml"
 expect 2 "tiling.base_m x tiling.base_n .*core.l0c_bytes = 131072" -- "$NPUSIM" run "$T/badtiling.yaml"
 expect 2 "tiling.base_k = 4096 must be in" -- "$NPUSIM" run "$T/mm.yaml" --set tiling.base_k=4096
@@ -99,5 +99,17 @@ if [[ ! -e "$T/tim/c.npy" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); 
 sed -n '/^case:/,$p' "$T/run/resolved.yaml" | tail -n +2 | sed 's/^  //' > "$T/again.yaml"
 expect 0 "cycles" -- "$NPUSIM" run "$T/again.yaml" --out "$T/again" --hw ascend910b3
 if cmp -s "$T/run/c.npy" "$T/again/c.npy"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: resolved.yaml did not reproduce c.npy"; fi
+# FlashAttentionVarLenScoreV3 from a case file: check passes, its rules and tiling limits exit 2 naming them
+FA="$ROOT/configs/cases/fa_varlen_zero_length.yaml"
+expect 0 "accuracy: PASS" -- "$NPUSIM" check "$FA" --out "$T/fa1"
+grep -v key_rope "$ROOT/configs/cases/fa_varlen_rope_causal.yaml" > "$T/fa_norope_k.yaml"
+expect 2 "inputs.key_rope is missing" -- "$NPUSIM" run "$T/fa_norope_k.yaml" --out "$T/fa2"
+expect 2 "attrs.sparse_mode = 5 .*variable-length" -- "$NPUSIM" run "$FA" --set attrs.sparse_mode=5 --out "$T/fa3"
+expect 2 "attrs.actual_seq_kvlen ends at 250 but inputs.key has T = 260" -- "$NPUSIM" run "$FA" --set "attrs.actual_seq_kvlen=[90,150,150,250]" --out "$T/fa4"
+expect 2 "tiling: s1_block = 128, s2_block = 1024 .*L1" -- "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_dv_lt_d.yaml" --set tiling.s2_block=1024 --mode timing --out "$T/fa5"
+expect 0 "flash_attention_var_len_score" -- "$NPUSIM" ops
+for f in attention_out.npy softmax_max.npy softmax_sum.npy; do
+  if [[ -s "$T/fa1/$f" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: FA check did not write $f"; fi
+done
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -323,7 +323,7 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
       for (int64_t n = 0; n < p.N && p.skv_eff(b) > 0; ++n)
         for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) Unit::put_stats(r, d.stat_index(b, n, i), -FLT_MAX, FLT_MAX);
   }
-  if (p.Sq == 1) {  // decode: units are (b, KV head, split); the rows of a unit are independent heads
+  if (p.incremental()) {  // decode: units are (b, KV head, split); the rows of a unit are independent heads
     for (int64_t b = 0; b < p.B; ++b) decode_batch(p, d, b, s2_block, kv_splits, r);
     return r;
   }

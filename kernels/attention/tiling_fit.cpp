@@ -1,0 +1,61 @@
+// Capacity rules of the attention tilings (tiling_fit.h).
+#include "kernels/attention/tiling_fit.h"
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/attention/buffers.h"
+#include "kernels/host/case_file.h"
+
+namespace npusim::op::attn {
+
+namespace {
+std::string fits_msg(const std::string& what, uint64_t need, uint64_t cap) {
+  return what + " needs " + std::to_string(need) + " bytes, the config has " + std::to_string(cap);
+}
+constexpr int64_t kSubTileElems = 8192;         // fp32 elements of one score sub-tile (a 32 KB UB buffer)
+constexpr int64_t kCounterModeElems = 255 * 64;  // one counter-mode vector instruction (255 repeats of 64 fp32)
+}  // namespace
+
+int64_t half_rows(int64_t s1) { return isa::round_up((s1 + 1) / 2, int64_t(16)); }
+
+int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t a) {
+  const int64_t cw = Plan::cw_of(t.s2_block);
+  int64_t vr = std::min(half_rows(t.s1_block), std::max<int64_t>(a, kSubTileElems / cw / a * a)) / a * a;
+  for (; vr >= a; vr -= a) {
+    t.vec_rows = vr;
+    if (ub_bytes(p, t) <= ub) return vr;
+  }
+  return 0;
+}
+
+void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
+  const uint64_t l1 = l1_bytes(p, t), ub = ub_bytes(p, t);
+  if (l1 > uint64_t(hw.core.l1_bytes))
+    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + ", s2_block = " + std::to_string(t.s2_block) +
+                    " with D = " + std::to_string(p.D) + (p.Dr ? " + Dr = " + std::to_string(p.Dr) : std::string()) + ": " +
+                    fits_msg("L1 (Q, K, V and P blocks)", l1, hw.core.l1_bytes) + " (hw.core.l1_bytes)");
+  if (ub > uint64_t(hw.core.ub_bytes))
+    throw CaseError("tiling: vec_rows = " + std::to_string(t.vec_rows) + " with s1_block = " + std::to_string(t.s1_block) +
+                    ", s2_block = " + std::to_string(t.s2_block) + ": " +
+                    fits_msg("UB (softmax sub-tiles, O accumulator)", ub, hw.core.ub_bytes) + " (hw.core.ub_bytes)");
+  const L0Split s = l0_split(p, t, hw);
+  if (s.kstep < 16 || s.nsub < 16)
+    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + " leaves no room for a 16-wide slice in L0A / L0B / L0C "
+                    "(hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
+}
+
+void check_vec_rows(const BlockTiling& t, int64_t a, bool high_perf) {
+  if (t.vec_rows > half_rows(t.s1_block))
+    throw CaseError("tiling.vec_rows = " + std::to_string(t.vec_rows) + " must be at most " +
+                    std::to_string(half_rows(t.s1_block)) + " (the rows of one AIV's half of tiling.s1_block = " +
+                    std::to_string(t.s1_block) + ")");
+  if (t.vec_rows % a)
+    throw CaseError("tiling.vec_rows = " + std::to_string(t.vec_rows) + " must be a multiple of " + std::to_string(a) +
+                    (high_perf ? " in fp16 high-performance mode (fp16 row arrays stay on 32-byte blocks)" : ""));
+  if (t.vec_rows * Plan::cw_of(t.s2_block) > kCounterModeElems)
+    throw CaseError("tiling.vec_rows x s2_block = " + std::to_string(t.vec_rows * Plan::cw_of(t.s2_block)) +
+                    " exceeds one counter-mode vector instruction (16320 fp32 elements)");
+}
+
+}  // namespace npusim::op::attn

@@ -1,0 +1,22 @@
+#pragma once
+// Capacity rules every attention op's tiling applies (FIA: kernels/fia/fia_tiling.cpp, FA V3:
+// kernels/fa_varlen/fa_tiling.cpp): the vec_rows that fits UB, the checks that a tiling fits L1 / UB / L0, and
+// the vec_rows rules. Messages name the tiling key and the config parameter.
+#include <cstdint>
+
+#include "kernels/attention/plan.h"
+#include "sim/config/hw_config.h"
+
+namespace npusim::op::attn {
+
+// Rows the larger AIV half of an s1-row unit holds.
+int64_t half_rows(int64_t s1);
+// The largest vec_rows (a multiple of `align`, <= the AIV half, vec_rows x cw <= 8192) whose UB layout fits;
+// 0 when none does.
+int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t align);
+// Throws CaseError when the tiling's L1 / UB layouts or L0 slices do not fit the config.
+void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
+// vec_rows within the AIV half, a multiple of `align`, one counter-mode vector instruction per sub-tile.
+void check_vec_rows(const BlockTiling& t, int64_t align, bool high_perf);
+
+}  // namespace npusim::op::attn
