@@ -3,7 +3,8 @@
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -euo pipefail
 PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
-      googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev)
+      googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev
+      python3-numpy python3-yaml)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

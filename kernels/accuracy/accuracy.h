@@ -28,6 +28,14 @@ struct AccuracyReport {
   int64_t cann_failures = 0;
   bool cann_pass = false;
   bool exact_special_pass = true;  // non-finite values must sit where the reference has them
+  // Relative errors only where |ref| >= rel_floor = 1e-3 * max |ref| (kRelFloorFraction): near zero a relative
+  // error says nothing (|out - ref| / |ref| blows up as ref -> 0), so those elements report absolute error.
+  double max_abs_ref = 0, rel_floor = 0;
+  int64_t rel_count = 0, abs_count = 0;        // finite-reference elements above / below the floor
+  double rel_max = 0, rel_mean = 0;            // |out - ref| / |ref| above the floor
+  double abs_below_max = 0;                    // |out - ref| below the floor
+  // max |out - ref| over the FlashAttention bound: <= 1 passes the rule.
+  double fa_ratio() const { return fa_bound > 0 ? max_abs_err / fa_bound : 0; }
   bool pass() const { return cann_pass && exact_special_pass && (fa_pass || !fa_gated); }
 };
 
@@ -37,6 +45,9 @@ struct AccuracyReport {
 AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor& out, const std::vector<double>& ref64,
                                 const std::vector<double>& naive, ElemType working, int64_t reduction_len,
                                 bool gate_fa_rule = true, const std::vector<uint8_t>& unspecified = {});
-std::string format_report(const AccuracyReport& r);  // a few human-readable lines
+inline constexpr double kRelFloorFraction = 1e-3;  // rel_floor = this x max |ref|
+// Human-readable lines: each rule's verdict with what it means, the relative errors above the floor, the
+// absolute errors below it, the balance and the worst element.
+std::string format_report(const AccuracyReport& r);
 
 }  // namespace npusim::op

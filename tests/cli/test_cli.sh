@@ -99,6 +99,25 @@ if [[ ! -e "$T/tim/c.npy" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); 
 sed -n '/^case:/,$p' "$T/run/resolved.yaml" | tail -n +2 | sed 's/^  //' > "$T/again.yaml"
 expect 0 "cycles" -- "$NPUSIM" run "$T/again.yaml" --out "$T/again" --hw ascend910b3
 if cmp -s "$T/run/c.npy" "$T/again/c.npy"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: resolved.yaml did not reproduce c.npy"; fi
+# Numerics sign-off: inputs saved and replayed bit for bit, check --expect, diff, planted one-bit difference
+expect 0 "inputs/, replay.yaml" -- "$NPUSIM" run "$T/mm.yaml" --save-inputs --out "$T/so1"
+for f in inputs/a.npy inputs/b.npy replay.yaml; do
+  if [[ -s "$T/so1/$f" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --save-inputs did not write $f"; fi
+done
+expect 0 "cycles" -- "$NPUSIM" run "$T/so1/replay.yaml" --out "$T/so2"
+expect 0 "outputs: MATCH" -- "$NPUSIM" diff "$T/so1" "$T/so2"
+expect 0 "expected outputs: MATCH" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1" --out "$T/so3"
+cp -r "$T/so1" "$T/so1bad"
+/usr/bin/python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[-2] ^= 1; open(p, "wb").write(b)' "$T/so1bad/c.npy"
+expect 4 "worst  \[39, 49\]: got .* 1 ULP" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1bad" --out "$T/so4"
+expect 4 "1999 of 2000 elements bit-exact" -- "$NPUSIM" diff "$T/so1" "$T/so1bad"
+expect 4 '"match": false' -- "$NPUSIM" diff "$T/so1" "$T/so1bad" --json
+expect 2 "does not exist" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/nowhere" --out "$T/so5"
+expect 0 '"ratio"' -- "$NPUSIM" check "$T/mm.yaml" --json --out "$T/so6"
+if /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
+  expect 0 "c.npy: float32 \[40, 50\]" -- "$ROOT/tools/numpy_reference.py" "$T/so1"
+  expect 4 "vs expected" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1/numpy_ref" --out "$T/so7"
+fi
 # FlashAttentionVarLenScoreV3 from a case file: check passes, its rules and tiling limits exit 2 naming them
 FA="$ROOT/configs/cases/fa_varlen_zero_length.yaml"
 expect 0 "accuracy: PASS" -- "$NPUSIM" check "$FA" --out "$T/fa1"

@@ -174,6 +174,20 @@ TEST(Accuracy, UnspecifiedElementsAreSkippedAndCounted) {
                std::invalid_argument);
 }
 
+TEST(Accuracy, RelativeErrorsOnlyAboveTheFloorAbsoluteBelow) {
+  // max |ref| = 1000 -> floor 1: only the first element is judged relatively; the near-zero ones by |out - ref|.
+  const AccuracyReport r = compare_accuracy("y", f32({3}, {1001, 0.5, 0.0002}), {1000, 0.25, 0.0001},
+                                            {1000, 0.25, 0.0001}, ElemType::F32, 1);
+  EXPECT_EQ(r.max_abs_ref, 1000);
+  EXPECT_EQ(r.rel_floor, 1.0);
+  EXPECT_EQ(r.rel_count, 1);
+  EXPECT_EQ(r.abs_count, 2);
+  EXPECT_DOUBLE_EQ(r.rel_max, 1e-3);
+  EXPECT_DOUBLE_EQ(r.rel_mean, 1e-3);
+  EXPECT_DOUBLE_EQ(r.abs_below_max, 0.25);
+  EXPECT_GT(r.max_rel_err, 0.99);  // the unfloored statistic is dominated by the near-zero elements
+}
+
 TEST(Accuracy, ReferenceSizeMismatchThrows) {
   EXPECT_THROW(compare_accuracy("y", f32({2}, {1, 2}), {1.0}, {1.0, 2.0}, ElemType::F32, 1), std::invalid_argument);
   EXPECT_THROW(compare_accuracy("y", f32({2}, {1, 2}), {1.0, 2.0}, {1.0}, ElemType::F32, 1), std::invalid_argument);
@@ -184,12 +198,14 @@ TEST(Accuracy, ReportNamesBothRulesAndTheWorstElement) {
   const std::string s = format_report(compare_accuracy("attn_out", h.out, h.ref, h.naive, ElemType::F16, 16, false));
   EXPECT_NE(s.find("output attn_out: 4 elements"), std::string::npos) << s;
   EXPECT_NE(s.find("max abs err 0.75, max rel err 1,"), std::string::npos) << s;
+  EXPECT_NE(s.find("FA rule:   FAIL (reported, not gated), ratio 1.49997"), std::string::npos) << s;
+  EXPECT_NE(s.find("relative:  "), std::string::npos) << s;
+  EXPECT_NE(s.find("absolute:  "), std::string::npos) << s;
   EXPECT_NE(s.find("MERE "), std::string::npos) << s;
   EXPECT_NE(s.find("MARE "), std::string::npos) << s;
   EXPECT_NE(s.find("error balance 0.00625"), std::string::npos) << s;
-  EXPECT_NE(s.find("FA rule: max err 0.75 <= 2 * naive 0.25 + 1e-5 = 0.50001: FAIL (reported, not gated)"),
-            std::string::npos) << s;
-  EXPECT_NE(s.find("CANN rule (T = 2^-8): 4 of 4 elements over: FAIL"), std::string::npos) << s;
+  EXPECT_NE(s.find("max err 0.75 <= 2 * naive 0.25 + 1e-5 = 0.50001"), std::string::npos) << s;
+  EXPECT_NE(s.find("CANN rule: FAIL, 4 of 4 elements over T = 2^-8"), std::string::npos) << s;
   EXPECT_NE(s.find("worst element [1, 0]: out 0, ref 0.75"), std::string::npos) << s;
   EXPECT_EQ(s.find("special values"), std::string::npos) << s;
   const std::string bad = format_report(compare_accuracy("y", f32({1}, {1.0}), {kNan}, {kNan}, ElemType::F16, 1));

@@ -11,6 +11,7 @@
 #include "tools/cli/options.h"
 #include "tools/cli/report.h"
 #include "tools/cli/sim_options.h"
+#include "tools/cli/signoff.h"
 #include "kernels/op/registry.h"
 #include "kernels/op/gm_inputs.h"
 
@@ -19,7 +20,6 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
-inline constexpr int kExitAccuracy = 4;  // `check` ran but an output failed the accuracy policy
 
 struct RunResult {
   op::CaseFile c;
@@ -80,7 +80,7 @@ std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
   return std::string(y.c_str()) + "\n";
 }
 
-RunResult run_case(const SimOptions& so, const std::string& path, bool force_full) {
+RunResult run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
   std::vector<std::string> case_sets;
   SimOptions hw_opts = so;
   hw_opts.sets.clear();
@@ -90,7 +90,7 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   RunResult rr;
   const auto t0 = std::chrono::steady_clock::now();
   // Timing mode needs shapes, not data: generated inputs stay empty so huge shapes fit in memory.
-  rr.c = op::load_case(path, case_sets, parse_mode(hw_opts.mode) != sim::SimMode::Timing);
+  rr.c = op::load_case(path, case_sets, save || parse_mode(hw_opts.mode) != sim::SimMode::Timing);
   const op::Op& the_op = op::find_op(rr.c.op);
   SimSession session(hw_opts, rr.c.name);
   sim::Machine& m = session.machine();
@@ -112,27 +112,50 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
     }
   rr.report["outputs"] = nlohmann::json::array();  // the .npy files actually written
   for (const auto& o : rr.outputs) rr.report["outputs"].push_back(o.first);
+  for (const auto& o : prep.outputs) rr.report["output_types"][o.name] = op::elem_type_name(o.type);  // diff reads them
+  if (save) save_inputs(rr.c, prep.tiling, session.out_dir());
   rr.report["out_dir"] = session.out_dir();
   rr.report["sim"]["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   session.write_outputs(rr.report, case_yaml(rr.c, prep));
   return rr;
 }
 
+// check --expect DIR: every output bit for bit against DIR/OUTPUT.npy.
+bool compare_expected(const RunResult& rr, const std::string& dir, bool json, nlohmann::json& out) {
+  bool match = true;
+  out = nlohmann::json::array();
+  for (const auto& [name, t] : rr.outputs) {
+    const op::BitCompare b = op::compare_bits(name, t, load_expected((fs::path(dir) / (name + ".npy")).string(), t.type));
+    if (!json) std::cout << op::format_bit_compare(b);
+    out.push_back(bits_json(b));
+    match &= b.match();
+  }
+  return match;
+}
+
 int run_like(const Args& args, bool check) {
   po::options_description desc(check ? "check options" : "run options");
   SimOptions so;
-  std::string case_path;
+  std::string case_path, expect;
+  bool save = false, json = false;
   desc.add_options()("case", po::value(&case_path)->required(), "case file (YAML)");
   add_sim_options(desc, so);
+  desc.add_options()("save-inputs", po::bool_switch(&save),
+                     "also write every input as OUT/inputs/NAME.npy (bf16: uint16 bits + NAME.f32.npy) and OUT/replay.yaml");
+  if (check)
+    desc.add_options()("expect", po::value(&expect), "folder of OUTPUT.npy per output (a board dump, torch_npu, an earlier "
+                                                     "run): compare bit for bit, exit 4 on a mismatch")(
+        "json", po::bool_switch(&json), "print the accuracy (and --expect) report as JSON on stdout");
   po::positional_options_description pos;
   pos.add("case", 1);
   po::variables_map vm;
   const std::string usage = std::string("usage: npusim ") + (check ? "check" : "run") + " CASE.yaml [options]";
   if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
   try {
-    RunResult rr = run_case(so, case_path, check);
-    std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml" << (so.trace ? ", trace.json" : "")
-              << ": " << rr.report["out_dir"].get<std::string>() << "\n";
+    RunResult rr = run_case(so, case_path, check, save);
+    if (!json)
+      std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml" << (so.trace ? ", trace.json" : "")
+                << (save ? ", inputs/, replay.yaml" : "") << ": " << rr.report["out_dir"].get<std::string>() << "\n";
     if (!check || rr.status != kExitOk) return rr.status;
     bool pass = true;
     nlohmann::json acc = nlohmann::json::array();
@@ -142,16 +165,23 @@ int run_like(const Args& args, bool check) {
         if (name != ref.output) continue;
         const auto r = op::compare_accuracy(name, t, ref.ref64, ref.naive, ref.working, ref.reduction_len,
                                             ref.gate_fa_rule, ref.unspecified);
-        std::cout << op::format_report(r);
+        if (!json) std::cout << op::format_report(r);
         pass &= r.pass();
-        acc.push_back({{"output", name}, {"pass", r.pass()}, {"max_abs_err", r.max_abs_err}, {"mere", r.mere},
-                       {"mare", r.mare}, {"error_balance", r.error_balance}, {"cann_failures", r.cann_failures},
-                       {"fa_pass", r.fa_pass}, {"unspecified", r.unspecified}});
+        acc.push_back(accuracy_json(r));
       }
     rr.report["accuracy"] = acc;
+    bool match = true;
+    if (!expect.empty()) match = compare_expected(rr, expect, json, rr.report["expect"]);
     std::ofstream(fs::path(rr.report["out_dir"].get<std::string>()) / "report.json") << rr.report.dump(2) << "\n";
-    std::cout << (pass ? "accuracy: PASS\n" : "accuracy: FAIL\n");
-    return pass ? kExitOk : kExitAccuracy;
+    if (json) {
+      nlohmann::json j = {{"accuracy", acc}, {"pass", pass}};
+      if (!expect.empty()) j["expect"] = rr.report["expect"], j["match"] = match;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << (pass ? "accuracy: PASS\n" : "accuracy: FAIL\n");
+      if (!expect.empty()) std::cout << (match ? "expected outputs: MATCH\n" : "expected outputs: MISMATCH\n");
+    }
+    return pass && match ? kExitOk : kExitMismatch;
   } catch (const op::CaseError& e) {
     throw InputError(e.what());
   }

@@ -14,7 +14,10 @@ const char* kUsage =
     "commands:\n"
     "  run CASE.yaml [--hw NAME|FILE] [--out DIR] [--set KEY=VALUE]... [--mode full|functional|timing] [--trace]\n"
     "                run an operator case: outputs as .npy, report.json, resolved.yaml\n"
-    "  check CASE.yaml [...]   run + compare every output with the op's fp64 reference (exit 4 on failure)\n"
+    "  run ... --save-inputs   also write every input (OUT/inputs/NAME.npy) and OUT/replay.yaml\n"
+    "  check CASE.yaml [...] [--expect DIR] [--json]   run + compare every output with the op's fp64 reference and,\n"
+    "                with --expect, bit for bit with DIR/OUTPUT.npy (exit 4 on failure)\n"
+    "  diff DIR_A DIR_B [--json]   two run folders: outputs bit for bit, report.json side by side (exit 4 on a mismatch)\n"
     "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: machine-readable)\n"
     "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
     "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
@@ -30,11 +33,11 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? kExitInput : kExitOk;
   }
-  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}};
+  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}};
   const std::string name = argv[1];
   const auto it = commands.find(name);
   if (it == commands.end()) {
-    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, ops, asm, hw, micro)\n" << kUsage;
+    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, ops, asm, hw, micro)\n" << kUsage;
     return kExitInput;
   }
   try {

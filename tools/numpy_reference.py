@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""A numpy reference for a run saved with `npusim run --save-inputs` (README "Numerics sign-off").
+
+    tools/numpy_reference.py RUN_DIR [--out DIR]
+
+Reads RUN_DIR/replay.yaml and RUN_DIR/inputs/, computes the op's outputs the way a torch user would (fp32
+matmuls, fp32 softmax, one rounding to the output dtype at the end) and writes DIR/OUTPUT.npy (float32 values;
+`npusim check --expect DIR` rounds them to the output dtype with RNE). Covers `matmul` (transposes, bias,
+out_dtype) and `fused_infer_attention_score` prompt / decode without masks, pse, paging, prefix or lists
+(BSH / BSND / BNSD, GQA). Its bits are not npusim's: it shows what an independent reference looks like next to
+the simulated kernel (a few ULP, from the accumulation order), not a bit-exact golden.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+import yaml
+
+
+def load(run, entry):
+    a = np.load(os.path.join(run, entry["file"]))
+    if entry["dtype"] == "bfloat16":  # saved as uint16 bit patterns
+        a = (a.astype(np.uint32) << 16).view(np.float32)
+    return a.astype(np.float32)
+
+
+def matmul(run, case):
+    attrs, inp = case.get("attrs") or {}, case["inputs"]
+    a, b = load(run, inp["a"]), load(run, inp["b"])
+    if attrs.get("transpose_a"):
+        a = a.T
+    if attrs.get("transpose_b"):
+        b = b.T
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    if "bias" in inp:
+        c = c + load(run, inp["bias"])
+    return {"c": c.astype(np.float32)}
+
+
+def fia(run, case):
+    attrs, inp = case.get("attrs") or {}, case["inputs"]
+    for name in ("atten_mask", "pse_shift", "block_table", "key_shared_prefix"):
+        if name in inp:
+            sys.exit(f"numpy_reference.py: inputs.{name} is not covered by this script")
+    n = attrs["num_heads"]
+    kvn = attrs.get("num_key_value_heads", 0) or n
+    layout = attrs.get("input_layout", "BSH")
+    q, k, v = (load(run, inp[x]) for x in ("query", "key", "value"))
+
+    def to_bnsd(t, heads):
+        if layout == "BSH":
+            b, s, h = t.shape
+            return t.reshape(b, s, heads, h // heads).transpose(0, 2, 1, 3)
+        return t.transpose(0, 2, 1, 3) if layout == "BSND" else t
+
+    q, k, v = to_bnsd(q, n), to_bnsd(k, kvn), to_bnsd(v, kvn)
+    g = n // kvn
+    k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
+    s = np.float32(attrs.get("scale", 1.0)) * (q @ k.transpose(0, 1, 3, 2))
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    o = (p @ v) / p.sum(axis=-1, keepdims=True)
+    if layout == "BSH":
+        o = o.transpose(0, 2, 1, 3).reshape(o.shape[0], o.shape[2], -1)
+    elif layout in ("BSND", "BNSD_BSND"):
+        o = o.transpose(0, 2, 1, 3)
+    return {"attention_out": o.astype(np.float32)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("run", help="a folder written by npusim run --save-inputs")
+    ap.add_argument("--out", help="where to write OUTPUT.npy (default RUN/numpy_ref)")
+    args = ap.parse_args()
+    replay = os.path.join(args.run, "replay.yaml")
+    if not os.path.exists(replay):
+        sys.exit(f"numpy_reference.py: {replay} does not exist (run npusim with --save-inputs)")
+    case = yaml.safe_load(open(replay))
+    ops = {"matmul": matmul, "fused_infer_attention_score": fia}
+    if case["op"] not in ops:
+        sys.exit(f"numpy_reference.py: op {case['op']} is not covered (valid: {', '.join(ops)})")
+    out = args.out or os.path.join(args.run, "numpy_ref")
+    os.makedirs(out, exist_ok=True)
+    for name, arr in ops[case["op"]](args.run, case).items():
+        np.save(os.path.join(out, name + ".npy"), arr)
+        print(f"{os.path.join(out, name + '.npy')}: {arr.dtype} {list(arr.shape)}")
+
+
+if __name__ == "__main__":
+    main()
