@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
       googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev
-      python3-numpy python3-yaml)
+      python3-numpy python3-yaml parallel)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -118,6 +118,33 @@ if /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
   expect 0 "c.npy: float32 \[40, 50\]" -- "$ROOT/tools/numpy_reference.py" "$T/so1"
   expect 4 "vs expected" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1/numpy_ref" --out "$T/so7"
 fi
+# Sweeps: points in parallel processes, invalid points recorded, numbers equal single runs, resume, tasks + collect
+cat > "$T/sw.yaml" <<'Y'
+case: mm.yaml
+mode: timing
+axes:
+  tiling.base_m: [16, 32]
+  tiling.base_n: [16, 4096]
+Y
+expect 0 "sweep: 4 points, 2 ok" -- "$NPUSIM" sweep "$T/sw.yaml" --jobs 2 --out "$T/sw"
+lines() { wc -l < "$1" | tr -d ' '; }
+if [[ $(lines "$T/sw/results.jsonl") == 4 ]] && grep -q '"status":"invalid"' "$T/sw/results.jsonl" &&
+   grep -q 'tiling.base_n = 4096 must be in' "$T/sw/results.jsonl" && [[ -s "$T/sw/results.csv" ]] &&
+   grep -q "## The default tiling" "$T/sw/summary.md"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: sweep results"; fi
+single=$("$NPUSIM" run "$T/mm.yaml" --mode timing --set tiling.base_m=32 --set tiling.base_n=16 --out "$T/sw_one" | sed -nE 's/.*: ([0-9]+) cycles.*/\1/p')
+if grep '"point":{"tiling.base_m":32,"tiling.base_n":16}' "$T/sw/results.jsonl" | grep -q "\"cycles\":$single,"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: the sweep point's cycles differ from npusim run's ($single)"; fi
+expect 2 "already holds results.jsonl" -- "$NPUSIM" sweep "$T/sw.yaml" --out "$T/sw"
+head -n 3 "$T/sw/results.jsonl" > "$T/sw/r3" && mv "$T/sw/r3" "$T/sw/results.jsonl"
+expect 0 "3 already done" -- "$NPUSIM" sweep "$T/sw.yaml" --resume --out "$T/sw"
+if [[ $(lines "$T/sw/results.jsonl") == 4 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --resume did not complete the sweep"; fi
+expect 0 "commands in" -- "$NPUSIM" sweep "$T/sw.yaml" --emit-tasks "$T/tasks.txt" --out "$T/sw2"
+if command -v parallel > /dev/null; then parallel --will-cite --jobs 2 < "$T/tasks.txt"; else bash "$T/tasks.txt"; fi
+expect 0 "sweep: 4 points, 2 ok" -- "$NPUSIM" sweep --collect "$T/sw2"
+printf 'case: mm.yaml\naxes: {tiling.base_m: [16]}\nbogus: 1\n' > "$T/sw_bad.yaml"
+expect 2 "sw_bad.yaml:3: unknown key 'bogus'" -- "$NPUSIM" sweep "$T/sw_bad.yaml" --out "$T/sw3"
+printf 'case: mm.yaml\naxes: {inputs.a.shape: [[4, 4]]}\n' > "$T/sw_bad2.yaml"
+expect 2 "inputs.X.shape axes are not supported" -- "$NPUSIM" sweep "$T/sw_bad2.yaml" --out "$T/sw4"
 # FlashAttentionVarLenScoreV3 from a case file: check passes, its rules and tiling limits exit 2 naming them
 FA="$ROOT/configs/cases/fa_varlen_zero_length.yaml"
 expect 0 "accuracy: PASS" -- "$NPUSIM" check "$FA" --out "$T/fa1"

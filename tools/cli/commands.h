@@ -13,6 +13,7 @@ int cmd_micro(const Args& args);  // npusim micro [NAME...]: microbenchmarks vs 
 int cmd_run(const Args& args);    // npusim run CASE.yaml: an operator case, outputs + report
 int cmd_check(const Args& args);  // npusim check CASE.yaml: run + accuracy against the fp64 reference
 int cmd_ops(const Args& args);    // npusim ops: registered ops and their parameters
+int cmd_sweep(const Args& args);  // npusim sweep SWEEP.yaml: many run points in parallel processes
 int cmd_diff(const Args& args);   // npusim diff DIR_A DIR_B: two run folders, outputs bit for bit and report.json
 
 }  // namespace npusim::cli

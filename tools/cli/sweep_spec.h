@@ -1,0 +1,33 @@
+#pragma once
+// Sweep files (`npusim sweep`, README "Choosing a tiling"): a case, the hardware and mode, the axes (dotted
+// attrs. / tiling. / hw. keys, each a list or a range) and how they are sampled; expanded into points.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace npusim::cli {
+
+struct SweepSpec {
+  std::string path;           // the sweep file
+  std::string case_path;      // absolute; an inline case is written to OUT/case.yaml by the sweep
+  std::string inline_case;    // YAML text of an inline `case:` mapping (file paths made absolute), else empty
+  std::string hw, mode = "timing", checks = "all";
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;  // key -> values (YAML scalars / flow text)
+  std::string sampling = "grid";  // grid | zip | random
+  int64_t random_count = 0;
+  uint64_t random_seed = 0;
+  std::string objective = "cycles", objective2;  // cycles | time_us | achieved_tflops | roofline_ratio
+  bool tiling_only() const;   // every axis is a tiling. key (the default tiling can be ranked)
+};
+
+// One point: the axis values in axis order.
+using SweepPoint = std::vector<std::pair<std::string, std::string>>;
+
+// Reads and validates the sweep file; every error names the file, the key and the rule (InputError, exit 2).
+SweepSpec load_sweep(const std::string& path);
+std::vector<SweepPoint> expand(const SweepSpec& s);
+// Whether an objective is maximised (achieved_tflops) rather than minimised.
+bool maximised(const std::string& objective);
+
+}  // namespace npusim::cli
