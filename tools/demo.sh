@@ -11,5 +11,8 @@ build/tools/npusim hw list
 echo "== npusim check configs/cases/matmul_f16_512.yaml --trace"
 build/tools/npusim check configs/cases/matmul_f16_512.yaml --trace
 echo "trace: npusim-out/matmul_f16_512/trace.json (open at https://ui.perfetto.dev); outputs and report.json beside it"
+echo "== npusim check configs/cases/fa_varlen_rope_causal.yaml --trace   (FlashAttention V3, TND + rope, causal)"
+build/tools/npusim check configs/cases/fa_varlen_rope_causal.yaml --trace
+echo "trace: npusim-out/fa_varlen_rope_causal/trace.json: 24 AI cores, each an AIC (QK, PV) and two AIVs (softmax)"
 echo "== npusim asm configs/programs/softmax_row.s"
 build/tools/npusim asm configs/programs/softmax_row.s

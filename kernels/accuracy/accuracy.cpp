@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "kernels/accuracy/indexing.h"
 #include <limits>
 #include <stdexcept>
 
@@ -33,15 +35,6 @@ double cann_threshold(ElemType working, int64_t reduction_len) {
                                          elem_type_name(working));
   }
   return reduction_len >= 2048 ? 2 * t : t;
-}
-
-std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] > 0 ? flat % shape[d] : 0;
-    flat = shape[d] > 0 ? flat / shape[d] : 0;
-  }
-  return idx;
 }
 
 // Running sums over the elements whose reference is finite.
@@ -129,12 +122,6 @@ std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
-}
-
-std::string coords(const std::vector<int64_t>& idx) {
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
 }
 
 const char* verdict(bool ok) { return ok ? "pass" : "FAIL"; }

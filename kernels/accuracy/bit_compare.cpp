@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "kernels/accuracy/indexing.h"
 #include <cstring>
 #include <map>
 
@@ -34,15 +36,6 @@ int64_t ulp_distance(const HostTensor& a, const HostTensor& b, int64_t i) {
   return std::llabs(float_order(bits_at(a, i), w) - float_order(bits_at(b, i), w));
 }
 
-std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] > 0 ? flat % shape[d] : 0;
-    flat = shape[d] > 0 ? flat / shape[d] : 0;
-  }
-  return idx;
-}
-
 const char* bucket(int64_t ulp) {
   if (ulp < 0) return "NaN";
   if (ulp == 0) return "0 (+0 / -0)";
@@ -60,12 +53,6 @@ std::vector<IndexCount> top_of(const std::map<std::vector<int64_t>, int64_t>& m,
   std::stable_sort(v.begin(), v.end(), [](const IndexCount& a, const IndexCount& b) { return a.count > b.count; });
   if (v.size() > top) v.resize(top);
   return v;
-}
-
-std::string coords(const std::vector<int64_t>& idx) {
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
 }
 
 std::string hex(uint64_t bits, ElemType t) {

@@ -115,6 +115,22 @@ void finish_plan(Plan& pl) {
   pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes), int64_t(512));
 }
 
+PlanFlops plan_flops(const Plan& pl) {
+  const auto& p = pl.p;
+  uint64_t cells = 0, exec = 0;
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) {
+      const auto [lo, hi] = p.visible_cols(b, i);
+      cells += uint64_t(hi - lo);
+    }
+  cells *= uint64_t(p.N);
+  const auto pad = [](int64_t v) { return uint64_t(round_up(v, int64_t(16))); };
+  for (const auto& u : pl.units)
+    for (int64_t k = u.blk_first; u.computed() && k < u.blk_end; ++k)
+      exec += 2 * pad(u.r_hi - u.r_lo) * pad(pl.blk_cols(u.b, k)) * (pad(p.qk_dim()) + pad(p.Dv));
+  return {2 * cells * uint64_t(p.qk_dim() + p.Dv), exec};
+}
+
 std::vector<Step> core_steps(const Plan& pl, int core) {
   std::vector<Step> s;
   if (core + 1 >= int(pl.core_first.size())) return s;

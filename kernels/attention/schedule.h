@@ -17,6 +17,14 @@ void make_units(Plan& pl);
 // minimise the most loaded of pl.t.block_dim cores; then the element types and the workspace layout.
 void finish_plan(Plan& pl);
 
+// Algorithmic flops of the plan's problem, 2 (D + Dr + Dv) per visible cell of the band (the mask tensor is not
+// counted: its data is not loaded in timing mode), and the flops the cube executes over the visited blocks
+// (fractal-padded rows, columns and head dims).
+struct PlanFlops {
+  uint64_t algorithmic = 0, executed = 0;
+};
+PlanFlops plan_flops(const Plan& pl);
+
 struct Step {
   int64_t unit = 0, blk = 0;
   bool first = false, last = false;  // first / last visited block of its unit

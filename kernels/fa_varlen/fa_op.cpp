@@ -4,6 +4,7 @@
 
 #include "kernels/attention/attn_reference.h"
 #include "kernels/attention/mainloop.h"
+#include "kernels/attention/schedule.h"
 #include "kernels/fa_varlen/fa_params.h"
 #include "kernels/fa_varlen/fa_tiling.h"
 #include "kernels/op/case_access.h"
@@ -26,24 +27,6 @@ void check_topology(const sim::HwConfig& hw) {
                     " with aiv_per_core = " + std::to_string(hw.chip.aiv_per_core));
 }
 
-// Algorithmic flops over the visible cells (2 (D + Dr) for QK, 2 Dv for PV) and what the cube executes.
-// The mask tensor of modes 0 / 1 is not counted (its data is not loaded in timing mode).
-void count_flops(const attn::Plan& pl, Prepared& r) {
-  const auto& p = pl.p;
-  uint64_t cells = 0, exec = 0;
-  for (int64_t b = 0; b < p.B; ++b)
-    for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) {
-      const auto [lo, hi] = p.visible_cols(b, i);
-      cells += uint64_t(hi - lo);
-    }
-  cells *= uint64_t(p.N);
-  const auto pad = [](int64_t v) { return uint64_t((v + 15) / 16 * 16); };
-  for (const auto& u : pl.units)
-    for (int64_t k = u.blk_first; u.computed() && k < u.blk_end; ++k)
-      exec += 2 * pad(u.r_hi - u.r_lo) * pad(pl.blk_cols(u.b, k)) * (pad(p.qk_dim()) + pad(p.Dv));
-  r.flops = 2 * cells * uint64_t(p.qk_dim() + p.Dv);
-  r.executed_flops_bound = exec;
-}
 }  // namespace
 
 attn::AttnTensors fa_varlen_tensors(const CaseFile& c) {
@@ -89,7 +72,8 @@ Prepared FaVarLenOp::prepare(const CaseFile& c, sim::Machine& m) const {
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
   r.tiling = tiling.used();
   r.min_gm_bytes = in_bytes + out_bytes + 2 * stat_bytes;
-  count_flops(pl, r);
+  const attn::PlanFlops f = attn::plan_flops(pl);
+  r.flops = f.algorithmic, r.executed_flops_bound = f.executed;
   r.cores = int(pl.t.block_dim);
   r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
   r.launch = sim::LaunchSpec{.name = "flash_attention_var_len_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};

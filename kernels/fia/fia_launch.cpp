@@ -3,6 +3,7 @@
 
 
 #include "kernels/attention/mainloop.h"
+#include "kernels/attention/schedule.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/op/gm_inputs.h"
 
@@ -46,23 +47,6 @@ std::vector<int64_t> out_shape(const attn::AttnProblem& p) {
   }
 }
 
-// Algorithmic flops (visible cells of the band; the mask tensor is not counted) and what the cube executes.
-void count_flops(const attn::Plan& pl, Prepared& r) {
-  const auto& p = pl.p;
-  uint64_t cells = 0, exec = 0;
-  for (int64_t b = 0; b < p.B; ++b)
-    for (int64_t i = 0; i < p.act_q[b]; ++i) {
-      const auto [lo, hi] = p.visible_cols(b, i);
-      if (hi > lo) cells += uint64_t(hi - lo);
-    }
-  cells *= uint64_t(p.N);
-  const auto pad = [](int64_t v) { return uint64_t((v + 15) / 16 * 16); };
-  for (const auto& u : pl.units)
-    for (int64_t k = u.blk_first; u.computed() && k < u.blk_end; ++k)
-      exec += 2 * pad(u.r_hi - u.r_lo) * pad(pl.blk_cols(u.b, k)) * (pad(p.D) + pad(p.Dv));
-  r.flops = 2 * cells * uint64_t(p.D + p.Dv);
-  r.executed_flops_bound = exec;
-}
 }  // namespace
 
 Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine& m) {
@@ -85,7 +69,8 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
   r.tiling = tiling.used();
   r.min_gm_bytes = in_bytes + out_bytes;
-  count_flops(pl, r);
+  const attn::PlanFlops f = attn::plan_flops(pl);
+  r.flops = f.algorithmic, r.executed_flops_bound = f.executed;
   r.cores = int(pl.t.block_dim);
   r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
   r.launch = sim::LaunchSpec{.name = "fused_infer_attention_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};

@@ -69,6 +69,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, 
   c.wait = ScalarWait::None;
   c.scalar_scheduled = false;
   c.stats.pipes = {};
+  c.stats.buffer_peak = {};
   c.stats.used = true;
 }
 }  // namespace

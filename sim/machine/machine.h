@@ -50,6 +50,7 @@ struct CoreStats {
   bool used = false;
   std::array<PipeStats, 8> pipes{};  // indexed by isa::Pipe
   uint64_t end_cycle = 0;
+  std::array<uint64_t, isa::kNumBufs> buffer_peak{};  // highest local-buffer offset the kernel allocated, per isa::Buf
 };
 
 struct LaunchResult {

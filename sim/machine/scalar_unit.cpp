@@ -3,6 +3,8 @@
 // observe something (a full queue, a flag, a GM load, the end of the kernel), so the program runs ahead of its
 // pipes as the real scalar unit does. Each stall is one fiber yield; whatever ends it schedules the scalar's
 // next event (MachineState::wake_scalar).
+#include <algorithm>
+
 #include "isa/instr/operand.h"
 #include "isa/instr/traits.h"
 #include "isa/text/asm.h"
@@ -246,6 +248,8 @@ Addr ScalarCtx::alloc(Buf b, uint64_t bytes, const std::string& what, uint64_t a
                            std::string(buf_name(b)) + " at offset " + std::to_string(off) + " but the buffer holds " +
                            std::to_string(cap) + " bytes (" + std::to_string(cap - std::min(cap, off)) + " free)");
   top = off + bytes;
+  uint64_t& peak = c_.stats.buffer_peak[static_cast<size_t>(b)];
+  peak = std::max(peak, top);
   return {b, off};
 }
 

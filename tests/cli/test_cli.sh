@@ -145,6 +145,14 @@ printf 'case: mm.yaml\naxes: {tiling.base_m: [16]}\nbogus: 1\n' > "$T/sw_bad.yam
 expect 2 "sw_bad.yaml:3: unknown key 'bogus'" -- "$NPUSIM" sweep "$T/sw_bad.yaml" --out "$T/sw3"
 printf 'case: mm.yaml\naxes: {inputs.a.shape: [[4, 4]]}\n' > "$T/sw_bad2.yaml"
 expect 2 "inputs.X.shape axes are not supported" -- "$NPUSIM" sweep "$T/sw_bad2.yaml" --out "$T/sw4"
+# Tune: coordinate descent from the default tiling; best.yaml reproduces the best point and is no worse
+expect 0 "tune: [0-9]+ runs" -- "$NPUSIM" tune "$T/mm.yaml" --budget 12 --jobs 2 --out "$T/tu"
+best=$(sed -nE 's/.*"cycles": *([0-9]+).*/\1/p' "$T/tu/default.json" | head -1)
+tuned=$("$NPUSIM" run "$T/tu/best.yaml" --mode timing --out "$T/tu_best" | sed -nE 's/.*: ([0-9]+) cycles.*/\1/p')
+if [[ -n "$tuned" && -n "$best" && $tuned -le $best ]] && grep -q "## The default tiling" "$T/tu/summary.md" &&
+   [[ $(wc -l < "$T/tu/results.jsonl") -le 11 ]]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: tune: best.yaml $tuned cycles vs default $best, or summary / budget"; fi
+expect 2 "budget 1 must be >= 2" -- "$NPUSIM" tune "$T/mm.yaml" --budget 1 --out "$T/tu2"
 # FlashAttentionVarLenScoreV3 from a case file: check passes, its rules and tiling limits exit 2 naming them
 FA="$ROOT/configs/cases/fa_varlen_zero_length.yaml"
 expect 0 "accuracy: PASS" -- "$NPUSIM" check "$FA" --out "$T/fa1"

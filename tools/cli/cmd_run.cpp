@@ -103,6 +103,7 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   const double secs = sim::cycles_to_us(m.hw(), result.cycles) * 1e-6;
   rr.report["achieved_tflops"] = secs > 0 ? static_cast<double>(prep.flops) / secs * 1e-12 : 0.0;
   rr.report["roofline"] = roofline(m.hw(), prep, result.cycles);
+  rr.report["hw_overrides"] = hw_opts.sets;  // the effective hw is `hw` with these --set overrides (resolved.yaml: all keys)
   for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
   rr.status = report_faults(result);
   if (rr.status == kExitOk && m.mode() != sim::SimMode::Timing)

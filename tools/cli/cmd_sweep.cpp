@@ -1,20 +1,17 @@
 // npusim sweep SWEEP.yaml: many `npusim run` points, each in its own process (one SystemC elaboration per
 // process), --jobs at a time; results.jsonl / results.csv / summary.md; --resume; --emit-tasks / --collect for
 // GNU parallel or a cluster (README "Choosing a tiling").
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <set>
 
 #include "tools/cli/options.h"
 #include "tools/cli/sweep_results.h"
+#include "tools/cli/sweep_runner.h"
 #include "tools/cli/sweep_spec.h"
 
 namespace npusim::cli {
@@ -22,80 +19,6 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
-struct Task {
-  nlohmann::json point;
-  std::string dir;                // absolute
-  std::vector<std::string> args;  // argv of `npusim run ...`
-  bool baseline = false;          // the case's own tiling (not a swept point)
-};
-
-std::vector<std::string> run_args(const SweepSpec& s, const std::string& exe, const SweepPoint& p, const std::string& dir) {
-  std::vector<std::string> a = {exe, "run", s.case_path, "--mode", s.mode, "--checks", s.checks, "--out", dir};
-  if (!s.hw.empty()) a.insert(a.end(), {"--hw", s.hw});
-  for (const auto& [k, v] : p) a.insert(a.end(), {"--set", k + "=" + v});
-  return a;
-}
-
-void write_point_files(const Task& t) {
-  fs::create_directories(t.dir);
-  std::ofstream(fs::path(t.dir) / "point.json") << t.point.dump() << "\n";
-}
-
-int read_exit_code(const std::string& dir) {
-  std::ifstream f(fs::path(dir) / "exit_code");
-  int c = -1;
-  return f >> c ? c : -1;
-}
-
-pid_t spawn(const Task& t) {
-  write_point_files(t);
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  const int fd = ::open((fs::path(t.dir) / "log.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
-  std::vector<char*> argv;
-  for (const auto& s : t.args) argv.push_back(const_cast<char*>(s.c_str()));
-  argv.push_back(nullptr);
-  execv(argv[0], argv.data());
-  _exit(127);
-}
-
-void progress(size_t done, size_t total, size_t failed, std::chrono::steady_clock::time_point t0) {
-  if (!isatty(STDERR_FILENO)) return;
-  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double eta = done ? el / double(done) * double(total - done) : 0;
-  std::fprintf(stderr, "\rsweep: %zu / %zu points, %zu not ok, ETA %.0f s   ", done, total, failed, eta);
-  if (done == total) std::fprintf(stderr, "\n");
-}
-
-// Runs the tasks `jobs` at a time; each finished point is appended to results.jsonl at once.
-void run_local(const std::vector<Task>& tasks, int jobs, const std::string& out) {
-  std::map<pid_t, const Task*> running;
-  size_t next = 0, done = 0, failed = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  while (next < tasks.size() || !running.empty()) {
-    while (next < tasks.size() && int(running.size()) < jobs) {
-      const pid_t pid = spawn(tasks[next]);
-      if (pid < 0) throw std::runtime_error("fork failed");
-      running[pid] = &tasks[next++];
-    }
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) break;
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const Task& t = *it->second;
-    running.erase(it);
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    std::ofstream(fs::path(t.dir) / "exit_code") << code << "\n";
-    const nlohmann::json r = point_result(t.point, t.dir, code);
-    if (t.baseline) std::ofstream(fs::path(out) / "default.json") << r.dump(2) << "\n";
-    else append_result((fs::path(out) / "results.jsonl").string(), r);
-    failed += r["status"] != "ok";
-    progress(++done, tasks.size(), failed, t0);
-  }
-}
-
 std::string quoted(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -199,7 +122,6 @@ int cmd_sweep(const Args& args) {
   std::ofstream(fs::path(out) / "spec.json") << spec_json(s).dump(2) << "\n";
   std::set<std::string> done;
   for (const auto& r : read_results(jsonl)) done.insert(r["point"].dump());
-  const std::string exe = fs::read_symlink("/proc/self/exe").string();
   std::vector<Task> tasks;
   const auto points = expand(s);
   for (size_t i = 0; i < points.size(); ++i) {
@@ -208,12 +130,12 @@ int cmd_sweep(const Args& args) {
     char name[24];
     std::snprintf(name, sizeof name, "%05zu", i);
     const std::string dir = (fs::path(out) / "points" / name).string();
-    tasks.push_back({pj, dir, run_args(s, exe, points[i], dir)});
+    tasks.push_back({pj, dir, run_args(s, points[i], dir)});
   }
   const size_t todo = tasks.size();
   if (s.tiling_only() && !fs::exists(fs::path(out) / "default.json")) {  // the case's own tiling, to rank it
     const std::string dir = (fs::path(out) / "default").string();
-    tasks.push_back({nlohmann::json::object(), dir, run_args(s, exe, {}, dir), true});
+    tasks.push_back({nlohmann::json::object(), dir, run_args(s, {}, dir), true});
   }
   std::cout << "sweep: " << points.size() << " points (" << points.size() - todo << " already done), case " << s.case_path
             << ", mode " << s.mode << "\n";

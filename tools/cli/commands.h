@@ -14,6 +14,7 @@ int cmd_run(const Args& args);    // npusim run CASE.yaml: an operator case, out
 int cmd_check(const Args& args);  // npusim check CASE.yaml: run + accuracy against the fp64 reference
 int cmd_ops(const Args& args);    // npusim ops: registered ops and their parameters
 int cmd_sweep(const Args& args);  // npusim sweep SWEEP.yaml: many run points in parallel processes
+int cmd_tune(const Args& args);   // npusim tune CASE.yaml: coordinate descent over the declared tiling space
 int cmd_diff(const Args& args);   // npusim diff DIR_A DIR_B: two run folders, outputs bit for bit and report.json
 
 }  // namespace npusim::cli

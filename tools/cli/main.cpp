@@ -20,6 +20,8 @@ const char* kUsage =
     "  diff DIR_A DIR_B [--json]   two run folders: outputs bit for bit, report.json side by side (exit 4 on a mismatch)\n"
     "  sweep SWEEP.yaml [--jobs N] [--out DIR] [--resume] [--emit-tasks FILE] | sweep --collect DIR\n"
     "                run points of a case over tiling / attrs / hw axes: results.jsonl, results.csv, summary.md\n"
+    "  tune CASE.yaml [--budget N] [--objective O] [--jobs N] [--out DIR] [--set K=V]...\n"
+    "                search the op's declared tiling space from its default: best.yaml, summary.md\n"
     "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: machine-readable)\n"
     "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
     "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
@@ -35,11 +37,11 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? kExitInput : kExitOk;
   }
-  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}, {"sweep", cmd_sweep}};
+  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}, {"sweep", cmd_sweep}, {"tune", cmd_tune}};
   const std::string name = argv[1];
   const auto it = commands.find(name);
   if (it == commands.end()) {
-    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, sweep, ops, asm, hw, micro)\n" << kUsage;
+    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, sweep, tune, ops, asm, hw, micro)\n" << kUsage;
     return kExitInput;
   }
   try {

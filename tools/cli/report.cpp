@@ -2,6 +2,8 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "isa/instr/instr.h"
@@ -29,6 +31,28 @@ json exec_by_pipe(const sim::LaunchResult& r) {
   for (int k = 0; k < isa::kNumPipes; ++k)
     if (r.exec_pipe_s[size_t(k)] > 0) j[std::string(isa::pipe_name(static_cast<isa::Pipe>(k)))] = r.exec_pipe_s[size_t(k)];
   return j;
+}
+}  // namespace
+
+namespace {
+// The local-buffer bytes the kernel allocated (the most of any core of a kind) against each buffer's capacity.
+json buffer_use(const sim::HwConfig& hw, const sim::LaunchResult& r) {
+  const std::map<std::string, uint64_t> cap = {{"l1", hw.core.l1_bytes},   {"l0a", hw.core.l0a_bytes}, {"l0b", hw.core.l0b_bytes},
+                                               {"l0c", hw.core.l0c_bytes}, {"ub", hw.core.ub_bytes},   {"bt", hw.core.bt_bytes},
+                                               {"fb", hw.core.fb_bytes}};
+  json out = json::object();
+  for (const auto& c : r.cores) {
+    if (!c.used) continue;
+    for (int b = 0; b < isa::kNumBufs; ++b) {
+      const std::string name(isa::buf_name(static_cast<isa::Buf>(b)));
+      if (!c.buffer_peak[size_t(b)] || !cap.count(name)) continue;
+      json& e = out[kind_of(c.name)][name];
+      const uint64_t prev = e.is_object() ? e["peak_bytes"].get<uint64_t>() : 0;
+      e["peak_bytes"] = std::max(prev, c.buffer_peak[size_t(b)]);
+      e["capacity_bytes"] = cap.at(name);
+    }
+  }
+  return out;
 }
 }  // namespace
 
@@ -69,6 +93,7 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
       if (u > best && u > 0 && pn != "s") best = u, bound = k + "." + pn;
     }
   j["cores_used"] = used;
+  j["buffers"] = buffer_use(hw, r);
   j["busy_cycles"] = busy;
   j["utilisation"] = util;
   j["bound"] = bound;
