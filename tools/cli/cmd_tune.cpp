@@ -18,6 +18,7 @@
 #include "tools/cli/options.h"
 #include "tools/cli/sweep_results.h"
 #include "tools/cli/sweep_runner.h"
+#include "tools/cli/sweep_spec.h"
 
 namespace npusim::cli {
 
@@ -96,16 +97,7 @@ std::vector<int64_t> candidates(const op::TilingKey& k, const sim::HwConfig& hw,
 void write_best(const std::string& case_path, const nlohmann::json& best, const std::string& file) {
   YAML::Node c = YAML::LoadFile(case_path);
   const fs::path base = fs::path(case_path).parent_path();
-  if (c["inputs"] && c["inputs"].IsMap())  // best.yaml lives elsewhere: input files by absolute path
-    for (auto it : c["inputs"]) {
-      auto fix = [&](YAML::Node t) {
-        if (t.IsMap() && t["file"] && fs::path(t["file"].Scalar()).is_relative()) t["file"] = (base / t["file"].Scalar()).string();
-      };
-      if (it.second.IsSequence())
-        for (auto t : it.second) fix(t);
-      else
-        fix(it.second);
-    }
+  absolute_input_files(c, base.string());  // best.yaml lives elsewhere
   YAML::Node tiling;
   for (const auto& [k, v] : best["tiling"].items()) tiling[k] = v.get<int64_t>();
   c["tiling"] = tiling;

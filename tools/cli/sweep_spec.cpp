@@ -62,16 +62,7 @@ void read_case(SweepSpec& s, const YAML::Node& c, const fs::path& base) {
   }
   if (!c.IsMap()) bad(s, c, "case must be a case file path or an inline case mapping");
   YAML::Node copy = YAML::Clone(c);
-  if (copy["inputs"] && copy["inputs"].IsMap())
-    for (auto it : copy["inputs"]) {
-      auto fix = [&](YAML::Node t) {
-        if (t.IsMap() && t["file"] && fs::path(t["file"].Scalar()).is_relative()) t["file"] = (base / t["file"].Scalar()).string();
-      };
-      if (it.second.IsSequence())
-        for (auto t : it.second) fix(t);
-      else
-        fix(it.second);
-    }
+  absolute_input_files(copy, base.string());
   YAML::Emitter e;
   e << copy;
   s.inline_case = std::string(e.c_str()) + "\n";
@@ -93,6 +84,20 @@ void read_sampling(SweepSpec& s, const YAML::Node& n) {
   bad(s, n, "sampling must be grid, zip or {random: {count: N, seed: S}}");
 }
 }  // namespace
+
+void absolute_input_files(YAML::Node case_map, const std::string& base) {
+  if (!case_map["inputs"] || !case_map["inputs"].IsMap()) return;
+  auto fix = [&](YAML::Node t) {
+    if (t.IsMap() && t["file"] && fs::path(t["file"].Scalar()).is_relative()) t["file"] = (fs::path(base) / t["file"].Scalar()).string();
+  };
+  for (auto it : case_map["inputs"]) {
+    if (!it.second.IsSequence()) {
+      fix(it.second);
+      continue;
+    }
+    for (auto t : it.second) fix(t);
+  }
+}
 
 bool SweepSpec::tiling_only() const {
   return std::all_of(axes.begin(), axes.end(), [](const auto& a) { return a.first.rfind("tiling.", 0) == 0; });

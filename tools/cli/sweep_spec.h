@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
 namespace npusim::cli {
 
 struct SweepSpec {
@@ -27,6 +29,9 @@ using SweepPoint = std::vector<std::pair<std::string, std::string>>;
 // Reads and validates the sweep file; every error names the file, the key and the rule (InputError, exit 2).
 SweepSpec load_sweep(const std::string& path);
 std::vector<SweepPoint> expand(const SweepSpec& s);
+// Makes the relative `file:` paths under a case mapping's inputs absolute against `base` (the folder the case was
+// read from), for a case written somewhere else (an inline sweep case, tune's best.yaml).
+void absolute_input_files(YAML::Node case_map, const std::string& base);
 // Whether an objective is maximised (achieved_tflops) rather than minimised.
 bool maximised(const std::string& objective);
 
