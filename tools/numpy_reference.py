@@ -6,8 +6,9 @@
 Reads RUN_DIR/replay.yaml and RUN_DIR/inputs/, computes the op's outputs the way a torch user would (fp32
 matmuls, fp32 softmax, one rounding to the output dtype at the end) and writes DIR/OUTPUT.npy (float32 values;
 `npusim check --expect DIR` rounds them to the output dtype with RNE). Covers `matmul` (transposes, bias,
-out_dtype) and `fused_infer_attention_score` prompt / decode without masks, pse, paging, prefix or lists
-(BSH / BSND / BNSD, GQA). Its bits are not npusim's: it shows what an independent reference looks like next to
+out_dtype), `fused_infer_attention_score` prompt / decode without masks, pse, paging, prefix or lists
+(BSH / BSND / BNSD, GQA), and `flash_attention_var_len_score` (TND, rope, GQA, sparse modes 0-4 / 7 / 8, local or
+global masks; fully masked rows are left to npusim's rules). Its bits are not npusim's: it shows what an independent reference looks like next to
 the simulated kernel (a few ULP, from the accumulation order), not a bit-exact golden.
 """
 import argparse
@@ -67,6 +68,61 @@ def fia(run, case):
     return {"attention_out": o.astype(np.float32)}
 
 
+def fa_varlen(run, case):
+    """FlashAttentionVarLenScoreV3 (TND): per batch segment, scores over D + Dr, the sparse mode's band, the mask
+    tensor of modes 0 / 1 (local or global), softmax in fp32; softmax_max / softmax_sum in the vendor's order."""
+    attrs, inp = case.get("attrs") or {}, case["inputs"]
+    q, k, v = (load(run, inp[x]) for x in ("query", "key", "value"))
+    if "query_rope" in inp:
+        q = np.concatenate([q, load(run, inp["query_rope"])], axis=-1)
+        k = np.concatenate([k, load(run, inp["key_rope"])], axis=-1)
+    n1, n2 = q.shape[1], k.shape[1]
+    mode = attrs.get("sparse_mode", 0)
+    pre, nxt = attrs.get("pre_tokens", 2147483647), attrs.get("next_tokens", 2147483647)
+    cq, ck = [0] + list(attrs["actual_seq_qlen"]), [0] + list(attrs["actual_seq_kvlen"])
+    lq = [cq[b + 1] - cq[b] for b in range(len(cq) - 1)]
+    mask = np.load(os.path.join(run, inp["atten_mask"]["file"])) != 0 if "atten_mask" in inp else None
+    live = [b for b in range(len(lq)) if lq[b]]
+    band_b = (live[-1] if mode == 7 else live[0]) if live and mode in (7, 8) else -1
+    out = np.zeros((q.shape[0], n1, v.shape[2]), np.float32)
+    mx = np.zeros((q.shape[0] * n1 * 8,), np.float32)
+    sm = np.zeros_like(mx)
+    for b in range(len(lq)):
+        sq, skv = cq[b + 1] - cq[b], ck[b + 1] - ck[b]
+        if sq == 0 or skv == 0:
+            continue
+        i = np.arange(sq)[:, None]
+        j = np.arange(skv)[None, :]
+        d = skv - sq
+        vis = np.ones((sq, skv), bool)
+        if mode == 0 and mask is not None:
+            vis = (j - i >= -pre) & (j - i <= nxt)
+        elif mode == 2 or (mode == 8 and b != band_b):
+            vis = j <= i
+        elif mode == 3 or (mode == 7 and b != band_b):
+            vis = j <= i + d
+        elif mode == 4 or b == band_b:
+            vis = (j - i >= -pre + d) & (j - i <= nxt + d)
+        if mode in (0, 1) and mask is not None:
+            m = mask[cq[b]:cq[b + 1], ck[b]:ck[b + 1]] if mask.shape == (q.shape[0], k.shape[0]) and \
+                mask.shape != (max(lq), max(ck[x + 1] - ck[x] for x in range(len(lq)))) else mask[:sq, :skv]
+            vis &= ~m
+        for n in range(n1):
+            qs = q[cq[b]:cq[b + 1], n].astype(np.float64)
+            ks, vs = k[ck[b]:ck[b + 1], n // (n1 // n2)], v[ck[b]:ck[b + 1], n // (n1 // n2)]
+            s = np.float32(attrs.get("scale", 1.0)) * (qs @ ks.T.astype(np.float64))
+            s = np.where(vis, s, -np.inf)
+            m = s.max(axis=1, keepdims=True)
+            p = np.where(vis, np.exp(s - m), 0.0)
+            l = p.sum(axis=1, keepdims=True)
+            out[cq[b]:cq[b + 1], n] = (p @ vs) / l
+            at = (cq[b] * n1 + n * sq + np.arange(sq)) * 8
+            for r in range(8):
+                mx[at + r], sm[at + r] = m[:, 0], l[:, 0]
+    shape = (q.shape[0], n1, 8)
+    return {"attention_out": out, "softmax_max": mx.reshape(shape), "softmax_sum": sm.reshape(shape)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run", help="a folder written by npusim run --save-inputs")
@@ -76,7 +132,7 @@ def main():
     if not os.path.exists(replay):
         sys.exit(f"numpy_reference.py: {replay} does not exist (run npusim with --save-inputs)")
     case = yaml.safe_load(open(replay))
-    ops = {"matmul": matmul, "fused_infer_attention_score": fia}
+    ops = {"matmul": matmul, "fused_infer_attention_score": fia, "flash_attention_var_len_score": fa_varlen}
     if case["op"] not in ops:
         sys.exit(f"numpy_reference.py: op {case['op']} is not covered (valid: {', '.join(ops)})")
     out = args.out or os.path.join(args.run, "numpy_ref")

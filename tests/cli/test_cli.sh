@@ -117,6 +117,15 @@ expect 0 '"ratio"' -- "$NPUSIM" check "$T/mm.yaml" --json --out "$T/so6"
 if /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
   expect 0 "c.npy: float32 \[40, 50\]" -- "$ROOT/tools/numpy_reference.py" "$T/so1"
   expect 4 "vs expected" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1/numpy_ref" --out "$T/so7"
+  # FA V3 against an independent numpy implementation: the row statistics of every row agree within a few ULP
+  # (a wrong band, segment order or [n][i][8] layout would put them thousands of ULP apart)
+  "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_sparse7.yaml" --save-inputs --out "$T/fa_np" > /dev/null
+  "$ROOT/tools/numpy_reference.py" "$T/fa_np" > /dev/null
+  "$NPUSIM" check "$ROOT/configs/cases/fa_varlen_sparse7.yaml" --expect "$T/fa_np/numpy_ref" --json --out "$T/fa_np2" > "$T/fa_np.json"
+  if /usr/bin/python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+w = {e["output"]: e.get("worst", {}).get("ulp", 0) for e in j["expect"]}
+sys.exit(0 if 0 <= w["softmax_max"] <= 64 and 0 <= w["softmax_sum"] <= 64 else 1)' "$T/fa_np.json"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: FA V3 statistics differ from the numpy reference by more than 64 ULP"; fi
 fi
 # Sweeps: points in parallel processes, invalid points recorded, numbers equal single runs, resume, tasks + collect
 cat > "$T/sw.yaml" <<'Y'
