@@ -4,7 +4,6 @@
 
 #include "kernels/attention/attn_reference.h"
 #include "kernels/attention/mainloop.h"
-#include "kernels/attention/schedule.h"
 #include "kernels/fa_varlen/fa_params.h"
 #include "kernels/fa_varlen/fa_tiling.h"
 #include "kernels/op/case_access.h"
@@ -18,15 +17,6 @@ NPUSIM_REGISTER_OP(FaVarLenOp);
 
 namespace {
 const char* const kInputs[] = {"query", "key", "value", "query_rope", "key_rope", "atten_mask"};
-
-void check_topology(const sim::HwConfig& hw) {
-  if (hw.topology != sim::Topology::Split || hw.chip.aiv_per_core != 2)
-    throw CaseError("hw " + hw.name + ": the flash_attention_var_len_score kernel needs the split topology with 2 AIVs per "
-                    "AI core (1 AIC : 2 AIV); this config is " +
-                    std::string(hw.topology == sim::Topology::Split ? "split" : "coupled") +
-                    " with aiv_per_core = " + std::to_string(hw.chip.aiv_per_core));
-}
-
 }  // namespace
 
 attn::AttnTensors fa_varlen_tensors(const CaseFile& c) {
@@ -51,7 +41,7 @@ Prepared FaVarLenOp::prepare(const CaseFile& c, sim::Machine& m) const {
   check_param_names(*this, c);
   const attn::AttnProblem p = parse_fa_varlen(c);
   Tiling tiling(fa::fa_tiling_space(), c, m.hw());
-  check_topology(m.hw());
+  attn::check_split_topology(m.hw(), "flash_attention_var_len_score");
   attn::Plan pl = fa::make_fa_plan(p, m.hw(), tiling);
   Prepared r;
   uint64_t in_bytes = 0;
@@ -72,14 +62,7 @@ Prepared FaVarLenOp::prepare(const CaseFile& c, sim::Machine& m) const {
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
   r.tiling = tiling.used();
   r.min_gm_bytes = in_bytes + out_bytes + 2 * stat_bytes;
-  const attn::PlanFlops f = attn::plan_flops(pl);
-  r.flops = f.algorithmic, r.executed_flops_bound = f.executed;
-  r.cores = int(pl.t.block_dim);
-  r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
-  r.launch = sim::LaunchSpec{.name = "flash_attention_var_len_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
-  auto shared = std::make_shared<const attn::Plan>(std::move(pl));
-  r.launch.cube = [shared](sim::CoreCtx& ctx) { attn::cube_mainloop(ctx, *shared); };
-  r.launch.vector = [shared](sim::CoreCtx& ctx) { attn::vector_mainloop(ctx, *shared); };
+  attn::launch_plan("flash_attention_var_len_score", std::move(pl), m.hw(), r);
   return r;
 }
 

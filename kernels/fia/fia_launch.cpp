@@ -3,7 +3,6 @@
 
 
 #include "kernels/attention/mainloop.h"
-#include "kernels/attention/schedule.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/op/gm_inputs.h"
 
@@ -12,13 +11,6 @@ namespace npusim::op {
 using attn::KvStorage;
 
 namespace {
-void check_topology(const sim::HwConfig& hw) {
-  if (hw.topology != sim::Topology::Split || hw.chip.aiv_per_core != 2)
-    throw CaseError("hw " + hw.name + ": the fused_infer_attention_score kernel needs the split topology with 2 AIVs per AI core "
-                    "(1 AIC : 2 AIV); this config is " + std::string(hw.topology == sim::Topology::Split ? "split" : "coupled") +
-                    " with aiv_per_core = " + std::to_string(hw.chip.aiv_per_core));
-}
-
 uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p) {
   uint64_t bytes = 0;
   auto put = [&](const std::string& gm, const TensorEntry& e, bool scalar) {
@@ -51,7 +43,7 @@ std::vector<int64_t> out_shape(const attn::AttnProblem& p) {
 
 Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine& m) {
   Tiling tiling(fia::fia_tiling_space(), c, m.hw());
-  check_topology(m.hw());
+  attn::check_split_topology(m.hw(), "fused_infer_attention_score");
   attn::Plan pl = fia::make_fia_plan(p, m.hw(), tiling);
   Prepared r;
   const uint64_t in_bytes = load_all(m, c, p);
@@ -69,14 +61,7 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
   r.tiling = tiling.used();
   r.min_gm_bytes = in_bytes + out_bytes;
-  const attn::PlanFlops f = attn::plan_flops(pl);
-  r.flops = f.algorithmic, r.executed_flops_bound = f.executed;
-  r.cores = int(pl.t.block_dim);
-  r.macs_per_cycle_per_core = 16.0 * 16 * 16 / double(m.hw().cube.fractal_cycles_b16);
-  r.launch = sim::LaunchSpec{.name = "fused_infer_attention_score", .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
-  auto shared = std::make_shared<const attn::Plan>(std::move(pl));
-  r.launch.cube = [shared](sim::CoreCtx& ctx) { attn::cube_mainloop(ctx, *shared); };
-  r.launch.vector = [shared](sim::CoreCtx& ctx) { attn::vector_mainloop(ctx, *shared); };
+  attn::launch_plan("fused_infer_attention_score", std::move(pl), m.hw(), r);
   return r;
 }
 

@@ -108,7 +108,14 @@ int cmd_diff(const Args& args) {
     const std::string type_name = ra.value("/output_types"_json_pointer / name, std::string());
     op::ElemType type = op::ElemType::F32;
     const std::string pa = (fs::path(a) / (name + ".npy")).string(), pb = (fs::path(b) / (name + ".npy")).string();
-    if (type_name.empty() || !op::parse_elem_type(type_name, type)) type = load_expected(pa, op::read_npy(pa).type).type;
+    if (type_name.empty() || !op::parse_elem_type(type_name, type)) {  // a report.json without output_types
+      if (!fs::exists(pa)) throw InputError(pa + " does not exist");
+      try {
+        type = op::read_npy(pa).type;
+      } catch (const op::CaseError& e) {
+        throw InputError(e.what());
+      }
+    }
     const op::BitCompare r = op::compare_bits(name, load_expected(pa, type), load_expected(pb, type));
     if (!json) std::cout << op::format_bit_compare(r);
     out["outputs"].push_back(bits_json(r));

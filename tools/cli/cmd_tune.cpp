@@ -127,7 +127,7 @@ int cmd_tune(const Args& args) {
     return kExitOk;
   if (t.budget < 2) throw InputError("--budget " + std::to_string(t.budget) + " must be >= 2 (the default and one more run)");
   if (t.jobs < 1) throw InputError("--jobs " + std::to_string(t.jobs) + " must be >= 1");
-  if (!std::set<std::string>{"cycles", "time_us", "achieved_tflops", "roofline_ratio"}.count(t.spec.objective))
+  if (!valid_objective(t.spec.objective))
     throw InputError("--objective '" + t.spec.objective + "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
   t.spec.path = case_path;
   t.spec.case_path = fs::absolute(case_path).lexically_normal().string();

@@ -103,6 +103,8 @@ bool SweepSpec::tiling_only() const {
   return std::all_of(axes.begin(), axes.end(), [](const auto& a) { return a.first.rfind("tiling.", 0) == 0; });
 }
 
+bool valid_objective(const std::string& objective) { return kObjectives.count(objective) != 0; }
+
 bool maximised(const std::string& objective) { return objective == "achieved_tflops"; }
 
 SweepSpec load_sweep(const std::string& path) {
@@ -143,7 +145,7 @@ SweepSpec load_sweep(const std::string& path) {
   for (const char* k : {"objective", "objective2"})
     if (root[k]) {
       const std::string o = root[k].Scalar();
-      if (!kObjectives.count(o)) bad(s, root[k], std::string(k) + " = '" + o + "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
+      if (!valid_objective(o)) bad(s, root[k], std::string(k) + " = '" + o + "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
       (std::string(k) == "objective" ? s.objective : s.objective2) = o;
     }
   return s;

@@ -32,6 +32,8 @@ std::vector<SweepPoint> expand(const SweepSpec& s);
 // Makes the relative `file:` paths under a case mapping's inputs absolute against `base` (the folder the case was
 // read from), for a case written somewhere else (an inline sweep case, tune's best.yaml).
 void absolute_input_files(YAML::Node case_map, const std::string& base);
+// cycles, time_us, achieved_tflops or roofline_ratio (report.json figures a sweep or tune can rank by).
+bool valid_objective(const std::string& objective);
 // Whether an objective is maximised (achieved_tflops) rather than minimised.
 bool maximised(const std::string& objective);
 
