@@ -13,20 +13,30 @@ namespace {
 std::string fits_msg(const std::string& what, uint64_t need, uint64_t cap) {
   return what + " needs " + std::to_string(need) + " bytes, the config has " + std::to_string(cap);
 }
-constexpr int64_t kSubTileElems = 8192;         // fp32 elements of one score sub-tile (a 32 KB UB buffer)
 constexpr int64_t kCounterModeElems = 255 * 64;  // one counter-mode vector instruction (255 repeats of 64 fp32)
 }  // namespace
 
 int64_t half_rows(int64_t s1) { return isa::round_up((s1 + 1) / 2, int64_t(16)); }
 
+int64_t sub_tile_elems(uint64_t ub) { return std::min<int64_t>(kCounterModeElems, int64_t(ub / 24)); }
+
 int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t a) {
   const int64_t cw = Plan::cw_of(t.s2_block);
-  int64_t vr = std::min(half_rows(t.s1_block), std::max<int64_t>(a, kSubTileElems / cw / a * a)) / a * a;
+  int64_t vr = std::min(half_rows(t.s1_block), std::max<int64_t>(a, sub_tile_elems(ub) / cw / a * a)) / a * a;
   for (; vr >= a; vr -= a) {
     t.vec_rows = vr;
     if (ub_bytes(p, t) <= ub) return vr;
   }
   return 0;
+}
+
+void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t a, int64_t min_s1) {
+  t.vec_rows = fit_vec_rows(p, t, ub, a);
+  while (t.vec_rows == 0 && (t.s1_block > min_s1 || t.s2_block > 128)) {
+    if (t.s2_block > 256 || (t.s2_block > 128 && t.s1_block <= min_s1)) t.s2_block -= 128;
+    else t.s1_block /= 2;
+    t.vec_rows = fit_vec_rows(p, t, ub, a);
+  }
 }
 
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {

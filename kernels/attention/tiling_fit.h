@@ -11,9 +11,16 @@ namespace npusim::op::attn {
 
 // Rows the larger AIV half of an s1-row unit holds.
 int64_t half_rows(int64_t s1);
-// The largest vec_rows (a multiple of `align`, <= the AIV half, vec_rows x cw <= 8192) whose UB layout fits;
-// 0 when none does.
+// The largest vec_rows (a multiple of `align`, <= the AIV half, vec_rows x cw <= sub_tile_elems(ub)) whose UB
+// layout fits; 0 when none does.
 int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t align);
+// fp32 elements of one softmax sub-tile the default tiling aims for: its two fp32 buffers and their two casts
+// (12 bytes per element) take half of UB (8192 on a 192 KiB UB), at most one counter-mode instruction.
+int64_t sub_tile_elems(uint64_t ub);
+// Sets t.vec_rows by fit_vec_rows; while nothing fits, lowers s2_block by 128 down to 256, then halves s1_block
+// down to min_s1, then lowers s2_block to 128 (a smaller UB still gets a tiling when one exists; the cube keeps
+// its M longest, since a short s1_block reloads K / V per unit). vec_rows stays 0 when none fits.
+void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t align, int64_t min_s1);
 // Throws CaseError when the tiling's L1 / UB layouts or L0 slices do not fit the config.
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
 // vec_rows within the AIV half, a multiple of `align`, one counter-mode vector instruction per sub-tile.

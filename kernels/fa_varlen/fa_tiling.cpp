@@ -21,7 +21,7 @@ const TilingSpace& fa_tiling_space() {
                         "until two K / V slots fit L1, else the longest with one slot, lowered until it fits",
         .doc = "KV columns per score block (the vendor's S2 block is up to 1024)"},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
-        .default_rule = "the largest multiple of 8 up to the AIV half whose UB layout fits, with vec_rows x s2_block <= 8192",
+        .default_rule = "the largest multiple of 8 up to the AIV half whose UB layout fits, with vec_rows x s2_block <= core.ub_bytes / 24",
         .doc = "rows per vector sub-tile of the softmax"},
        {.name = "preload", .lo = 1, .hi = 4, .default_rule = "2 with two K / V slots, else 1",
         .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
@@ -56,11 +56,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   while (t.s1_block > 16 && l1_bytes(p, t) > l1) t.s1_block /= 2;
   // With two slots the cube runs two QK blocks ahead, so the softmax of one block overlaps both QK and PV.
   t.preload = t.kv_buffers == 2 ? 2 : 1;
-  t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes, kRowAlign);
-  while (t.vec_rows == 0 && t.s1_block > 16) {
-    t.s1_block /= 2;
-    t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes, kRowAlign);
-  }
+  attn::fit_ub(p, t, hw.core.ub_bytes, kRowAlign, 16);
   return t;
 }
 }  // namespace

@@ -17,11 +17,12 @@ const TilingSpace& fia_tiling_space() {
         .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
        {.name = "s2_block", .lo = 128, .hi = 4096, .multiple_of = 128,
-        .default_rule = "the longest KV rounded up to 128, clamped to [128, 512]; lowered by 128 until L1 fits",
+        .default_rule = "the longest KV rounded up to 128, clamped to [128, 512]; lowered by 128 until L1 fits (and "
+                        "UB, once s1_block is down to 32)",
         .doc = "KV columns per score block (the softmax works on 128-column groups)"},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
         .default_rule = "the largest multiple of 8 (16 in fp16 high-performance mode) up to the AIV half whose UB layout fits, "
-                        "with vec_rows x s2_block <= 8192",
+                        "with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
         .doc = "rows per vector sub-tile of the softmax"},
        {.name = "preload", .lo = 1, .hi = 4, .default_rule = "1",
         .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
@@ -76,11 +77,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
   while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
   while (p.Sq > 1 && t.s1_block > 32 && l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
-  t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes, row_align(p));
-  while (p.Sq > 1 && t.vec_rows == 0 && t.s1_block > 32) {
-    t.s1_block /= 2;
-    t.vec_rows = fit_vec_rows(p, t, hw.core.ub_bytes, row_align(p));
-  }
+  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 ? 32 : t.s1_block);  // decode: s1 holds the G heads
   return t;
 }
 

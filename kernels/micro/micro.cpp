@@ -71,8 +71,10 @@ MicroResult mmad_peak(sim::Machine& m, int mmads) {
     for (int i = 0; i < mmads; ++i) c.issue(Mmad{.c = o, .a = a, .b = b, .m = 128, .n = 128, .k = 128, .init = i == 0});
   };
   const auto r = run(m, s);
+  const auto& cube = m.hw().cube;
+  const double steps = 8.0 * 8 * 8;  // 128 x 128 x 128 in 16 x 16 x 16 fractals, plus the fixed cost per mmad
   return {"mmad_peak", r.cycles, static_cast<double>(mmads) * 128 * 128 * 128 / r.cycles,
-          4096.0 / m.hw().cube.fractal_cycles_b16, "MAC/cycle", r.instructions};
+          4096.0 * steps / (steps * cube.fractal_cycles_b16 + cube.startup_cycles), "MAC/cycle", r.instructions};
 }
 
 MicroResult fixpipe_rate(sim::Machine& m, int ops) {
@@ -87,20 +89,24 @@ MicroResult fixpipe_rate(sim::Machine& m, int ops) {
           static_cast<double>(m.hw().fixpipe.elems_per_cycle), "elements/cycle", r.instructions};
 }
 
-MicroResult vector_rate(sim::Machine& m, bool exp, int ops) {
-  LaunchSpec s{.name = exp ? "vexp_rate" : "vadd_rate", .block_dim = 1, .mix = MixMode::VectorOnly};
+MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops) {
+  static const char* const names[] = {"vadd_rate", "vmuls_rate", "vexp_rate"};
+  const char* name = names[int(kind)];
+  LaunchSpec s{.name = name, .block_dim = 1, .mix = MixMode::VectorOnly};
   s.vector = [=](CoreCtx& c) {
     // Sources and destination 64 KiB apart: different banks, so repeats are conflict-free.
     const Addr x = c.alloc(Buf::UB, 65536, "x"), y = c.alloc(Buf::UB, 65536, "y"), z = c.alloc(Buf::UB, 65280, "z");
     for (int i = 0; i < ops; ++i) {
-      if (exp) c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
+      if (kind == VectorMicro::Exp) c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
+      else if (kind == VectorMicro::Muls)
+        c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = z, .src = x, .scalar = 2.0, .repeat = 255});
       else c.issue(VBinary{.op = VBinOp::Add, .dtype = DType::F32, .dst = z, .src0 = x, .src1 = {Buf::UB, y.off + 0x100}, .repeat = 255});
     }
   };
   const auto r = run(m, s);
-  const double beats = exp ? m.hw().vector.exp_beats : m.hw().vector.simple_beats;
-  return {exp ? "vexp_rate" : "vadd_rate", r.cycles, static_cast<double>(ops) * 255 / r.cycles, 1.0 / beats,
-          "repeats/cycle", r.instructions};
+  const auto& v = m.hw().vector;
+  const double beats = kind == VectorMicro::Exp ? v.exp_beats : kind == VectorMicro::Muls ? v.simple_beats : v.binary_beats;
+  return {name, r.cycles, static_cast<double>(ops) * 255 / r.cycles, 1.0 / beats, "repeats/cycle", r.instructions};
 }
 
 MicroResult cross_flag_pingpong(sim::Machine& m, int rounds) {
@@ -126,7 +132,7 @@ MicroResult cross_flag_pingpong(sim::Machine& m, int rounds) {
 }
 
 std::vector<std::string> micro_names() {
-  return {"mte2_1core", "mte2_allcores", "mte3", "mte1_l0a", "mte1_l0b", "mmad", "fixpipe", "vadd", "vexp", "pingpong"};
+  return {"mte2_1core", "mte2_allcores", "mte3", "mte1_l0a", "mte1_l0b", "mmad", "fixpipe", "vadd", "vmuls", "vexp", "pingpong"};
 }
 
 MicroResult run_micro(sim::Machine& m, const std::string& name) {
@@ -139,8 +145,9 @@ MicroResult run_micro(sim::Machine& m, const std::string& name) {
   if (name == "mte1_l0b") return mte1_bandwidth(m, Buf::L0B, 1000);
   if (name == "mmad") return mmad_peak(m, 1000);
   if (name == "fixpipe") return fixpipe_rate(m, 1000);
-  if (name == "vadd") return vector_rate(m, false, 2000);
-  if (name == "vexp") return vector_rate(m, true, 2000);
+  if (name == "vadd") return vector_rate(m, VectorMicro::Add, 2000);
+  if (name == "vmuls") return vector_rate(m, VectorMicro::Muls, 2000);
+  if (name == "vexp") return vector_rate(m, VectorMicro::Exp, 2000);
   if (name == "pingpong") return cross_flag_pingpong(m, 1000);
   throw std::invalid_argument("unknown microbenchmark '" + name + "'");
 }

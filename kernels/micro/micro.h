@@ -24,12 +24,15 @@ MicroResult mte2_bandwidth(sim::Machine& m, int cores, uint64_t bytes_per_core, 
 MicroResult mte3_bandwidth(sim::Machine& m, uint64_t bytes);
 // L1 -> L0A (or L0B) with 64 KiB load2d instructions: expected mte1 rate.
 MicroResult mte1_bandwidth(sim::Machine& m, isa::Buf dst, int loads);
-// Back-to-back fp16 mmads of 128x128x128: expected 4096 MAC per cycle / fractal_cycles_b16.
+// Back-to-back fp16 mmads of 128x128x128: expected 4096 MAC per fractal step, over 512 steps x
+// fractal_cycles_b16 + cube.startup_cycles per mmad.
 MicroResult mmad_peak(sim::Machine& m, int mmads);
 // L0C -> L1 fixpipes of 128 x 128: expected fixpipe.elems_per_cycle.
 MicroResult fixpipe_rate(sim::Machine& m, int ops);
-// Contiguous fp32 vector ops of 255 repeats (vadd or vexp): expected 1 / class beats repeats per cycle.
-MicroResult vector_rate(sim::Machine& m, bool exp, int ops);
+// Contiguous fp32 vector ops of 255 repeats: vadd (two tile operands, binary class), vmuls (tile and scalar,
+// simple class) or vexp (exp class): expected 1 / class beats repeats per cycle.
+enum class VectorMicro { Add, Muls, Exp };
+MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops);
 // AIC <-> AIV cross-core flag round trips: expected 2 * sync.cross_core_latency_cycles per round trip
 // (plus issue cycles), measured in cycles per round trip.
 MicroResult cross_flag_pingpong(sim::Machine& m, int rounds);

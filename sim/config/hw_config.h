@@ -29,7 +29,7 @@ struct HwConfig {
     int64_t l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0, bt_bytes = 0, fb_bytes = 0, ub_bytes = 0;
   } core;
   struct Ub {
-    int64_t banks = 0, bank_groups = 0;
+    int64_t bank_bytes = 0, bank_groups = 0;  // one bank = bank_bytes of 32-byte rows; a bank row = groups x bank_bytes
   } ub;
   struct Scalar {
     int64_t issue_cycles = 0, gm_load_latency_cycles = 0;
@@ -48,16 +48,20 @@ struct HwConfig {
   } mte1;
   struct Fixpipe {
     int64_t elems_per_cycle = 0, startup_cycles = 0;
+    int64_t gm_bytes_per_cycle = 0;  // the write port L0C -> GM (caps elems x bytes)
   } fixpipe;
   struct Mte2 {
     int64_t port_bytes_per_cycle = 0, l2_hit_bytes_per_cycle = 0, startup_cycles = 0;
+    int64_t segment_cycles = 0;  // minimum occupancy per contiguous GM segment of a transfer
   } mte2;
   struct Mte3 {
     int64_t port_bytes_per_cycle = 0, startup_cycles = 0;
+    int64_t segment_cycles = 0;
     int64_t ub_to_l1_bytes_per_cycle = 0;  // coupled only
   } mte3;
   struct Vector {
-    int64_t simple_beats = 0, simple_latency_cycles = 0;
+    int64_t simple_beats = 0, simple_latency_cycles = 0;  // one tile operand (and a scalar)
+    int64_t binary_beats = 0, binary_latency_cycles = 0;  // two tile operands
     int64_t div_beats = 0, div_latency_cycles = 0;
     int64_t exp_beats = 0, exp_latency_cycles = 0;
     int64_t ln_beats = 0, ln_latency_cycles = 0;
@@ -71,6 +75,7 @@ struct HwConfig {
   } memory;
   struct L2 {
     int64_t bytes = 0, line_bytes = 0, hit_latency_cycles = 0;
+    int64_t bytes_per_cycle = 0;  // L2 bandwidth shared by all cores (every GM byte moved passes it)
   } l2;
   struct Hbm {
     int64_t bytes_per_cycle = 0, latency_cycles = 0;
@@ -81,6 +86,16 @@ struct HwConfig {
   struct Sync {
     int64_t flag_latency_cycles = 0, cross_core_latency_cycles = 0, sync_all_cycles = 0, max_pending_cross_sets = 0;
   } sync;
+  // The launch and its measurement conditions (configs/README.md "Launch"): none of it changes a kernel's
+  // instructions, only when cores start and what the report's task time adds.
+  struct Launch {
+    int64_t kernel_cycles = 0;          // host launch until the first core starts (task time - kernel time)
+    int64_t block_dispatch_cycles = 0;  // AI Core i starts i x this after the first
+    int64_t cold_start_cycles = 0;      // added to every core's start when `cold` (ICache / TLB fill)
+    int64_t cold_per_block_cycles = 0;  // when `cold`, block i starts i x this later still (serialised fills)
+    int64_t cold = 0;                   // 1: the first launch of the kernel (no warm-up launch before it)
+    int64_t inputs_in_l2 = 0;           // 1: the op inputs are L2-resident at the start (prefetched)
+  } launch;
 };
 
 struct KeyInfo {

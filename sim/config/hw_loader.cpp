@@ -127,13 +127,19 @@ void validate(const HwConfig& c) {
                              k.info.path == "chip.aiv_per_core" || k.info.path == "vector.l0c_to_ub_bytes_per_cycle" ||
                              k.info.path == "mte3.ub_to_l1_bytes_per_cycle" || k.info.path == "scalar.dcache_bytes" ||
                              k.info.path == "scalar.dcache_hit_cycles" ||
-                             k.info.path.find("sync.") == 0;
+                             k.info.path.find("sync.") == 0 || k.info.path.find("launch.") == 0 ||
+                             k.info.path.find("segment_cycles") != std::string::npos;
     if (v < 0 || (v == 0 && !may_be_zero)) {
       std::ostringstream shown;
       shown << v;  // integers print without a fraction
       throw ConfigError("key '" + k.info.path + "' = " + shown.str() + " must be " + (may_be_zero ? ">= 0" : "> 0"));
     }
   }
+  for (const auto& [key, v] : {std::pair{"launch.cold", c.launch.cold}, std::pair{"launch.inputs_in_l2", c.launch.inputs_in_l2}})
+    if (v != 0 && v != 1) throw ConfigError(std::string("key '") + key + "' = " + std::to_string(v) + " must be 0 or 1");
+  if (c.core.ub_bytes % c.ub.bank_bytes != 0)
+    throw ConfigError("key 'core.ub_bytes' = " + std::to_string(c.core.ub_bytes) + " must be a multiple of 'ub.bank_bytes' = " +
+                      std::to_string(c.ub.bank_bytes));
   if (c.topology == Topology::Split && c.chip.aiv_per_core < 1)
     throw ConfigError("key 'chip.aiv_per_core' must be >= 1 for topology split");
   if (c.topology == Topology::Coupled && c.chip.aiv_per_core != 0)

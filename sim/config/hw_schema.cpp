@@ -37,7 +37,8 @@ std::vector<KeySpec> build() {
   v.push_back(key("core.bt_bytes", &H::core, &H::Core::bt_bytes, "bias table per AIC"));
   v.push_back(key("core.fb_bytes", &H::core, &H::Core::fb_bytes, "FixPipe parameter buffer per AIC"));
   v.push_back(key("core.ub_bytes", &H::core, &H::Core::ub_bytes, "unified buffer per AIV"));
-  v.push_back(key("ub.banks", &H::ub, &H::Ub::banks, "UB banks"));
+  v.push_back(key("ub.bank_bytes", &H::ub, &H::Ub::bank_bytes,
+                  "bytes per UB bank (its 32-byte rows); banks = ub_bytes / this, numbered group-major in rows of groups"));
   v.push_back(key("ub.bank_groups", &H::ub, &H::Ub::bank_groups, "UB bank groups (one 32-byte row per group per cycle)"));
   v.push_back(key("scalar.issue_cycles", &H::scalar, &H::Scalar::issue_cycles, "scalar-unit cycles to issue one instruction"));
   v.push_back(key("scalar.gm_load_latency_cycles", &H::scalar, &H::Scalar::gm_load_latency_cycles, "scalar GM load latency (DCache miss)"));
@@ -62,11 +63,16 @@ std::vector<KeySpec> build() {
   v.push_back(key("mte1.bt_fb_startup_cycles", &H::mte1, &H::Mte1::bt_fb_startup_cycles, "fixed cycles per L1 -> BT / FB copy"));
   v.push_back(key("fixpipe.elems_per_cycle", &H::fixpipe, &H::Fixpipe::elems_per_cycle, "output elements per cycle"));
   v.push_back(key("fixpipe.startup_cycles", &H::fixpipe, &H::Fixpipe::startup_cycles, "fixed cycles per fixpipe"));
+  v.push_back(key("fixpipe.gm_bytes_per_cycle", &H::fixpipe, &H::Fixpipe::gm_bytes_per_cycle, "L0C -> GM write port rate"));
   v.push_back(key("mte2.port_bytes_per_cycle", &H::mte2, &H::Mte2::port_bytes_per_cycle, "per-core GM read port rate (HBM)"));
   v.push_back(key("mte2.l2_hit_bytes_per_cycle", &H::mte2, &H::Mte2::l2_hit_bytes_per_cycle, "per-core read rate when L2 hits"));
   v.push_back(key("mte2.startup_cycles", &H::mte2, &H::Mte2::startup_cycles, "fixed cycles per MTE2 transfer"));
+  v.push_back(key("mte2.segment_cycles", &H::mte2, &H::Mte2::segment_cycles,
+                  "minimum MTE2 occupancy per contiguous GM segment (one burst request)"));
   v.push_back(key("mte3.port_bytes_per_cycle", &H::mte3, &H::Mte3::port_bytes_per_cycle, "per-core UB -> GM write rate"));
   v.push_back(key("mte3.startup_cycles", &H::mte3, &H::Mte3::startup_cycles, "fixed cycles per MTE3 transfer"));
+  v.push_back(key("mte3.segment_cycles", &H::mte3, &H::Mte3::segment_cycles,
+                  "minimum MTE3 occupancy per contiguous GM segment (one burst request)"));
   v.push_back(key("mte3.ub_to_l1_bytes_per_cycle", &H::mte3, &H::Mte3::ub_to_l1_bytes_per_cycle,
                   "coupled cores: UB -> L1 rate (0 on split cores)"));
   auto vec = [&](const char* cls, int64_t H::Vector::*beats, int64_t H::Vector::*lat) {
@@ -76,6 +82,7 @@ std::vector<KeySpec> build() {
                     std::string("pipeline latency, ") + cls + " class"));
   };
   vec("simple", &H::Vector::simple_beats, &H::Vector::simple_latency_cycles);
+  vec("binary", &H::Vector::binary_beats, &H::Vector::binary_latency_cycles);
   vec("div", &H::Vector::div_beats, &H::Vector::div_latency_cycles);
   vec("exp", &H::Vector::exp_beats, &H::Vector::exp_latency_cycles);
   vec("ln", &H::Vector::ln_beats, &H::Vector::ln_latency_cycles);
@@ -91,6 +98,7 @@ std::vector<KeySpec> build() {
   v.push_back(key("l2.bytes", &H::l2, &H::L2::bytes, "shared L2 capacity"));
   v.push_back(key("l2.line_bytes", &H::l2, &H::L2::line_bytes, "L2 line (LRU replacement unit)"));
   v.push_back(key("l2.hit_latency_cycles", &H::l2, &H::L2::hit_latency_cycles, "GM access latency on an L2 hit"));
+  v.push_back(key("l2.bytes_per_cycle", &H::l2, &H::L2::bytes_per_cycle, "L2 bandwidth shared by all cores"));
   v.push_back(key("hbm.bytes_per_cycle", &H::hbm, &H::Hbm::bytes_per_cycle, "HBM bandwidth shared by all cores"));
   v.push_back(key("hbm.latency_cycles", &H::hbm, &H::Hbm::latency_cycles, "GM access latency on an L2 miss"));
   v.push_back(key("gm.bytes", &H::gm, &H::Gm::bytes, "device memory capacity (inputs + outputs + workspace must fit)"));
@@ -99,6 +107,17 @@ std::vector<KeySpec> build() {
   v.push_back(key("sync.cross_core_latency_cycles", &H::sync, &H::Sync::cross_core_latency_cycles, "cross-core set -> wait release"));
   v.push_back(key("sync.sync_all_cycles", &H::sync, &H::Sync::sync_all_cycles, "SyncAll cost after the last core arrives"));
   v.push_back(key("sync.max_pending_cross_sets", &H::sync, &H::Sync::max_pending_cross_sets, "cross-core counter limit; more is a fault"));
+  v.push_back(key("launch.kernel_cycles", &H::launch, &H::Launch::kernel_cycles,
+                  "host launch until the first core starts: the report's task time adds it"));
+  v.push_back(key("launch.block_dispatch_cycles", &H::launch, &H::Launch::block_dispatch_cycles,
+                  "AI Core i starts i x this after the first"));
+  v.push_back(key("launch.cold_start_cycles", &H::launch, &H::Launch::cold_start_cycles,
+                  "extra start delay of every core on a first launch (launch.cold = 1)"));
+  v.push_back(key("launch.cold_per_block_cycles", &H::launch, &H::Launch::cold_per_block_cycles,
+                  "on a first launch, block i starts i x this later still (its code fetch waits for the others')"));
+  v.push_back(key("launch.cold", &H::launch, &H::Launch::cold, "1: first launch, no warm-up launch before it (0 / 1)"));
+  v.push_back(key("launch.inputs_in_l2", &H::launch, &H::Launch::inputs_in_l2,
+                  "1: the op inputs are L2-resident when the launch starts, as after a prefetch (0 / 1)"));
   return v;
 }
 }  // namespace

@@ -18,6 +18,7 @@ ClassRates rates(VecClass c, const HwConfig& hw) {
   const auto& v = hw.vector;
   switch (c) {
     case VecClass::Simple: return {v.simple_beats, v.simple_latency_cycles};
+    case VecClass::Binary: return {v.binary_beats, v.binary_latency_cycles};
     case VecClass::Div: return {v.div_beats, v.div_latency_cycles};
     case VecClass::Exp: return {v.exp_beats, v.exp_latency_cycles};
     case VecClass::Ln: return {v.ln_beats, v.ln_latency_cycles};
@@ -123,9 +124,10 @@ PipeCost vec_unary(const V& v, VecClass c, const HwConfig& hw) {
 }
 }  // namespace
 
+// The geometry comes from the bank keys alone, so growing ub_bytes adds bank rows above the existing ones and
+// code at the same addresses keeps its conflicts.
 UbBanks ub_banks(const HwConfig& hw) {
-  const int64_t rows = std::max<int64_t>(1, hw.ub.banks / hw.ub.bank_groups);
-  return {hw.ub.bank_groups, std::max<int64_t>(kBlockBytes, hw.core.ub_bytes / rows)};
+  return {hw.ub.bank_groups, std::max<int64_t>(kBlockBytes, hw.ub.bank_groups * hw.ub.bank_bytes)};
 }
 
 uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, const uint64_t* wr, int nw) {
@@ -161,7 +163,9 @@ uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, co
 }
 
 VecClass vec_class(const Instr& in) {
-  if (auto* b = std::get_if<VBinary>(&in)) return b->op == VBinOp::Div ? VecClass::Div : VecClass::Simple;
+  if (auto* b = std::get_if<VBinary>(&in)) return b->op == VBinOp::Div ? VecClass::Div : VecClass::Binary;
+  if (std::holds_alternative<VCmp>(in)) return VecClass::Binary;
+  if (auto* sel = std::get_if<VSel>(&in)) return sel->scalar_mode ? VecClass::Simple : VecClass::Binary;
   if (auto* u = std::get_if<VUnary>(&in)) {
     switch (u->op) {
       case VUnaryOp::Exp: return VecClass::Exp;
@@ -186,7 +190,8 @@ uint64_t mmad_executed_flops(const Mmad& m) {
 }
 
 double fixpipe_bytes_per_cycle(const Fixpipe& f, const HwConfig& hw) {
-  return static_cast<double>(hw.fixpipe.elems_per_cycle) * std::max(1, bytes_of(f.dst_dtype));
+  return std::min(static_cast<double>(hw.fixpipe.elems_per_cycle) * std::max(1, bytes_of(f.dst_dtype)),
+                  static_cast<double>(hw.fixpipe.gm_bytes_per_cycle));
 }
 
 PipeCost local_cost(const Instr& in, const HwConfig& hw) {
@@ -255,14 +260,14 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           },
           [&](const VCmp& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
-            const auto r = rates(VecClass::Simple, hw);
+            const auto r = rates(vec_class(in), hw);
             return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
                                      effective_repeats(v.mask, v.repeat, lanes), 8, 0, r.beats),
                     static_cast<uint64_t>(r.latency)};
           },
           [&](const VSel& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
-            const auto r = rates(VecClass::Simple, hw);
+            const auto r = rates(vec_class(in), hw);
             return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
                                      effective_repeats(v.mask, v.repeat, lanes), 8, 8, r.beats),
                     static_cast<uint64_t>(r.latency)};

@@ -16,11 +16,13 @@ struct PipeCost {
   uint64_t latency = 0;
 };
 
-enum class VecClass : uint8_t { Simple, Div, Exp, Ln, Sqrt, Reduce, Cast };
+// Simple: one tile operand (and a scalar); Binary: two tile operands (hardware.md, configs/README.md "Vector").
+enum class VecClass : uint8_t { Simple, Binary, Div, Exp, Ln, Sqrt, Reduce, Cast };
 VecClass vec_class(const isa::Instr& in);
 
-// UB bank geometry from the config: `groups` bank groups (ub.bank_groups), each holding ub.banks / groups
-// banks stacked in rows of row_bytes (910B: 16 groups, 3 rows of 64 KiB). hardware.md §2.
+// UB bank geometry from the config: `groups` bank groups (ub.bank_groups); the banks of a row, one per group,
+// hold row_bytes = groups x ub.bank_bytes, and rows stack up to ub_bytes (910B: 16 groups, 3 rows of 64 KiB).
+// hardware.md §2.
 struct UbBanks {
   int64_t groups, row_bytes;
 };

@@ -100,6 +100,8 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   m.flops = m.executed_flops = m.instructions = 0;
   m.exec_time = {};
   m.mem->reset_stats();
+  if (m.hw.launch.inputs_in_l2)
+    for (const auto& [lo, hi] : m.gm.read_only_ranges()) m.mem->warm(lo, hi);
   m.launch_start = engine.now();
   progress_printed = false;
   sync.reset(sel.cores, m.checking() ? agents : 0);
@@ -132,7 +134,15 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
           }
         },
         kKernelStackBytes);
-    m.wake_scalar(c, engine.now());
+    // Blocks start one dispatch interval apart; a first launch also fills every core's ICache / TLBs.
+    const auto& l = m.hw.launch;
+    const uint64_t block = static_cast<uint64_t>(c.block_idx);
+    const uint64_t start_delay =
+        m.mode == SimMode::Functional
+            ? 0  // functional mode has no time
+            : block * uint64_t(l.block_dispatch_cycles) +
+                  (l.cold ? uint64_t(l.cold_start_cycles) + block * uint64_t(l.cold_per_block_cycles) : 0);
+    m.wake_scalar(c, engine.now() + start_delay);
   }
   progress_wall0 = std::chrono::steady_clock::now();
   engine.run([this] { maybe_progress(); }, progress ? 1 : 0);

@@ -17,6 +17,13 @@ struct TransferCost {
   uint64_t latency;    // start-up + memory latency until the data has landed
 };
 
+// One DMA engine's side of a transfer: rates in bytes / cycle, the engine's start-up latency and its minimum
+// occupancy per contiguous GM segment (a burst request: short rows cost requests, not bytes).
+struct DmaPort {
+  double miss_rate = 0, hit_rate = 0;
+  uint64_t startup = 0, segment_cycles = 0;
+};
+
 struct MemStats {
   uint64_t bytes_read = 0, bytes_written = 0;
   uint64_t l2_hit_bytes = 0, l2_miss_bytes = 0;
@@ -26,12 +33,13 @@ struct MemStats {
 class MemoryModel {
  public:
   virtual ~MemoryModel() = default;
-  // GM ranges read by one transfer (e.g. MTE2) at cycle `now`, through a port of `port_rate` bytes/cycle
-  // (HBM path) and `hit_rate` bytes/cycle (L2 hit path).
-  virtual TransferCost read(const std::vector<isa::Access>& gm, uint64_t now, double port_rate, double hit_rate,
-                            uint64_t startup) = 0;
-  // GM ranges written (MTE3, FixPipe).
-  virtual TransferCost write(const std::vector<isa::Access>& gm, uint64_t now, double port_rate, uint64_t startup) = 0;
+  // GM ranges read by one transfer (e.g. MTE2) at cycle `now`, through `port` (miss_rate: the HBM path,
+  // hit_rate: the L2 hit path).
+  virtual TransferCost read(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) = 0;
+  // GM ranges written (MTE3, FixPipe); port.miss_rate is the write rate.
+  virtual TransferCost write(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) = 0;
+  // [begin, end) is resident (clean) in the L2 before the launch starts: hw.launch.inputs_in_l2.
+  virtual void warm(uint64_t begin, uint64_t end) = 0;
   virtual const MemStats& stats() const = 0;
   virtual double l2_hit_rate() const = 0;
   virtual void reset_stats() = 0;

@@ -178,8 +178,26 @@ double MemorySystem::reserve_hbm(uint64_t bytes, uint64_t now) {
   return hbm_free_at_;
 }
 
-TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now, double port_rate, double hit_rate,
-                                uint64_t startup) {
+double MemorySystem::reserve_l2(uint64_t bytes, uint64_t now) {
+  const double start = std::max<double>(static_cast<double>(now), l2_free_at_);
+  l2_free_at_ = start + static_cast<double>(bytes) / static_cast<double>(hw_.l2.bytes_per_cycle);
+  return l2_free_at_;
+}
+
+namespace {
+uint64_t segments(const std::vector<isa::Access>& gm) {
+  uint64_t n = 0;
+  for (const auto& a : gm) a.for_each_segment([&](uint64_t, uint64_t) { ++n; });
+  return n;
+}
+}  // namespace
+
+void MemorySystem::warm(uint64_t begin, uint64_t end) {
+  bool evicted_dirty = false;
+  for (uint64_t l = line_.div(begin); l * line_bytes_ < end; ++l) lines_.touch(l, false, &evicted_dirty);
+}
+
+TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) {
   uint64_t hit = 0, miss = 0, raw = 0;
   for (const auto& a : gm) {
     raw += a.bytes();
@@ -198,14 +216,14 @@ TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now
   stats_.l2_hit_bytes += hit;
   stats_.l2_miss_bytes += miss;
   stats_.hbm_bytes += miss;
-  double data = hit_b / hit_rate + miss_b / port_rate;
+  double data = std::max(hit_b / port.hit_rate + miss_b / port.miss_rate, double(segments(gm) * port.segment_cycles));
   if (miss_b > 0) data = std::max(data, reserve_hbm(static_cast<uint64_t>(miss_b), now) - static_cast<double>(now));
+  if (moved > 0) data = std::max(data, reserve_l2(moved, now) - static_cast<double>(now));
   const uint64_t latency = miss ? hw_.hbm.latency_cycles : hw_.l2.hit_latency_cycles;
-  return {static_cast<uint64_t>(std::ceil(data)), startup + (gm.empty() ? 0 : latency)};
+  return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : latency)};
 }
 
-TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t now, double port_rate,
-                                 uint64_t startup) {
+TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) {
   uint64_t raw = 0;
   for (const auto& a : gm) {
     raw += a.bytes();
@@ -214,8 +232,10 @@ TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t no
     });
   }
   stats_.bytes_written += raw;
-  const double data = static_cast<double>(burst_bytes(gm)) / port_rate;
-  return {static_cast<uint64_t>(std::ceil(data)), startup + (gm.empty() ? 0 : static_cast<uint64_t>(hw_.l2.hit_latency_cycles))};
+  const uint64_t moved = burst_bytes(gm);
+  double data = std::max(static_cast<double>(moved) / port.miss_rate, double(segments(gm) * port.segment_cycles));
+  if (moved > 0) data = std::max(data, reserve_l2(moved, now) - static_cast<double>(now));
+  return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : static_cast<uint64_t>(hw_.l2.hit_latency_cycles))};
 }
 
 }  // namespace npusim::sim

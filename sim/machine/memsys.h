@@ -1,8 +1,9 @@
 #pragma once
 // Memory model `lru_write_back` (the default of every bundled config): a shared L2 (line-granular, fully
 // associative, LRU, write-back) in front of HBM whose bandwidth all cores share. Each transfer is costed at the
-// moment its DMA starts; HBM time is reserved on one shared channel, so concurrent streams from many cores slow
-// each other once their sum exceeds the HBM rate, while one core alone is capped by its own port rate.
+// moment its DMA starts; HBM time (misses, write-backs) and L2 time (every byte moved) are reserved on two shared
+// channels, so concurrent streams from many cores slow each other once their sum exceeds a channel's rate, while
+// one core alone is capped by its own port rates and its per-segment request cost.
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -76,9 +77,9 @@ struct SizeDivisor {
 class MemorySystem final : public MemoryModel {
  public:
   explicit MemorySystem(const HwConfig& hw);
-  TransferCost read(const std::vector<isa::Access>& gm, uint64_t now, double port_rate, double hit_rate,
-                    uint64_t startup) override;
-  TransferCost write(const std::vector<isa::Access>& gm, uint64_t now, double port_rate, uint64_t startup) override;
+  TransferCost read(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) override;
+  TransferCost write(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) override;
+  void warm(uint64_t begin, uint64_t end) override;
   const MemStats& stats() const override { return stats_; }
   double l2_hit_rate() const override;
   void reset_stats() override { stats_ = {}; }
@@ -87,12 +88,13 @@ class MemorySystem final : public MemoryModel {
   bool touch(uint64_t line, bool write, uint64_t now);  // true on hit; inserts on miss
   uint64_t burst_bytes(const std::vector<isa::Access>& gm) const;
   double reserve_hbm(uint64_t bytes, uint64_t now);  // returns the cycle the reservation ends
+  double reserve_l2(uint64_t bytes, uint64_t now);   // the same on the chip's shared L2 channel
 
   const HwConfig& hw_;
   uint64_t line_bytes_;
   SizeDivisor line_, burst_;
   LruLines lines_;
-  double hbm_free_at_ = 0;
+  double hbm_free_at_ = 0, l2_free_at_ = 0;
   MemStats stats_;
 };
 

@@ -151,18 +151,20 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   const auto& hw = m_.hw;
   if (cost_class_of(q.in) == CostClass::Dma) {
     if (!gm_reads.empty()) {
-      const auto t = m_.mem->read(gm_reads, start, double(hw.mte2.port_bytes_per_cycle), double(hw.mte2.l2_hit_bytes_per_cycle),
-                                  uint64_t(hw.mte2.startup_cycles));
+      const auto t = m_.mem->read(gm_reads, start,
+                                  {double(hw.mte2.port_bytes_per_cycle), double(hw.mte2.l2_hit_bytes_per_cycle),
+                                   uint64_t(hw.mte2.startup_cycles), uint64_t(hw.mte2.segment_cycles)});
       return {t.occupancy, t.latency};
     }
     if (!gm_writes.empty()) {
-      const auto t = m_.mem->write(gm_writes, start, double(hw.mte3.port_bytes_per_cycle), uint64_t(hw.mte3.startup_cycles));
+      const auto t = m_.mem->write(gm_writes, start,
+                                   {double(hw.mte3.port_bytes_per_cycle), 0, uint64_t(hw.mte3.startup_cycles), uint64_t(hw.mte3.segment_cycles)});
       return {t.occupancy, t.latency};
     }
   }
   PipeCost cost = local_cost(q.in, hw);
   if (auto* f = std::get_if<Fixpipe>(&q.in); f && !gm_writes.empty()) {
-    const auto t = m_.mem->write(gm_writes, start, fixpipe_bytes_per_cycle(*f, hw), uint64_t(hw.fixpipe.startup_cycles));
+    const auto t = m_.mem->write(gm_writes, start, {fixpipe_bytes_per_cycle(*f, hw), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
     cost.occupancy = std::max(cost.occupancy, t.occupancy);
     cost.latency = std::max(cost.latency, t.latency);
   }

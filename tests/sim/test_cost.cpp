@@ -16,14 +16,14 @@ const HwConfig& b2() {
 }
 
 TEST(CostModel, MmadCostsOneCyclePerFractalStep) {
-  // 128 x 256 x 64 fp16: 8 * 16 * 4 = 512 fractal steps at cube.fractal_cycles_b16 = 1, startup 0.
+  // 128 x 256 x 64 fp16: 8 * 16 * 4 = 512 fractal steps at cube.fractal_cycles_b16 = 1, plus cube.startup_cycles 12.
   Mmad m{.m = 128, .n = 256, .k = 64};
-  EXPECT_EQ(local_cost(m, b2()).occupancy, 512u);
+  EXPECT_EQ(local_cost(m, b2()).occupancy, 512u + 12);
   // fp32 inputs: k0 = 8 -> 8 * 16 * 8 = 1024 steps at 2 cycles.
   m.a_dtype = DType::F32;
-  EXPECT_EQ(local_cost(m, b2()).occupancy, 2048u);
+  EXPECT_EQ(local_cost(m, b2()).occupancy, 2048u + 12);
   // Partial fractals count whole: 17 x 17 x 17 fp16 = 2 * 2 * 2 = 8 steps.
-  EXPECT_EQ(local_cost(Mmad{.m = 17, .n = 17, .k = 17}, b2()).occupancy, 8u);
+  EXPECT_EQ(local_cost(Mmad{.m = 17, .n = 17, .k = 17}, b2()).occupancy, 8u + 12);
   EXPECT_EQ(mmad_flops(Mmad{.m = 17, .n = 17, .k = 17}), 2u * 17 * 17 * 17);
   EXPECT_EQ(mmad_executed_flops(Mmad{.m = 17, .n = 17, .k = 17}), 2u * 32 * 32 * 32);
 }
@@ -43,10 +43,10 @@ TEST(CostModel, FixpipeToL1IsElementsOverRateWithStartupAsLatency) {
   EXPECT_EQ(local_cost(f, b2()).latency, 20u);
 }
 
-TEST(CostModel, ContiguousVectorOpTakesOneBeatPerRepeat) {
+TEST(CostModel, ContiguousVectorOpTakesItsClassBeatsPerRepeat) {
   // vadd.f32 over 8 repeats: src0 at 0 (groups 0-7), src1 at 0x2100 (groups 8-15), dst at 0x14000 (groups
   // 0-7 of the next 64 KiB bank row): one block per group and operand, reads and writes in different banks
-  // -> 1 beat per repeat.
+  // -> conflict-free, so each repeat takes the binary class's 2 beats.
   VBinary v{.op = VBinOp::Add,
             .dtype = DType::F32,
             .dst = {Buf::UB, 0x14000},
@@ -54,8 +54,15 @@ TEST(CostModel, ContiguousVectorOpTakesOneBeatPerRepeat) {
             .src1 = {Buf::UB, 0x2000 + 0x100},
             .repeat = 8};
   const auto c = local_cost(v, b2());
-  EXPECT_EQ(c.occupancy, 8u);
-  EXPECT_EQ(c.latency, 8u);  // vector.simple_latency_cycles
+  EXPECT_EQ(c.occupancy, 16u);
+  EXPECT_EQ(c.latency, 24u);  // vector.binary_latency_cycles
+  // The same shape with one tile and a scalar is the simple class: 1 beat per repeat.
+  VScalar sc{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = {Buf::UB, 0x14000}, .src = {Buf::UB, 0}, .repeat = 8};
+  EXPECT_EQ(local_cost(sc, b2()).occupancy, 8u);
+  // Compare and select of two tiles are binary too; select against a scalar is simple.
+  EXPECT_EQ(vec_class(VCmp{}), VecClass::Binary);
+  EXPECT_EQ(vec_class(VSel{}), VecClass::Binary);
+  EXPECT_EQ(vec_class(VSel{.scalar_mode = true}), VecClass::Simple);
 }
 
 TEST(CostModel, BlockStrideSixteenPutsAllBlocksInOneGroup) {
@@ -75,7 +82,9 @@ TEST(CostModel, BroadcastOperandReadsItsBlockOnce) {
   // 16 repeats: 16 + 8 beats (counting the copies would give 8 beats per repeat, 128).
   VBinary v{.op = VBinOp::Sub, .dtype = DType::F32, .dst = {Buf::UB, 0}, .src0 = {Buf::UB, 0},
             .src1 = {Buf::UB, 0x10100}, .repeat = 16, .dst_s = {1, 8}, .src0_s = {1, 8}, .src1_s = {0, 1}};
-  EXPECT_EQ(local_cost(v, b2()).occupancy, 16u + 8);
+  HwConfig one_beat = b2();  // the conflict beats alone (the binary class floor of 2 would hide them)
+  one_beat.vector.binary_beats = 1;
+  EXPECT_EQ(local_cost(v, one_beat).occupancy, 16u + 8);
   // Eight *different* blocks of one group (block stride 16: all in group 8) still take 8 beats; in odd repeats
   // src0 (groups 8-15) adds a ninth read of group 8: 8 * 8 + 8 * 9.
   v.src1_s = {16, 128};
@@ -86,10 +95,21 @@ TEST(CostModel, BankGeometryComesFromTheConfig) {
   // 8 bank groups instead of 16: blk stride 8 (256 B) now maps all 8 blocks to one group -> 8 beats.
   HwConfig hw = b2();
   hw.ub.bank_groups = 8;
-  hw.ub.banks = 24;
+  hw.ub.bank_bytes = 8192;  // 24 banks of 8 KiB
   VDup d{.dtype = DType::F32, .dst = {Buf::UB, 0}, .repeat = 1, .dst_s = {8, 64}};
   EXPECT_EQ(local_cost(d, hw).occupancy, 8u);
   EXPECT_EQ(local_cost(d, b2()).occupancy, 4u);
+}
+
+TEST(CostModel, GrowingUbKeepsTheBanksOfTheSameAddresses) {
+  // Regression (issue 12): the bank rows used to be ub_bytes / 3, so doubling the UB moved an address 64 KiB up
+  // into the same bank as its twin below and the same code got slower. Rows now come from the bank keys only.
+  VBinary v{.op = VBinOp::Add, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0},
+            .src1 = {Buf::UB, 0x20100}, .repeat = 16};
+  HwConfig big = b2();
+  big.core.ub_bytes *= 2;
+  EXPECT_EQ(local_cost(v, big).occupancy, local_cost(v, b2()).occupancy);
+  EXPECT_EQ(ub_banks(big).row_bytes, 65536);
 }
 
 TEST(CostModel, OneAndTwoSourceShapesDoNotShareACacheEntry) {
@@ -97,19 +117,21 @@ TEST(CostModel, OneAndTwoSourceShapesDoNotShareACacheEntry) {
   VUnary u{.op = VUnaryOp::Abs, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0x100}, .repeat = 4};
   VBinary b{.op = VBinOp::Add, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0x100},
             .src1 = {Buf::UB, 0}, .repeat = 4, .src1_s = {0, 0}};
-  const auto first = local_cost(u, b2()).occupancy;
+  HwConfig one_beat = b2();  // binary class at 1 beat so that the conflict beats show
+  one_beat.vector.binary_beats = 1;
+  const auto first = local_cost(u, one_beat).occupancy;
   EXPECT_EQ(first, 4u);  // conflict-free: 1 beat per repeat
   // src1 (blk 0, rep 0) is one block of group 0, read once per repeat; in odd repeats src0 (moved by 256 B)
   // reads group 0 as well: 1 + 2 + 1 + 2 beats.
-  EXPECT_EQ(local_cost(b, b2()).occupancy, 6u);
-  EXPECT_EQ(local_cost(u, b2()).occupancy, first);
+  EXPECT_EQ(local_cost(b, one_beat).occupancy, 6u);
+  EXPECT_EQ(local_cost(u, one_beat).occupancy, first);
 }
 
 TEST(CostModel, ClassBeatsApplyToTranscendentals) {
-  // vexp: vector.exp_beats = 2 per conflict-free repeat, latency 24.
+  // vexp: vector.exp_beats = 2 per conflict-free repeat, latency 31 (vector.exp_latency_cycles).
   VUnary u{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = {Buf::UB, 0x8000}, .src = {Buf::UB, 0x100}, .repeat = 10};
   EXPECT_EQ(local_cost(u, b2()).occupancy, 20u);
-  EXPECT_EQ(local_cost(u, b2()).latency, 24u);
+  EXPECT_EQ(local_cost(u, b2()).latency, 31u);
 }
 
 TEST(CostModel, ReadAndWriteInTheSameBankCostAnExtraBeat) {
@@ -122,11 +144,11 @@ TEST(CostModel, ReadAndWriteInTheSameBankCostAnExtraBeat) {
 TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {
   MemorySystem m(b2());
   // 64 KiB cold: 65536 / 32 B per cycle = 2048 cycles busy; latency = 50 startup + 400 HBM.
-  const auto t = m.read({{Buf::GM, 0, 65536, false}}, 0, 32, 110, 50);
+  const auto t = m.read({{Buf::GM, 0, 65536, false}}, 0, {32, 110, 50, 0});
   EXPECT_EQ(t.occupancy, 2048u);
   EXPECT_EQ(t.latency, 450u);
   // Read again: every line hits L2 -> 65536 / 110 = 595.8 -> 596; latency 50 + L2 150.
-  const auto h = m.read({{Buf::GM, 0, 65536, false}}, 5000, 32, 110, 50);
+  const auto h = m.read({{Buf::GM, 0, 65536, false}}, 5000, {32, 110, 50, 0});
   EXPECT_EQ(h.occupancy, 596u);
   EXPECT_EQ(h.latency, 200u);
   EXPECT_DOUBLE_EQ(m.l2_hit_rate(), 0.5);
@@ -134,8 +156,8 @@ TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {
 
 TEST(MemorySystem, WrittenDataIsServedFromL2) {
   MemorySystem m(b2());
-  m.write({{Buf::GM, 4096, 4096 + 8192, true}}, 0, 64, 50);
-  const auto t = m.read({{Buf::GM, 4096, 4096 + 8192, false}}, 100, 32, 110, 50);
+  m.write({{Buf::GM, 4096, 4096 + 8192, true}}, 0, {64, 0, 50, 0});
+  const auto t = m.read({{Buf::GM, 4096, 4096 + 8192, false}}, 100, {32, 110, 50, 0});
   EXPECT_EQ(t.latency, 200u);  // all hits: 50 startup + 150 L2
   EXPECT_EQ(m.stats().l2_hit_bytes, 8192u);
 }
@@ -145,7 +167,7 @@ TEST(MemorySystem, ShortRowsCostWholeBursts) {
   // 16 rows of 32 B each 1 KiB apart: each row costs one 128 B burst -> 2048 B / 32 = 64 cycles.
   std::vector<Access> rows;
   for (int r = 0; r < 16; ++r) rows.push_back({Buf::GM, uint64_t(r) * 1024, uint64_t(r) * 1024 + 32, false});
-  EXPECT_EQ(m.read(rows, 0, 32, 110, 0).occupancy, 64u);
+  EXPECT_EQ(m.read(rows, 0, {32, 110, 0, 0}).occupancy, 64u);
 }
 
 TEST(MemorySystem, ConcurrentStreamsShareHbm) {
@@ -153,12 +175,36 @@ TEST(MemorySystem, ConcurrentStreamsShareHbm) {
   hw.hbm.bytes_per_cycle = 64;  // two 32 B/cycle ports saturate it; a third must wait
   MemorySystem m(hw);
   const uint64_t n = 64 * 1024;
-  auto a = m.read({{Buf::GM, 0, n, false}}, 0, 32, 110, 0);
-  auto b = m.read({{Buf::GM, n, 2 * n, false}}, 0, 32, 110, 0);
-  auto c = m.read({{Buf::GM, 2 * n, 3 * n, false}}, 0, 32, 110, 0);
+  auto a = m.read({{Buf::GM, 0, n, false}}, 0, {32, 110, 0, 0});
+  auto b = m.read({{Buf::GM, n, 2 * n, false}}, 0, {32, 110, 0, 0});
+  auto c = m.read({{Buf::GM, 2 * n, 3 * n, false}}, 0, {32, 110, 0, 0});
   EXPECT_EQ(a.occupancy, 2048u);  // port-bound: the HBM reservation ends at 1024
   EXPECT_EQ(b.occupancy, 2048u);  // reservation ends at 2048
   EXPECT_EQ(c.occupancy, 3072u);  // queued behind both on HBM: ends at 3072
+}
+
+TEST(MemorySystem, ShortSegmentsCostRequestsNotBytes) {
+  MemorySystem m(b2());
+  // 64 rows of 128 B, 1 KiB apart, all L2 hits after a first pass: 8 KiB / 110 B per cycle = 75 cycles of data,
+  // but 64 segments x 6 cycles = 384 cycles of requests.
+  std::vector<Access> rows;
+  for (int r = 0; r < 64; ++r) rows.push_back({Buf::GM, uint64_t(r) * 1024, uint64_t(r) * 1024 + 128, false});
+  m.read(rows, 0, {32, 110, 0, 6});
+  EXPECT_EQ(m.read(rows, 10000, {32, 110, 0, 6}).occupancy, 384u);
+  EXPECT_EQ(m.read(rows, 20000, {32, 110, 0, 0}).occupancy, 75u);
+}
+
+TEST(MemorySystem, ConcurrentStreamsShareTheL2) {
+  HwConfig hw = b2();
+  hw.l2.bytes_per_cycle = 200;  // two 110 B/cycle hit streams exceed it
+  MemorySystem m(hw);
+  const uint64_t n = 64 * 1024;
+  m.warm(0, 2 * n);
+  auto a = m.read({{Buf::GM, 0, n, false}}, 0, {32, 110, 0, 0});
+  auto b = m.read({{Buf::GM, n, 2 * n, false}}, 0, {32, 110, 0, 0});
+  EXPECT_EQ(a.occupancy, 596u);   // own port: 65536 / 110; the L2 reservation ends at 328
+  EXPECT_EQ(b.occupancy, 656u);   // behind it on the L2 channel: 2 x 65536 / 200
+  EXPECT_EQ(m.stats().l2_miss_bytes, 0u);  // warm() made the lines resident
 }
 
 }  // namespace

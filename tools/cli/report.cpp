@@ -65,6 +65,9 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
   j["mode"] = sim::sim_mode_name(m.mode());
   j["cycles"] = r.cycles;
   j["time_us"] = sim::cycles_to_us(hw, r.cycles);
+  // What a device profiler's task duration covers: the launch (hw.launch.kernel_cycles) before the kernel.
+  j["task_cycles"] = r.cycles + static_cast<uint64_t>(hw.launch.kernel_cycles);
+  j["task_time_us"] = sim::cycles_to_us(hw, r.cycles + static_cast<uint64_t>(hw.launch.kernel_cycles));
   json busy = json::object(), util = json::object();  // utilisation = busy / (cycles x cores of the kind)
   std::map<std::string, std::map<std::string, uint64_t>> per_kind;
   std::map<std::string, int> cores_of_kind;
