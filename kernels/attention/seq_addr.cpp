@@ -2,6 +2,7 @@
 #include "kernels/attention/seq_addr.h"
 
 #include "sim/machine/core_ctx.h"
+#include "sim/machine/machine.h"
 
 namespace npusim::op::attn {
 
@@ -125,7 +126,15 @@ void PageIds::load(sim::CoreCtx& c, const Plan& pl, int64_t b, int64_t j0, int64
   const int64_t t0 = std::max<int64_t>(j0 - p.prefix_len, 0), t1 = j0 + cols - p.prefix_len;
   for (int64_t page = t0 / p.block_size; page * p.block_size < t1; ++page) {
     const auto at = c.gm(pl.gm.block_table, uint64_t(b * p.max_blocks + page) * 4);
-    ids.emplace_back(page, c.load_scalar(isa::DType::I32, at));
+    const int64_t id = c.load_scalar(isa::DType::I32, at);
+    // The vendor kernel does not validate ids either (a bad one reads outside the cache, a DMA fault); naming
+    // the table element that produced the address is what lets the user find it.
+    if (id < 0 || id >= p.block_num)
+      throw sim::KernelFault("bounds", "block_table[" + std::to_string(b) + "][" + std::to_string(page) + "] = " +
+                                           std::to_string(id) + " is not a block of the paged cache (block_num " +
+                                           std::to_string(p.block_num) + "): the K / V DMA of KV tokens " +
+                                           std::to_string(p.prefix_len + page * p.block_size) + ".. would read outside it");
+    ids.emplace_back(page, id);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "kernels/host/case_inputs.h"
+#include "sim/config/yaml_keys.h"
 
 namespace npusim::op {
 
@@ -79,10 +80,16 @@ void apply_set(CaseFile& cf, const std::string& s) {
     for (const auto& item : v) plain = plain && item.IsScalar();
   if (!plain) throw CaseError(pre + "VALUE must be a scalar or a flow list of scalars such as [1,2]");
   (is_attr ? cf.attrs : cf.tiling)[name] = v;
+  cf.set_by[key] = s;
 }
 }  // namespace
 
 bool CaseFile::tensor_is_list(const std::string& n) const { return list_inputs.count(n) != 0; }
+
+std::string CaseFile::where(const std::string& section_key, const YAML::Node& n) const {
+  if (const auto it = set_by.find(section_key); it != set_by.end()) return "--set '" + it->second + "'";
+  return path + ":" + std::to_string(n.Mark().line + 1);
+}
 
 CaseFile load_case(const std::string& path, const std::vector<std::string>& sets) {
   return load_case(path, sets, true);
@@ -90,6 +97,7 @@ CaseFile load_case(const std::string& path, const std::vector<std::string>& sets
 
 CaseFile load_case(const std::string& path, const std::vector<std::string>& sets, bool fill_generated) {
   const YAML::Node root = load_yaml(path);
+  if (const auto d = sim::find_duplicate_key(root)) throw CaseError(sim::duplicate_key_message(path, *d));
   const fs::path p(path);
   const CaseContext c{path, p.parent_path().string(), fill_generated};
   check_top(c, root);

@@ -36,7 +36,10 @@ struct CaseFile {
   std::map<std::string, std::vector<TensorEntry>> inputs;  // a list for tensor-list parameters
   YAML::Node tiling;            // map (possibly empty)
   std::set<std::string> list_inputs;  // parameters given as a YAML list (a list of one differs from a tensor)
+  std::map<std::string, std::string> set_by;  // "attrs.K" / "tiling.K" -> the --set that gave it
   bool tensor_is_list(const std::string& n) const;
+  // Where a value of attrs / tiling came from, for messages: "--set 'attrs.K=V'" or "FILE:LINE".
+  std::string where(const std::string& section_key, const YAML::Node& n) const;
 };
 
 // Loads and resolves a case: YAML syntax errors and missing files name file and line; tensors are read

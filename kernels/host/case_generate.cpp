@@ -18,6 +18,7 @@
 //  * Float dtypes round v once to the dtype (RNE, IEEE overflow). Integer and bool dtypes clamp v to the
 //    type's range, then take floor(v) for uniform (integers in [low, high) for integral bounds) and round
 //    half to even for normal.
+#include <sstream>
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -106,6 +107,21 @@ void fill_normal(HostTensor& h, const InitSpec& init) {
 void check_generator(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init) {
   if (init.dist == "triu" && shape.size() < 2)
     throw CaseError("dist triu fills the last two dims: it needs rank >= 2, got rank " + std::to_string(shape.size()));
+  if (is_float(t) && (init.dist == "normal" || init.dist == "uniform")) {
+    // A value past the dtype's range would silently become inf (regression: fp16 with std 1e6).
+    const double largest = t == ElemType::F16 ? 65504.0 : 3.3895313892515355e38;  // fp16; bf16 (fp32 is larger)
+    // Box-Muller's largest radius is sqrt(-2 ln 2^-53) = 8.57 (u1 >= 2^-53).
+    const double reach = init.dist == "normal" ? std::abs(init.mean) + 8.57 * init.std
+                                               : std::max(std::abs(init.low), std::abs(init.high));
+    if (reach > largest) {
+      std::ostringstream m;
+      m << "dist " << init.dist << " reaches |x| = " << reach
+        << (init.dist == "normal" ? " (|mean| + 8.57 std, the generator's widest draw)" : " (max |low|, |high|)") << ", beyond the largest "
+        << elem_type_name(t) << " (" << largest << "): those values would become inf; lower "
+        << (init.dist == "normal" ? "std / mean" : "low / high");
+      throw CaseError(m.str());
+    }
+  }
   if (init.dist != "permutation") return;
   if (is_float(t) || t == ElemType::Bool)
     throw CaseError("dist permutation needs an integer dtype (int8, uint8, int32, int64, uint16, int4), not " +

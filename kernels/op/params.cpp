@@ -18,7 +18,7 @@ void check_param_names(const Op& op, const CaseFile& c) {
         throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs keys must be names");
       const auto k = kv.first.as<std::string>();
       if (!attrs.count(k))
-        throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs." + k + " is not a parameter of " +
+        throw CaseError(c.where("attrs." + k, kv.first) + ": attrs." + k + " is not a parameter of " +
                         op.name() + (tensors.count(k) ? " (it is a tensor: put it under inputs)" : "") +
                         " (valid attrs: " + valid_attrs + ")");
     }
@@ -44,7 +44,7 @@ T attr_as(const CaseFile& c, const std::string& name, T def, const char* what, b
     if (given) *given = true;
     return n.as<T>();
   } catch (const YAML::Exception&) {
-    throw CaseError(c.path + ":" + std::to_string(n.Mark().line + 1) + ": attrs." + name + " = '" +
+    throw CaseError(c.where("attrs." + name, n) + ": attrs." + name + " = '" +
                     (n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")) + "' must be " + what);
   }
 }
@@ -64,7 +64,7 @@ std::vector<int64_t> attr_int_list(const CaseFile& c, const std::string& name, b
   if (!c.attrs || !c.attrs.IsMap() || !c.attrs[name]) return {};
   const YAML::Node n = c.attrs[name];
   if (given) *given = true;
-  const std::string at = c.path + ":" + std::to_string(n.Mark().line + 1) + ": attrs." + name;
+  const std::string at = c.where("attrs." + name, n) + ": attrs." + name;
   if (n.IsScalar()) return {attr_as<int64_t>(c, name, 0, "an integer or a list of integers")};
   if (!n.IsSequence()) throw CaseError(at + " must be a list of integers such as [128, 256]");
   std::vector<int64_t> v;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/config/hw_schema.h"
+#include "sim/config/yaml_keys.h"
 
 #ifndef NPUSIM_CONFIG_DIR
 #error "NPUSIM_CONFIG_DIR must point at configs/"
@@ -63,6 +64,7 @@ Flat load_flat(const fs::path& file, std::set<std::string>& seen) {
   } catch (const YAML::BadFile&) {
     throw ConfigError("cannot read hardware config '" + file.string() + "'");
   }
+  if (const auto d = find_duplicate_key(root)) throw ConfigError(duplicate_key_message(file.string(), *d));
   if (!root.IsMap()) throw ConfigError(file.string() + ": a hardware config is a map of sections");
   Flat flat;
   if (root["base"]) {  // a bundled name, or a path relative to the including file

@@ -18,6 +18,10 @@ uint64_t GlobalMemory::allocate(const std::string& name, uint64_t bytes, bool ma
   if (off + bytes > capacity_)
     throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) + " bytes exceeds gm.bytes = " +
                       std::to_string(capacity_) + " (" + std::to_string(off) + " bytes already allocated)");
+  if (all_ && off + bytes > host_budget_)
+    throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) + " bytes: this mode backs GM with host "
+                      "memory and would need " + std::to_string(off + bytes) + " bytes, over the host-memory budget of " +
+                      std::to_string(host_budget_) + " (--host-memory; timing mode backs only what the scalar unit reads)");
   top_ = off + bytes;
   by_name_.emplace(name, allocs_.size());
   allocs_.push_back({name, off, bytes, all_ || materialize});

@@ -36,10 +36,13 @@ class GlobalMemory {
   bool backed(uint64_t off, uint64_t len) const;
   uint8_t* ptr(uint64_t off, uint64_t len);  // throws when [off, off+len) is not backed
   uint64_t used_bytes() const { return top_; }
+  // Full / functional mode back every allocation with host memory: refuse (ConfigError, exit 2) to grow past
+  // `bytes` instead of letting the host run out (the CLI's --host-memory).
+  void set_host_budget(uint64_t bytes) { host_budget_ = bytes; }
   bool backs_everything() const { return all_; }
 
  private:
-  uint64_t capacity_, top_ = 0;
+  uint64_t capacity_, top_ = 0, host_budget_ = UINT64_MAX;
   bool all_;
   std::vector<uint8_t> data_;                   // full / functional mode
   std::vector<std::vector<uint8_t>> sparse_;   // timing mode: per materialised allocation

@@ -129,6 +129,8 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
           } catch (const AbortLaunch&) {
           } catch (const KernelInputError& e) {
             s.fault("input", e.what(), true);
+          } catch (const KernelFault& e) {
+            s.fault(e.kind, cs->name + ": " + e.what(), true);
           } catch (const std::exception& e) {
             s.fault("internal", cs->name + ": " + e.what(), true);
           }

@@ -74,6 +74,15 @@ class KernelInputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A kernel program found that the instruction it is about to issue would fault, and says why in the terms of
+// its inputs (e.g. a block id from block_table past the cache). Reported as a fatal fault of `kind` (exit 3),
+// the same status the instruction itself would have produced.
+class KernelFault : public std::runtime_error {
+ public:
+  KernelFault(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
+  std::string kind;
+};
+
 class Machine {
  public:
   Machine(HwConfig hw, SimMode mode);

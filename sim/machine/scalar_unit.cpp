@@ -193,8 +193,11 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
   }
   if (m_.fatal) throw AbortLaunch{};
   const bool is_set = std::holds_alternative<SetFlag>(in) || std::holds_alternative<CrossSet>(in);
-  if (m_.trace && (m_.now() > begin || is_set) && !std::holds_alternative<CrossWait>(in) &&
-      !std::holds_alternative<WaitFlag>(in) && !std::holds_alternative<SyncAll>(in)) {
+  // Every scalar-side instruction gets a row (zero-length when it took no simulated time: the scalar unit runs
+  // ahead on its local clock), so the trace and instructions.csv count what the report counts; the waits draw
+  // theirs in sync_exec.cpp.
+  if (m_.trace && !std::holds_alternative<CrossWait>(in) && !std::holds_alternative<WaitFlag>(in) &&
+      !std::holds_alternative<SyncAll>(in)) {
     TraceSlice sl{c.index, c.name, Pipe::S, begin, m_.now(), q.id, to_asm(in), 0, 0};
     if (is_set) sl.flow_out = q.id;  // the arrow to the wait this set releases starts here
     m_.trace->slice(sl);

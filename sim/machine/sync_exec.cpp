@@ -69,8 +69,9 @@ bool SyncFabric::wait_flag(CoreState& c, PipeState& p, const WaitFlag& f, const 
   }
   if (m_.trace) {
     m_.trace->flow(slot.set_id, c.index, f.src, slot.set_cycle, c.index, f.dst, m_.now());
-    // Pipe-side waits get their slice from the pipe; a scalar-side wait (dst = s) draws its own.
-    if (p.pipe == Pipe::S && m_.now() > wait_began)
+    // Pipe-side waits get their slice from the pipe; a scalar-side wait (dst = s) draws its own, zero-length
+    // when it did not wait, so that the trace has one row per counted instruction.
+    if (p.pipe == Pipe::S)
       m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});
   }
   return true;
@@ -163,7 +164,7 @@ bool SyncFabric::cross_wait(CoreState& c, PipeState& p, const CrossWait& w, cons
   }
   if (m_.trace) {
     m_.trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S, m_.now());
-    if (m_.now() > wait_began) m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});
+    m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});  // one row per instruction
   }
   return true;
 }

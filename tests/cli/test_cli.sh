@@ -174,5 +174,36 @@ expect 0 "flash_attention_var_len_score" -- "$NPUSIM" ops
 for f in attention_out.npy softmax_max.npy softmax_sum.npy; do
   if [[ -s "$T/fa1/$f" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: FA check did not write $f"; fi
 done
+# What a new user hit (issue 17): each a regression
+expect 2 "--trace-window '5:1' is empty: FROM \(5\) must be below TO \(1\)" -- "$NPUSIM" run "$T/mm.yaml" --trace --trace-window 5:1 --out "$T/u1"
+expect 2 "--trace-window '-3:9' must be FROM:TO" -- "$NPUSIM" run "$T/mm.yaml" --trace --trace-window -3:9 --out "$T/u1"
+printf 'op: matmul\nattrs: {out_dtype: float32, out_dtype: float16}\ninputs:\n  a: {shape: [4, 4], dtype: float16}\n  b: {shape: [4, 4], dtype: float16}\n' > "$T/dup.yaml"
+expect 2 "dup.yaml:2: key 'attrs.out_dtype' appears twice \(first at line 2\)" -- "$NPUSIM" run "$T/dup.yaml" --out "$T/u2"
+printf 'op: matmul\ninputs:\n  a: {shape: [4, 4], dtype: float16}\n  b: {shape: [4, 4], dtype: float16}\ninputs:\n  a: {shape: [8, 8], dtype: float16}\n' > "$T/dup2.yaml"
+expect 2 "dup2.yaml:5: key 'inputs' appears twice \(first at line 2\)" -- "$NPUSIM" run "$T/dup2.yaml" --out "$T/u2"
+printf 'base: ascend910b2\nchip:\n  ai_cores: 20\nchip:\n  ai_cores: 4\n' > "$T/dup_hw.yaml"
+expect 2 "dup_hw.yaml:4: key 'chip' appears twice" -- "$NPUSIM" hw show "$T/dup_hw.yaml"
+printf 'case: mm.yaml\naxes: {tiling.base_m: [16], tiling.base_m: [32]}\n' > "$T/dup_sw.yaml"
+expect 2 "dup_sw.yaml:2: key 'axes.tiling.base_m' appears twice" -- "$NPUSIM" sweep "$T/dup_sw.yaml" --out "$T/u3"
+expect 2 "^npusim run: --set 'attrs.transpose_a=maybe': attrs.transpose_a = 'maybe' must be true or false" -- "$NPUSIM" run "$T/mm.yaml" --set attrs.transpose_a=maybe --out "$T/u4"
+printf 'op: matmul\ninputs:\n  a: {shape: [4, 4], dtype: float16, init: {dist: normal, std: 1.0e6}}\n  b: {shape: [4, 4], dtype: float16}\n' > "$T/big_std.yaml"
+expect 2 "inputs.a.init: dist normal reaches .* beyond the largest float16 \(65504\)" -- "$NPUSIM" run "$T/big_std.yaml" --out "$T/u5"
+sed 's/block_table: {shape: \[3, 8\], dtype: int32, init: {dist: permutation, seed: 1074}}/block_table: {shape: [3, 8], dtype: int32, init: {dist: uniform, low: 90, high: 99, seed: 1}}/' \
+  "$ROOT/configs/cases/fia_decode_paged_bsh.yaml" > "$T/bad_table.yaml"
+expect 3 "block_table\[0\]\[0\] = 9[0-9] is not a block of the paged cache \(block_num 24\)" -- "$NPUSIM" run "$T/bad_table.yaml" --out "$T/u6"
+out="$("$NPUSIM" run "$T/bad_table.yaml" --out "$T/u6" 2>/dev/null)"
+if grep -q "stopped by a fault" <<<"$out" && ! grep -qE "TFLOPS|^outputs" <<<"$out" && [[ ! -e "$T/u6/attention_out.npy" ]]; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: a faulted run printed a rate or outputs: $out"; fi
+expect 2 "over the host-memory budget of 1024 \(--host-memory" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 1K --out "$T/u7"
+expect 0 "cycles" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 1K --mode timing --out "$T/u7"
+expect 2 "--host-memory '12X' must be a byte count" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 12X --out "$T/u7"
+printf 'op: matmul\ninputs:\n  a: {shape: [262144, 65536], dtype: float16}\n  b: {shape: [65536, 64], dtype: float16}\n' > "$T/huge.yaml"
+expect 2 "inputs hold 34368126976 bytes; --mode full keeps them on the host and in GM" -- "$NPUSIM" run "$T/huge.yaml" --host-memory 16G --out "$T/u8"
+# the instruction count of the summary equals the rows of instructions.csv (scalar instructions that took no
+# simulated time used to have no row: 61,680 counted against 61,488 rows on an FIA prompt case)
+n_sum=$("$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --out "$T/u9" | sed -nE 's/.* ([0-9]+) instructions.*/\1/p')
+n_csv=$(($(wc -l < "$T/u9/instructions.csv") - 1))
+if [[ -n "$n_sum" && "$n_sum" -eq "$n_csv" ]]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: $n_sum instructions counted, $n_csv rows in instructions.csv"; fi
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

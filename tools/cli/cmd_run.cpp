@@ -59,6 +59,23 @@ void emit_tensor(YAML::Emitter& y, const op::TensorEntry& t) {
   y << YAML::EndMap;
 }
 
+// Generating the inputs holds each one on the host and again in GM: refuse up front what would not fit, before
+// a bad_alloc or the kernel's OOM killer (the shapes come from a load without data).
+void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::string& mode) {
+  uint64_t bytes = 0;
+  for (const auto& [name, list] : shapes.inputs)
+    for (const auto& t : list) {
+      uint64_t n = uint64_t(op::elem_bytes(t.dtype));
+      for (int64_t d : t.shape) n = d > 0 && n > UINT64_MAX / uint64_t(d) ? UINT64_MAX / 4 : n * uint64_t(d);
+      bytes = std::min(UINT64_MAX / 4, bytes + n);
+    }
+  if (2 * bytes > budget)
+    throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) + " bytes; --mode " + mode +
+                     " keeps them on the host and in GM, about " + std::to_string(2 * bytes) +
+                     " bytes, over the host-memory budget of " + std::to_string(budget) +
+                     " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
+}
+
 std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
   YAML::Emitter y;
   y << YAML::BeginMap << YAML::Key << "case" << YAML::Value << YAML::BeginMap;
@@ -90,7 +107,9 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   RunResult rr;
   const auto t0 = std::chrono::steady_clock::now();
   // Timing mode needs shapes, not data: generated inputs stay empty so huge shapes fit in memory.
-  rr.c = op::load_case(path, case_sets, save || parse_mode(hw_opts.mode) != sim::SimMode::Timing);
+  const bool fill = save || parse_mode(hw_opts.mode) != sim::SimMode::Timing;
+  if (fill) refuse_over_budget(op::load_case(path, case_sets, false), host_memory_budget(so), so.mode);
+  rr.c = op::load_case(path, case_sets, fill);
   const op::Op& the_op = op::find_op(rr.c.op);
   SimSession session(hw_opts, rr.c.name);
   sim::Machine& m = session.machine();
@@ -154,7 +173,10 @@ int run_like(const Args& args, bool check) {
   if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
   try {
     RunResult rr = run_case(so, case_path, check, save);
-    if (!json)
+    if (!json && rr.status != kExitOk)  // no rate and no outputs for a run a fault stopped
+      std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml" << (so.trace ? ", trace.json" : "")
+                << ": " << rr.report["out_dir"].get<std::string>() << "\n";
+    else if (!json)
       std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml" << (so.trace ? ", trace.json" : "")
                 << (save ? ", inputs/, replay.yaml" : "") << ": " << rr.report["out_dir"].get<std::string>() << "\n";
     if (!check || rr.status != kExitOk) return rr.status;

@@ -136,6 +136,14 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
   return j;
 }
 
+std::string fault_summary_text(const json& j) {
+  std::ostringstream os;
+  os << j["case"].get<std::string>() << " on " << j["hw"].get<std::string>() << " (" << j["mode"].get<std::string>()
+     << " mode): stopped by a fault after " << j["cycles"].get<uint64_t>() << " cycles and "
+     << j["sim"]["instructions"].get<uint64_t>() << " instructions (faults on stderr); no outputs written\n";
+  return os.str();
+}
+
 std::string summary_text(const json& j) {
   std::ostringstream os;
   os << j["case"].get<std::string>() << " on " << j["hw"].get<std::string>() << " (" << j["mode"].get<std::string>()

@@ -13,5 +13,7 @@ nlohmann::json launch_report(const sim::Machine& m, const sim::LaunchResult& r, 
 uint64_t peak_rss_bytes();
 // The summary printed after a run: cycles, time, instructions, the busiest pipes, faults.
 std::string summary_text(const nlohmann::json& report);
+// The one-line summary of a run a fault stopped: cycles and instructions so far, no rate, no outputs.
+std::string fault_summary_text(const nlohmann::json& report);
 
 }  // namespace npusim::cli

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +22,9 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
       "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
       "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
+      "host-memory", po::value(&o.host_memory),
+      "full / functional mode: refuse a case whose inputs and GM need more host memory than this (bytes, or with "
+      "K / M / G; default NPUSIM_HOST_MEMORY or 80% of physical memory)")(
       "checks", po::value(&o.checks), "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and "
                                      "deadlocks are still checked)")(
       "tie-order", po::value(&o.tie_order), "fifo (default) | reversed: the order simultaneous events run in (a robustness "
@@ -53,7 +57,8 @@ sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string&
     }
     if (!window.empty()) {
       const auto colon = window.find(':');
-      if (colon == std::string::npos) throw std::invalid_argument("");
+      if (colon == std::string::npos || window.find_first_not_of("0123456789:") != std::string::npos)
+        throw std::invalid_argument("");
       f.from_cycle = std::stoull(window.substr(0, colon));
       f.to_cycle = colon + 1 < window.size() ? std::stoull(window.substr(colon + 1)) : UINT64_MAX;
     }
@@ -61,7 +66,24 @@ sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string&
     throw InputError("--trace-cores '" + cores + "' must be a comma list of core indices and --trace-window '" + window +
                      "' must be FROM:TO cycles");
   }
+  if (f.from_cycle >= f.to_cycle)
+    throw InputError("--trace-window '" + window + "' is empty: FROM (" + std::to_string(f.from_cycle) +
+                     ") must be below TO (" + std::to_string(f.to_cycle) + ")");
   return f;
+}
+
+uint64_t host_memory_budget(const SimOptions& o) {
+  std::string text = o.host_memory, from = "--host-memory";
+  if (text.empty())
+    if (const char* env = std::getenv("NPUSIM_HOST_MEMORY")) text = env, from = "NPUSIM_HOST_MEMORY";
+  if (text.empty()) return uint64_t(double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.8);
+  uint64_t scale = 1;
+  const char last = text.back();
+  if (last == 'K' || last == 'M' || last == 'G') scale = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30, text.pop_back();
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 15)
+    throw InputError(from + " '" + (o.host_memory.empty() ? std::string(std::getenv("NPUSIM_HOST_MEMORY")) : o.host_memory) +
+                     "' must be a byte count, optionally with K, M or G (e.g. 16G)");
+  return std::stoull(text) * scale;
 }
 
 SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
@@ -83,6 +105,7 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   fs::create_directories(out_, ec);
   if (ec || !fs::is_directory(out_)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
   machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
+  machine_->gm().set_host_budget(host_memory_budget(o));
   machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal
   machine_->set_checks(checks);
   machine_->set_reverse_ties(o.tie_order == "reversed");

@@ -14,6 +14,7 @@ namespace npusim::cli {
 
 struct SimOptions {
   std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo", check_thread = "auto";
+  std::string host_memory;  // --host-memory: budget in bytes (suffix K / M / G allowed); empty = the default
   std::vector<std::string> sets;
   bool trace = false;
 };
@@ -40,5 +41,8 @@ int report_faults(const sim::LaunchResult& r);
 sim::SimMode parse_mode(const std::string& s);
 sim::Checks parse_checks(const std::string& s);
 sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string& window);
+// The host-memory budget of full / functional mode: --host-memory, else NPUSIM_HOST_MEMORY, else 80% of the
+// machine's physical memory. InputError on a malformed value.
+uint64_t host_memory_budget(const SimOptions& o);
 
 }  // namespace npusim::cli

@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/config/yaml_keys.h"
 #include "tools/cli/cli_error.h"
 
 namespace npusim::cli {
@@ -118,6 +119,7 @@ SweepSpec load_sweep(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
+  if (const auto d = sim::find_duplicate_key(root)) throw InputError(sim::duplicate_key_message(path, *d));
   if (!root.IsMap()) throw InputError(path + ": a sweep file is a mapping with case: and axes:");
   for (auto it : root)
     if (!kTop.count(it.first.Scalar()))
