@@ -3,10 +3,12 @@
 // (split) or through the L0C -> UB path (coupled), and deliberately broken variants for the checks.
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "isa/numeric/numeric.h"
 #include "sim/machine/core_ctx.h"
+#include "sim/config/hw_config.h"
 #include "sim/machine/machine.h"
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,6 +138,34 @@ inline void expect_output_exact(const MixedData& d, Machine& m) {
     for (int i = 0; i < kDim; ++i)
       for (int j = 0; j < kDim; ++j)
         ASSERT_EQ(f16_to_f32(out[size_t((b * kDim + i) * kDim + j)]), d.expected(b, i, j)) << b << " " << i << " " << j;
+}
+
+// True when some fault of `kind` has every one of `words` in its message.
+inline bool has_fault(const LaunchResult& r, const std::string& kind, std::initializer_list<std::string> words) {
+  for (const auto& f : r.faults) {
+    if (f.kind != kind) continue;
+    bool all = true;
+    for (const auto& w : words) all &= f.message.find(w) != std::string::npos;
+    if (all) return true;
+  }
+  return false;
+}
+
+inline std::string faults_of(const LaunchResult& r) {
+  std::string s;
+  for (const auto& f : r.faults) s += "[" + f.kind + "] " + f.message + "\n";
+  return s;
+}
+
+// One launch of `block_dim` blocks on a fresh machine (each test runs in its own process).
+inline LaunchResult run_one(const char* hw, MixMode mix, KernelFn cube, KernelFn vector = {}, int block_dim = 1,
+                            uint64_t gm_bytes = 0) {
+  Machine m(load_hw(hw), SimMode::Full);
+  if (gm_bytes) m.gm().allocate("x", gm_bytes);
+  LaunchSpec s{.name = "test", .block_dim = block_dim, .mix = mix};
+  s.cube = std::move(cube);
+  s.vector = std::move(vector);
+  return m.launch(s);
 }
 
 // Runs f in a forked child (a process may elaborate one machine) and returns the numbers it produced; an

@@ -8,31 +8,6 @@
 namespace npusim::sim::testing {
 namespace {
 
-bool has_fault(const LaunchResult& r, const std::string& kind, std::initializer_list<std::string> words) {
-  for (const auto& f : r.faults) {
-    if (f.kind != kind) continue;
-    bool all = true;
-    for (const auto& w : words) all &= f.message.find(w) != std::string::npos;
-    if (all) return true;
-  }
-  return false;
-}
-
-std::string faults_of(const LaunchResult& r) {
-  std::string s;
-  for (const auto& f : r.faults) s += "[" + f.kind + "] " + f.message + "\n";
-  return s;
-}
-
-// One launch of one block on a fresh machine (each test runs in its own process).
-LaunchResult run_one(const char* hw, MixMode mix, KernelFn cube, KernelFn vector = {}) {
-  Machine m(load_hw(hw), SimMode::Full);
-  LaunchSpec s{.name = "test", .block_dim = 1, .mix = mix};
-  s.cube = std::move(cube);
-  s.vector = std::move(vector);
-  return m.launch(s);
-}
-
 class MixedOnConfig : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MixedOnConfig, CubeVectorCrossCoreProgramIsCorrect) {
