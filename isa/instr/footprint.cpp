@@ -1,4 +1,5 @@
 #include "isa/instr/footprint.h"
+#include "isa/instr/overloaded.h"
 
 #include <algorithm>
 
@@ -7,7 +8,6 @@
 namespace npusim::isa {
 
 namespace {
-template <class... F> struct Overloaded : F... { using F::operator()...; };
 
 class Sink {
  public:

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "isa/instr/overloaded.h"
 #include "isa/text/asm_fields.h"
 
 namespace npusim::isa::asm_detail {
@@ -228,10 +229,6 @@ VecMask parse_mask(std::string_view text) {
   return m;
 }
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 }  // namespace
 

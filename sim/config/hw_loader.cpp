@@ -174,8 +174,9 @@ HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>
   HwConfig c;
   std::set<std::string> given;
   for (const auto& [path, v] : flat) {
+    const std::string& wanted = path;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(hw_key_specs().begin(), hw_key_specs().end(),
-                                 [&](const KeySpec& k) { return k.info.path == path; });
+                                 [&](const KeySpec& k) { return k.info.path == wanted; });
     if (it == hw_key_specs().end())
       throw ConfigError(v.where + ": unknown hardware key '" + path + "' (valid: " + valid_keys_near(path) + ")");
     apply(c, *it, v);

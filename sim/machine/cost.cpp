@@ -4,13 +4,13 @@
 #include <vector>
 
 #include "isa/instr/footprint.h"
+#include "isa/instr/overloaded.h"
 #include "isa/numeric/int_math.h"
 
 namespace npusim::sim {
 
 namespace {
 using namespace isa;
-template <class... F> struct Overloaded : F... { using F::operator()...; };
 
 
 struct ClassRates { int64_t beats, latency; };
