@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages npusim needs, only those that are missing.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
+#   tools/install-deps.sh [--fuzz] [--slurm]   --fuzz: clang for tests/fuzz; --slurm: the one-node Slurm test
 set -euo pipefail
 PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
       googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev
       python3-numpy python3-yaml parallel)
+for a in "$@"; do
+  case "$a" in
+    --fuzz) PKGS+=(clang) ;;
+    --slurm) PKGS+=(slurm-wlm munge bc) ;;
+    *) echo "usage: tools/install-deps.sh [--fuzz] [--slurm]" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

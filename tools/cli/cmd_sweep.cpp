@@ -37,6 +37,35 @@ void emit_tasks(const std::vector<Task>& tasks, const std::string& file) {
   }
 }
 
+// --slurm SCRIPT: the tasks file plus an sbatch array script, one array task per chunk of `chunk` lines, a log
+// per task; the last task to finish merges the point folders (npusim sweep --collect) into OUT/results.jsonl.
+void emit_slurm(const std::vector<Task>& tasks, const std::string& script, int chunk, const std::string& out,
+                const std::string& npusim) {
+  const std::string tasks_file = (fs::path(out) / "tasks.txt").string(), logs = (fs::path(out) / "slurm").string();
+  emit_tasks(tasks, tasks_file);
+  fs::create_directories(logs);
+  const size_t chunks = (tasks.size() + size_t(chunk) - 1) / size_t(chunk);
+  std::ofstream f(script);
+  if (!f) throw InputError("--slurm " + script + " cannot be written");
+  f << "#!/bin/bash\n"
+    << "# npusim sweep as a Slurm array job: " << tasks.size() << " points in " << chunks << " tasks of up to " << chunk
+    << " (each line of " << tasks_file << " is one self-contained point). Submit: sbatch " << script << "\n"
+    << "#SBATCH --job-name=npusim-sweep\n"
+    << "#SBATCH --array=0-" << (chunks ? chunks - 1 : 0) << "\n"
+    << "#SBATCH --output=" << logs << "/task-%A_%a.log\n"
+    << "#SBATCH --cpus-per-task=1\n"
+    << "set -uo pipefail\n"
+    << "first=$((SLURM_ARRAY_TASK_ID * " << chunk << " + 1)); last=$((first + " << chunk << " - 1))\n"
+    << "sed -n \"${first},${last}p\" " << quoted(tasks_file) << " | while IFS= read -r cmd; do bash -c \"$cmd\"; done\n"
+    << "# The last task to finish merges the results (under a lock, so exactly one of them does).\n"
+    << "exec 9>>" << quoted(logs + "/done.lock") << "\n"
+    << "flock 9\n"
+    << "echo \"$SLURM_ARRAY_TASK_ID\" >> " << quoted(logs + "/done.txt") << "\n"
+    << "if [[ $(wc -l < " << quoted(logs + "/done.txt") << ") -eq " << chunks << " ]]; then\n"
+    << "  " << quoted(npusim) << " sweep --collect " << quoted(out) << " > " << quoted(logs + "/collect.log") << " 2>&1\n"
+    << "fi\n";
+}
+
 nlohmann::json spec_json(const SweepSpec& s) {
   nlohmann::json axes = nlohmann::json::array();
   for (const auto& a : s.axes) axes.push_back(a.first);
@@ -91,28 +120,32 @@ int collect(const std::string& out) {
 
 int cmd_sweep(const Args& args) {
   po::options_description desc("sweep options");
-  std::string file, out, emit, collect_dir;
-  int jobs = 1;
+  std::string file, out, emit, collect_dir, slurm;
+  int jobs = 1, chunk = 1;
   bool resume = false;
   desc.add_options()("sweep", po::value(&file), "sweep file (YAML)")("jobs", po::value(&jobs), "points run at a time (default 1)")(
       "out", po::value(&out), "output folder (default ./npusim-sweep/<sweep>)")(
       "resume", po::bool_switch(&resume), "skip the points already in OUT/results.jsonl")(
       "emit-tasks", po::value(&emit), "write one shell command per point to FILE instead of running them")(
-      "collect", po::value(&collect_dir), "merge the point folders of DIR (after --emit-tasks ran) into its results");
+      "collect", po::value(&collect_dir), "merge the point folders of DIR (after --emit-tasks ran) into its results")(
+      "slurm", po::value(&slurm), "write a Slurm sbatch array script to FILE (and OUT/tasks.txt) instead of running")(
+      "chunk", po::value(&chunk), "--slurm: points per array task (default 1)");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim sweep SWEEP.yaml [--jobs N] [--out DIR] [--resume] [--emit-tasks FILE] | npusim sweep --collect DIR",
+  if (!parse_options(args, "usage: npusim sweep SWEEP.yaml [--jobs N] [--out DIR] [--resume] [--emit-tasks FILE | --slurm FILE [--chunk N]] | npusim sweep --collect DIR",
                      desc, pos, vm))
     return kExitOk;
   if (!collect_dir.empty()) return collect(collect_dir);
   if (file.empty()) throw InputError("sweep: a sweep file is required (npusim sweep SWEEP.yaml)");
   if (jobs < 1) throw InputError("--jobs " + std::to_string(jobs) + " must be >= 1");
+  if (chunk < 1) throw InputError("--chunk " + std::to_string(chunk) + " must be >= 1");
+  if (!slurm.empty() && !emit.empty()) throw InputError("--slurm and --emit-tasks: give one of them");
   SweepSpec s = load_sweep(file);
   if (out.empty()) out = (fs::path("npusim-sweep") / fs::path(file).stem()).string();
   out = fs::absolute(out).lexically_normal().string();
   const std::string jsonl = (fs::path(out) / "results.jsonl").string();
-  if (fs::exists(jsonl) && !resume && emit.empty())
+  if (fs::exists(jsonl) && !resume && emit.empty() && slurm.empty())
     throw InputError("--out " + out + " already holds results.jsonl: pass --resume to continue it, or another --out");
   fs::create_directories(out);
   if (!s.inline_case.empty()) {
@@ -139,6 +172,12 @@ int cmd_sweep(const Args& args) {
   }
   std::cout << "sweep: " << points.size() << " points (" << points.size() - todo << " already done), case " << s.case_path
             << ", mode " << s.mode << "\n";
+  if (!slurm.empty()) {
+    emit_slurm(tasks, slurm, chunk, out, fs::canonical("/proc/self/exe").string());
+    std::cout << "sweep: " << tasks.size() << " points in " << (tasks.size() + size_t(chunk) - 1) / size_t(chunk)
+              << " array tasks: sbatch " << slurm << "; results are collected into " << out << "/results.jsonl\n";
+    return kExitOk;
+  }
   if (!emit.empty()) {
     emit_tasks(tasks, emit);
     std::cout << "sweep: " << tasks.size() << " commands in " << emit << "; run them (e.g. parallel --jobs N < " << emit
