@@ -44,7 +44,9 @@ fs::path resolve(const std::string& name_or_file) {
 
 void flatten(const YAML::Node& n, const std::string& prefix, const std::string& file, Flat& out) {
   for (const auto& kv : n) {
-    const std::string k = kv.first.as<std::string>();
+    if (!kv.first.IsScalar())
+      throw ConfigError(file + ":" + std::to_string(kv.first.Mark().line + 1) + ": a hardware key must be a name");
+    const std::string k = kv.first.Scalar();
     const std::string path = prefix.empty() ? k : prefix + "." + k;
     const std::string where = file + ":" + std::to_string(kv.first.Mark().line + 1);
     if (kv.second.IsMap()) flatten(kv.second, path, file, out);
@@ -68,7 +70,10 @@ Flat load_flat(const fs::path& file, std::set<std::string>& seen) {
   if (!root.IsMap()) throw ConfigError(file.string() + ": a hardware config is a map of sections");
   Flat flat;
   if (root["base"]) {  // a bundled name, or a path relative to the including file
-    std::string base = root["base"].as<std::string>();
+    if (!root["base"].IsScalar() || root["base"].Scalar().empty())  // found by fuzz_hw: `base: [a, b]` was exit 1
+      throw ConfigError(file.string() + ":" + std::to_string(root["base"].Mark().line + 1) +
+                        ": 'base' must be a bundled config name or a file path");
+    std::string base = root["base"].Scalar();
     if ((base.find('/') != std::string::npos || fs::path(base).has_extension()) && fs::path(base).is_relative())
       base = (file.parent_path() / base).string();
     flat = load_flat(resolve(base), seen);

@@ -199,6 +199,15 @@ expect 0 "cycles" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 1K --mode timing -
 expect 2 "--host-memory '12X' must be a byte count" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 12X --out "$T/u7"
 printf 'op: matmul\ninputs:\n  a: {shape: [262144, 65536], dtype: float16}\n  b: {shape: [65536, 64], dtype: float16}\n' > "$T/huge.yaml"
 expect 2 "inputs hold 34368126976 bytes; --mode full keeps them on the host and in GM" -- "$NPUSIM" run "$T/huge.yaml" --host-memory 16G --out "$T/u8"
+# found by fuzz_hw: a non-scalar base: was an uncaught yaml-cpp conversion (exit 1)
+printf 'base: [a, b]\nname: x\n' > "$T/bad_base.yaml"
+expect 2 "bad_base.yaml:1: 'base' must be a bundled config name or a file path" -- "$NPUSIM" hw show "$T/bad_base.yaml"
+printf 'case: mm.yaml\naxes: {tiling.base_m: {range: [16, 100000000000, 16]}}\n' > "$T/sw_huge.yaml"
+expect 2 "range = \[16, 100000000000, 16\] has more than 1000000 values" -- "$NPUSIM" sweep "$T/sw_huge.yaml" --out "$T/u10"
+printf 'case: mm.yaml\naxes: {tiling.base_m: [16, 32]}\nsampling: {random: {count: lots}}\n' > "$T/sw_rand.yaml"
+expect 2 "sampling.random.count must be an integer" -- "$NPUSIM" sweep "$T/sw_rand.yaml" --out "$T/u11"
+printf 'base: ascend910b2\n? [a]\n: 1\n' > "$T/bad_key_hw.yaml"
+expect 2 "bad_key_hw.yaml:2: a hardware key must be a name" -- "$NPUSIM" hw show "$T/bad_key_hw.yaml"
 # the instruction count of the summary equals the rows of instructions.csv (scalar instructions that took no
 # simulated time used to have no row: 61,680 counted against 61,488 rows on an FIA prompt case)
 n_sum=$("$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --out "$T/u9" | sed -nE 's/.* ([0-9]+) instructions.*/\1/p')

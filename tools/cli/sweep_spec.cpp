@@ -13,6 +13,10 @@
 
 namespace npusim::cli {
 
+namespace {
+constexpr uint64_t kMaxPoints = 1000000;  // a sweep of more points is a mistake (and would not fit in memory)
+}  // namespace
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -46,6 +50,9 @@ std::vector<std::string> axis_values(const SweepSpec& s, const std::string& key,
     }
     if (step <= 0 || b < a) bad(s, n, "axes." + key + ".range = [" + std::to_string(a) + ", " + std::to_string(b) + ", " +
                                        std::to_string(step) + "] needs start <= stop and step > 0");
+    if ((uint64_t(b) - uint64_t(a)) / uint64_t(step) >= kMaxPoints)
+      bad(s, n, "axes." + key + ".range = [" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(step) +
+                    "] has more than " + std::to_string(kMaxPoints) + " values");
     for (int64_t x = a; x <= b; x += step) v.push_back(std::to_string(x));
   } else {
     bad(s, n, "axes." + key + " must be a list of values or {range: [start, stop, step]}");
@@ -77,8 +84,12 @@ void read_sampling(SweepSpec& s, const YAML::Node& n) {
   }
   if (n.IsMap() && n["random"] && n["random"]["count"]) {
     s.sampling = "random";
-    s.random_count = n["random"]["count"].as<int64_t>();
-    s.random_seed = n["random"]["seed"] ? n["random"]["seed"].as<uint64_t>() : 0;
+    try {  // a non-integer count used to escape as a yaml-cpp conversion error (exit 1)
+      s.random_count = n["random"]["count"].as<int64_t>();
+      s.random_seed = n["random"]["seed"] ? n["random"]["seed"].as<uint64_t>() : 0;
+    } catch (const YAML::Exception&) {
+      bad(s, n, "sampling.random.count must be an integer and seed an integer in [0, 2^64)");
+    }
     if (s.random_count < 1) bad(s, n, "sampling.random.count must be >= 1");
     return;
   }
@@ -139,6 +150,12 @@ SweepSpec load_sweep(const std::string& path) {
     s.axes.emplace_back(key, axis_values(s, key, it.second));
   }
   read_sampling(s, root["sampling"]);
+  uint64_t points = 1;  // the grid is expanded in memory: refuse one too big to run anyway
+  for (const auto& a : s.axes) {
+    points = a.second.empty() ? 0 : std::min<uint64_t>(kMaxPoints + 1, points * a.second.size());
+    if (points > kMaxPoints)
+      bad(s, root["axes"], "the axes make a grid of more than " + std::to_string(kMaxPoints) + " points (up to axis " + a.first + ")");
+  }
   if (s.sampling == "zip")
     for (const auto& a : s.axes)
       if (a.second.size() != s.axes[0].second.size())
@@ -153,7 +170,7 @@ SweepSpec load_sweep(const std::string& path) {
   return s;
 }
 
-std::vector<SweepPoint> expand(const SweepSpec& s) {
+std::vector<SweepPoint> expand(const SweepSpec& s) {  // load_sweep capped it at kMaxPoints
   std::vector<SweepPoint> grid;
   if (s.sampling == "zip") {
     for (size_t i = 0; i < s.axes[0].second.size(); ++i) {
