@@ -17,5 +17,6 @@ case "$NAME" in
   asm)   seed "$ROOT"/configs/programs/*.s ;;
 esac
 cd "$WORK"  # relative paths in seeds (base:, case:) resolve against the scratch files in /tmp anyway
-exec "$BIN" -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+dict=(); [[ -f "$ROOT/tests/fuzz/$NAME.dict" ]] && dict=(-dict="$ROOT/tests/fuzz/$NAME.dict")
+exec "$BIN" -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}" \
   -artifact_prefix="$WORK/artifacts/" "$WORK/corpus"
