@@ -14,7 +14,8 @@ constexpr const char* kTopKeys = "op, attrs, inputs, tiling";
 
 YAML::Node load_yaml(const std::string& path) {
   // LoadFile would also "open" a directory; reading one fails later with a less useful message.
-  if (fs::is_directory(path)) throw CaseError("cannot read case file '" + path + "' (it is a directory)");
+  std::error_code ec;  // non-throwing: a name the OS rejects fails below as unreadable
+  if (fs::is_directory(path, ec)) throw CaseError("cannot read case file '" + path + "' (it is a directory)");
   try {
     return YAML::LoadFile(path);
   } catch (const YAML::ParserException& e) {

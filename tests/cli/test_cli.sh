@@ -208,6 +208,9 @@ printf 'case: mm.yaml\naxes: {tiling.base_m: [16, 32]}\nsampling: {random: {coun
 expect 2 "sampling.random.count must be an integer" -- "$NPUSIM" sweep "$T/sw_rand.yaml" --out "$T/u11"
 printf 'base: ascend910b2\n? [a]\n: 1\n' > "$T/bad_key_hw.yaml"
 expect 2 "bad_key_hw.yaml:2: a hardware key must be a name" -- "$NPUSIM" hw show "$T/bad_key_hw.yaml"
+# found by fuzz_hw: a base: name longer than the OS allows threw std::filesystem_error (exit 1)
+printf 'base: %s\n' "$(head -c 5000 /dev/zero | tr '\0' a)" > "$T/long_base.yaml"
+expect 2 "is not a bundled config" -- "$NPUSIM" hw show "$T/long_base.yaml"
 # the instruction count of the summary equals the rows of instructions.csv (scalar instructions that took no
 # simulated time used to have no row: 61,680 counted against 61,488 rows on an FIA prompt case)
 n_sum=$("$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --out "$T/u9" | sed -nE 's/.* ([0-9]+) instructions.*/\1/p')

@@ -109,7 +109,8 @@ int cmd_diff(const Args& args) {
     op::ElemType type = op::ElemType::F32;
     const std::string pa = (fs::path(a) / (name + ".npy")).string(), pb = (fs::path(b) / (name + ".npy")).string();
     if (type_name.empty() || !op::parse_elem_type(type_name, type)) {  // a report.json without output_types
-      if (!fs::exists(pa)) throw InputError(pa + " does not exist");
+      std::error_code ec;
+      if (!fs::exists(pa, ec)) throw InputError(pa + " does not exist");
       try {
         type = op::read_npy(pa).type;
       } catch (const op::CaseError& e) {

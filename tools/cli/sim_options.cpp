@@ -103,7 +103,7 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
   std::error_code ec;
   fs::create_directories(out_, ec);
-  if (ec || !fs::is_directory(out_)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
+  if (ec || !fs::is_directory(out_, ec)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
   machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
   machine_->gm().set_host_budget(host_memory_budget(o));
   machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal

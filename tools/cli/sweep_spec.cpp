@@ -64,7 +64,8 @@ std::vector<std::string> axis_values(const SweepSpec& s, const std::string& key,
 void read_case(SweepSpec& s, const YAML::Node& c, const fs::path& base) {
   if (c.IsScalar()) {
     const fs::path p = fs::path(c.Scalar()).is_absolute() ? fs::path(c.Scalar()) : base / c.Scalar();
-    if (!fs::exists(p)) bad(s, c, "case: " + p.string() + " does not exist (a path relative to the sweep file)");
+    std::error_code ec;
+    if (!fs::exists(p, ec)) bad(s, c, "case: " + p.string() + " does not exist (a path relative to the sweep file)");
     s.case_path = fs::absolute(p).lexically_normal().string();
     return;
   }
