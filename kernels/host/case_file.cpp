@@ -16,6 +16,8 @@ YAML::Node load_yaml(const std::string& path) {
   // LoadFile would also "open" a directory; reading one fails later with a less useful message.
   std::error_code ec;  // non-throwing: a name the OS rejects fails below as unreadable
   if (fs::is_directory(path, ec)) throw CaseError("cannot read case file '" + path + "' (it is a directory)");
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))  // /dev/zero would be read forever
+    throw CaseError("cannot read case file '" + path + "' (not a regular file)");
   try {
     return YAML::LoadFile(path);
   } catch (const YAML::ParserException& e) {

@@ -62,6 +62,11 @@ Flat load_flat(const fs::path& file, std::set<std::string>& seen) {
   const std::string canon = fs::weakly_canonical(file, ec).string();
   if (!seen.insert(canon).second) throw ConfigError(file.string() + ": 'base' inheritance forms a cycle");
   YAML::Node root;
+  // Only regular files: LoadFile throws an ios failure on a directory (found by fuzz_hw: `base: /`) and never
+  // returns from /dev/zero.
+  if (fs::exists(file, ec) && !fs::is_regular_file(file, ec))
+    throw ConfigError("hardware config '" + file.string() + "' is " +
+                      (fs::is_directory(file, ec) ? "a directory" : "not a regular file") + ", not a file");
   try {
     root = YAML::LoadFile(file.string());
   } catch (const YAML::ParserException& e) {

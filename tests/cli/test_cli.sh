@@ -211,6 +211,17 @@ expect 2 "bad_key_hw.yaml:2: a hardware key must be a name" -- "$NPUSIM" hw show
 # found by fuzz_hw: a base: name longer than the OS allows threw std::filesystem_error (exit 1)
 printf 'base: %s\n' "$(head -c 5000 /dev/zero | tr '\0' a)" > "$T/long_base.yaml"
 expect 2 "is not a bundled config" -- "$NPUSIM" hw show "$T/long_base.yaml"
+# found by fuzz_hw: base: naming a directory threw an ios failure (exit 1)
+printf 'base: /\n' > "$T/dir_base.yaml"
+expect 2 "hardware config '/' is a directory" -- "$NPUSIM" hw show "$T/dir_base.yaml"
+expect 2 "sweep file .* is a directory" -- "$NPUSIM" sweep "$T" --out "$T/u12"
+# devices are not files: /dev/zero used to be read forever
+printf 'base: /dev/zero\n' > "$T/dev_base.yaml"
+expect 2 "hardware config '/dev/zero' is not a regular file" -- "$NPUSIM" hw show "$T/dev_base.yaml"
+printf 'op: matmul\ninputs:\n  a: {file: /dev/zero, dtype: float16}\n  b: {shape: [2, 2], dtype: float16}\n' > "$T/dev_npy.yaml"
+expect 2 "/dev/zero: is not a regular file" -- "$NPUSIM" run "$T/dev_npy.yaml" --out "$T/u13"
+expect 2 "program file '/dev/zero' is not a regular file" -- "$NPUSIM" asm /dev/zero --out "$T/u14"
+expect 2 "not a regular file" -- "$NPUSIM" run /dev/zero --out "$T/u15"
 # the instruction count of the summary equals the rows of instructions.csv (scalar instructions that took no
 # simulated time used to have no row: 61,680 counted against 61,488 rows on an FIA prompt case)
 n_sum=$("$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --out "$T/u9" | sed -nE 's/.* ([0-9]+) instructions.*/\1/p')

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -82,6 +83,9 @@ void directive(AsmFile& f, const std::string& line, const std::string& where, in
 }  // namespace
 
 AsmFile load_asm_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw InputError("program file '" + path + "' is not a regular file");
   std::ifstream in(path);
   if (!in) throw InputError("cannot read program file '" + path + "'");
   std::string text, line;

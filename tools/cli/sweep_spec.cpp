@@ -124,6 +124,9 @@ SweepSpec load_sweep(const std::string& path) {
   SweepSpec s;
   s.path = path;
   YAML::Node root;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))  // a directory, a device, a FIFO: never read
+    throw InputError("sweep file " + path + " is " + (fs::is_directory(path, ec) ? "a directory" : "not a regular file"));
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
