@@ -60,6 +60,14 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
   if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
   r.tiling = tiling.used();
+  if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks
+    std::string used;
+    bool lowered = false;
+    for (const int64_t ns : pl.fd_splits) used += (used.empty() ? "" : ", ") + std::to_string(ns), lowered |= ns < pl.t.kv_splits;
+    if (lowered)
+      r.clamped["kv_splits"] = "requested " + std::to_string(pl.t.kv_splits) + ", used per batch [" + used +
+                               "]: a split needs at least one score block of s2_block KV";
+  }
   r.min_gm_bytes = in_bytes + out_bytes;
   attn::launch_plan("fused_infer_attention_score", std::move(pl), m.hw(), r);
   return r;

@@ -3,6 +3,7 @@
 // from the shapes and the hardware config (capacities, unit shapes, core counts -- never rates), lays its tensors
 // out in GM, builds the launch, and computes its fp64 reference. Ops register themselves (registry.h).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct OutputSpec {
 // Everything a prepared case needs to run and be reported.
 struct Prepared {
   std::vector<std::pair<std::string, int64_t>> tiling;  // every tiling value used, in declaration order
+  // Tiling values the kernel lowered where the problem leaves less room (key -> what was asked and used), e.g.
+  // kv_splits above a batch's score blocks; report.json `tiling_clamped`.
+  std::map<std::string, std::string> clamped;
   sim::LaunchSpec launch;
   std::vector<OutputSpec> outputs;
   uint64_t flops = 0;                 // algorithmic

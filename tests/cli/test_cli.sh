@@ -222,6 +222,10 @@ printf 'op: matmul\ninputs:\n  a: {file: /dev/zero, dtype: float16}\n  b: {shape
 expect 2 "/dev/zero: is not a regular file" -- "$NPUSIM" run "$T/dev_npy.yaml" --out "$T/u13"
 expect 2 "program file '/dev/zero' is not a regular file" -- "$NPUSIM" asm /dev/zero --out "$T/u14"
 expect 2 "not a regular file" -- "$NPUSIM" run /dev/zero --out "$T/u15"
+# a tiling value the kernel lowers is reported as such (report.json tiling_clamped)
+"$NPUSIM" run "$ROOT/configs/cases/fia_decode_bsh_f16.yaml" --mode timing --set tiling.kv_splits=64 --out "$T/u16" > /dev/null 2>&1
+if grep -q '"tiling_clamped"' "$T/u16/report.json" && grep -q 'requested 64, used per batch' "$T/u16/report.json"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: kv_splits=64 not reported as clamped"; fi
 # the instruction count of the summary equals the rows of instructions.csv (scalar instructions that took no
 # simulated time used to have no row: 61,680 counted against 61,488 rows on an FIA prompt case)
 n_sum=$("$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --out "$T/u9" | sed -nE 's/.* ([0-9]+) instructions.*/\1/p')

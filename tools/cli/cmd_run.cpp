@@ -124,6 +124,7 @@ RunResult run_case(const SimOptions& so, const std::string& path, bool force_ful
   rr.report["roofline"] = roofline(m.hw(), prep, result.cycles);
   rr.report["hw_overrides"] = hw_opts.sets;  // the effective hw is `hw` with these --set overrides (resolved.yaml: all keys)
   for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
+  for (const auto& [k, v] : prep.clamped) rr.report["tiling_clamped"][k] = v;
   rr.status = report_faults(result);
   if (rr.status == kExitOk && m.mode() != sim::SimMode::Timing)
     for (const auto& o : prep.outputs) {
