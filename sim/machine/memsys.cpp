@@ -164,12 +164,15 @@ bool MemorySystem::touch(uint64_t line, bool write, uint64_t now) {
   return hit;
 }
 
-// GM is accessed in bursts: each contiguous range costs whole bursts.
-uint64_t MemorySystem::burst_bytes(const std::vector<isa::Access>& gm) const {
-  uint64_t total = 0;
+// GM is accessed in bursts: each contiguous range costs whole bursts and one request.
+MemorySystem::Bursts MemorySystem::bursts(const std::vector<isa::Access>& gm) const {
+  Bursts b;
   for (const auto& a : gm)
-    a.for_each_segment([&](uint64_t lo, uint64_t hi) { total += burst_.round_up(hi) - burst_.div(lo) * burst_.d; });
-  return total;
+    a.for_each_segment([&](uint64_t lo, uint64_t hi) {
+      b.bytes += burst_.round_up(hi) - burst_.div(lo) * burst_.d;
+      ++b.segments;
+    });
+  return b;
 }
 
 double MemorySystem::reserve_hbm(uint64_t bytes, uint64_t now) {
@@ -183,14 +186,6 @@ double MemorySystem::reserve_l2(uint64_t bytes, uint64_t now) {
   l2_free_at_ = start + static_cast<double>(bytes) / static_cast<double>(hw_.l2.bytes_per_cycle);
   return l2_free_at_;
 }
-
-namespace {
-uint64_t segments(const std::vector<isa::Access>& gm) {
-  uint64_t n = 0;
-  for (const auto& a : gm) a.for_each_segment([&](uint64_t, uint64_t) { ++n; });
-  return n;
-}
-}  // namespace
 
 void MemorySystem::warm(uint64_t begin, uint64_t end) {
   bool evicted_dirty = false;
@@ -209,14 +204,15 @@ TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now
     });
   }
   // Burst rounding inflates the transferred bytes; split it between hit and miss in proportion.
-  const uint64_t moved = burst_bytes(gm);
+  const Bursts bu = bursts(gm);
+  const uint64_t moved = bu.bytes;
   const double scale = raw ? static_cast<double>(moved) / static_cast<double>(raw) : 1.0;
   const double hit_b = hit * scale, miss_b = miss * scale;
   stats_.bytes_read += raw;
   stats_.l2_hit_bytes += hit;
   stats_.l2_miss_bytes += miss;
   stats_.hbm_bytes += miss;
-  double data = std::max(hit_b / port.hit_rate + miss_b / port.miss_rate, double(segments(gm) * port.segment_cycles));
+  double data = std::max(hit_b / port.hit_rate + miss_b / port.miss_rate, double(bu.segments * port.segment_cycles));
   if (miss_b > 0) data = std::max(data, reserve_hbm(static_cast<uint64_t>(miss_b), now) - static_cast<double>(now));
   if (moved > 0) data = std::max(data, reserve_l2(moved, now) - static_cast<double>(now));
   const uint64_t latency = miss ? hw_.hbm.latency_cycles : hw_.l2.hit_latency_cycles;
@@ -232,8 +228,9 @@ TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t no
     });
   }
   stats_.bytes_written += raw;
-  const uint64_t moved = burst_bytes(gm);
-  double data = std::max(static_cast<double>(moved) / port.miss_rate, double(segments(gm) * port.segment_cycles));
+  const Bursts bu = bursts(gm);
+  const uint64_t moved = bu.bytes;
+  double data = std::max(static_cast<double>(moved) / port.miss_rate, double(bu.segments * port.segment_cycles));
   if (moved > 0) data = std::max(data, reserve_l2(moved, now) - static_cast<double>(now));
   return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : static_cast<uint64_t>(hw_.l2.hit_latency_cycles))};
 }

@@ -86,7 +86,10 @@ class MemorySystem final : public MemoryModel {
 
  private:
   bool touch(uint64_t line, bool write, uint64_t now);  // true on hit; inserts on miss
-  uint64_t burst_bytes(const std::vector<isa::Access>& gm) const;
+  struct Bursts {
+    uint64_t bytes = 0, segments = 0;  // burst-rounded bytes moved, contiguous GM ranges (requests)
+  };
+  Bursts bursts(const std::vector<isa::Access>& gm) const;  // one walk over the segments for both
   double reserve_hbm(uint64_t bytes, uint64_t now);  // returns the cycle the reservation ends
   double reserve_l2(uint64_t bytes, uint64_t now);   // the same on the chip's shared L2 channel
 
