@@ -63,7 +63,12 @@ void add_numeric(AccuracyReport& r, Sums& s, int64_t i, double out, double ref) 
   s.mere_sum += mre;
   r.mare = std::max(r.mare, mre);
   s.eb_sum += (out - ref) / scale;
-  if (!(e <= r.cann_threshold * scale)) ++r.cann_failures;
+  if (r.int8_rule) {
+    if (!(e <= 1)) ++r.int8_failures;
+    else if (e == 1) ++r.int8_off_by_one;
+  } else if (!(e <= r.cann_threshold * scale)) {
+    ++r.cann_failures;
+  }
   if (!s.worst_is_special && cann > s.worst_score) s.worst = i, s.worst_score = cann;
 }
 
@@ -82,8 +87,9 @@ AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor
   if (!unspecified.empty() && int64_t(unspecified.size()) != r.elements)
     throw std::invalid_argument("accuracy: " + output_name + " has " + std::to_string(r.elements) +
                                 " elements but " + std::to_string(unspecified.size()) + " unspecified flags");
-  r.cann_threshold = cann_threshold(working, reduction_len);
-  r.fa_gated = gate_fa_rule;
+  r.int8_rule = working == ElemType::I8;
+  r.cann_threshold = r.int8_rule ? 0 : cann_threshold(working, reduction_len);
+  r.fa_gated = gate_fa_rule && !r.int8_rule;
   for (int64_t i = 0; i < r.elements; ++i)
     if ((unspecified.empty() || !unspecified[size_t(i)]) && std::isfinite(ref64[size_t(i)]))
       r.max_abs_ref = std::max(r.max_abs_ref, std::fabs(ref64[size_t(i)]));
@@ -108,7 +114,7 @@ AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor
   if (r.rel_count > 0) r.rel_mean = s.rel_sum / double(r.rel_count);
   r.fa_bound = 2 * r.naive_max_abs_err + 1e-5;
   r.fa_pass = r.max_abs_err <= r.fa_bound;
-  r.cann_pass = r.cann_failures == 0;
+  r.cann_pass = r.cann_failures == 0 && !r.int8_rule;
   if (s.worst >= 0) {
     r.worst_index = unravel(s.worst, out.shape);
     r.worst_out = out.get(s.worst), r.worst_ref = ref64[size_t(s.worst)];
@@ -132,6 +138,13 @@ std::string format_report(const AccuracyReport& r) {
   std::string s = "output " + r.output + ": " + std::to_string(r.elements) + " elements";
   if (r.unspecified > 0) s += " (" + std::to_string(r.unspecified) + " unspecified by the operator, not checked)";
   s += "\n";
+  if (r.int8_rule) {
+    const double frac = r.elements > r.unspecified ? double(r.int8_off_by_one) / double(r.elements - r.unspecified) : 0;
+    s += "  int8 rule: " + std::string(verdict(r.int8_failures == 0)) + ", " + std::to_string(r.int8_failures) +
+         " elements more than 1 from the rounded reference; " + std::to_string(r.int8_off_by_one) + " at distance 1 (" +
+         num(100 * frac) + "%)\n";
+    s += "             (a quantised output may differ from round(truth) by one unit where the truth is near a rounding edge)\n";
+  } else {
   s += "  FA rule:   " + std::string(verdict(r.fa_pass)) + (r.fa_gated ? "" : " (reported, not gated)") + ", ratio " +
        num(r.fa_ratio()) + ": max err " + num(r.max_abs_err) + " <= 2 * naive " + num(r.naive_max_abs_err) +
        " + 1e-5 = " + num(r.fa_bound) + "\n";
@@ -140,6 +153,7 @@ std::string format_report(const AccuracyReport& r) {
   s += "  CANN rule: " + std::string(verdict(r.cann_pass)) + ", " + std::to_string(r.cann_failures) + " of " +
        std::to_string(r.elements) + " elements over T = 2^" + std::to_string(std::ilogb(r.cann_threshold)) + "\n";
   s += "             (every |out - ref| <= T * max(1, |ref|), T from the working dtype and the reduction length)\n";
+  }
   s += "  relative:  " + std::to_string(r.rel_count) + " elements with |ref| >= " + num(r.rel_floor) + " (1e-3 of max |ref| " +
        num(r.max_abs_ref) + "): max " + num(r.rel_max) + ", mean " + num(r.rel_mean) + "\n";
   s += "  absolute:  " + std::to_string(r.abs_count) + " elements below that floor: max |out - ref| " +

@@ -4,6 +4,9 @@
 //    textbook formula computed with the working dtype's roundings.
 //  - CANN per-element rule: every |out - ref64| <= T * max(1, |ref64|), T = 2^-8 (fp16), 2^-7 (bf16),
 //    2^-11 (fp32), doubled when the reduction length is >= 2048.
+//  - int8 rule (working dtype int8: a quantised output against its rounded fp64 truth): every |out - ref| <= 1
+//    (one quantisation unit); the elements at distance 1 are counted and reported. It replaces the two rules
+//    above, which are about floating-point rounding.
 // Also reported: MERE, MARE, error balance, max abs / rel error and the worst element's coordinates.
 #include <cstdint>
 #include <string>
@@ -27,6 +30,9 @@ struct AccuracyReport {
   double cann_threshold = 0;
   int64_t cann_failures = 0;
   bool cann_pass = false;
+  // int8 rule (working dtype int8)
+  bool int8_rule = false;
+  int64_t int8_off_by_one = 0, int8_failures = 0;  // elements at distance exactly 1 / beyond 1
   bool exact_special_pass = true;  // non-finite values must sit where the reference has them
   // Relative errors only where |ref| >= rel_floor = 1e-3 * max |ref| (kRelFloorFraction): near zero a relative
   // error says nothing (|out - ref| / |ref| blows up as ref -> 0), so those elements report absolute error.
@@ -36,11 +42,14 @@ struct AccuracyReport {
   double abs_below_max = 0;                    // |out - ref| below the floor
   // max |out - ref| over the FlashAttention bound: <= 1 passes the rule.
   double fa_ratio() const { return fa_bound > 0 ? max_abs_err / fa_bound : 0; }
-  bool pass() const { return cann_pass && exact_special_pass && (fa_pass || !fa_gated); }
+  bool pass() const {
+    if (int8_rule) return int8_failures == 0 && exact_special_pass;
+    return cann_pass && exact_special_pass && (fa_pass || !fa_gated);
+  }
 };
 
 // `out` is the op output; `ref64` and `naive` have out.numel() elements in C order. `working` is the output's
-// working dtype (F16, BF16 or F32) and `reduction_len` the length of the longest reduction behind an element.
+// working dtype (F16, BF16, F32, or I8 for the int8 rule) and `reduction_len` the length of the longest reduction behind an element.
 // `unspecified` is empty or has out.numel() flags; a nonzero flag skips that element (no statistic, no rule).
 AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor& out, const std::vector<double>& ref64,
                                 const std::vector<double>& naive, ElemType working, int64_t reduction_len,

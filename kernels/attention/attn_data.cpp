@@ -51,6 +51,20 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
     require_size(t_.query_rope, q_rows * p_.N * p_.Dr, "query_rope");
     require_size(t_.key_rope, (p_.layout == Layout::TND ? 1 : p_.B) * p_.kv_s * p_.KV_N * p_.Dr, "key_rope");
   }
+  if (p_.post_quant.on) {
+    const int64_t channels = p_.post_quant.per_channel ? p_.N * p_.Dv : 1;
+    require_size(t_.quant_scale2, channels, "quant_scale2");
+    if (p_.post_quant.offset) require_size(t_.quant_offset2, channels, "quant_offset2");
+  }
+}
+
+double AttnData::quant_scale(int64_t n, int64_t dv) const {
+  return at(*t_.quant_scale2, p_.post_quant.per_channel ? n * p_.Dv + dv : 0, "quant_scale2");
+}
+
+double AttnData::quant_offset(int64_t n, int64_t dv) const {
+  if (!p_.post_quant.offset) return 0;
+  return at(*t_.quant_offset2, p_.post_quant.per_channel ? n * p_.Dv + dv : 0, "quant_offset2");
 }
 
 void AttnData::check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,

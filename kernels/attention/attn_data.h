@@ -22,6 +22,8 @@ struct AttnTensors {
   const HostTensor* value_prefix = nullptr;
   const HostTensor* query_rope = nullptr;  // the second Q / K pair (Dr > 0): query's / key's layout with Dr
   const HostTensor* key_rope = nullptr;
+  const HostTensor* quant_scale2 = nullptr;   // post-quant (p.post_quant.on): 1 or N * Dv elements
+  const HostTensor* quant_offset2 = nullptr;  // ... optional, same size
 };
 
 class AttnData {
@@ -53,6 +55,11 @@ class AttnData {
   bool mask_tensor_masks(int64_t b, int64_t i, int64_t j) const;
   // j inside visible_cols(b, i) and not masked by the tensor.
   bool visible(int64_t b, int64_t i, int64_t j) const;
+
+  // Post-quant scale / offset of output channel (head n, dv): element n * Dv + dv, or 0 per-tensor; the
+  // offset is 0 when not given.
+  double quant_scale(int64_t n, int64_t dv) const;
+  double quant_offset(int64_t n, int64_t dv) const;
 
   // attention_out element (b, n, physical row s, dv) in out_layout with Dv: flat index in C order.
   int64_t out_index(int64_t b, int64_t n, int64_t s, int64_t dv) const;

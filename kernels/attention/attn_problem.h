@@ -42,6 +42,17 @@ struct Band {
 
 enum class MaskKind { None, Full, Compressed };
 
+// Post-quantisation of the output (FIA quant_scale2 / quant_offset2, spec §1.7): attention_out is int8,
+// out[c] = sat_i8(round(O[c] * scale[c] + offset[c])) with c = n * Dv + d (per-channel) or 0 (per-tensor).
+// The roundings follow the vendor kernel of each branch (kernels/fia/README.md "Post-quantisation").
+struct PostQuant {
+  bool on = false;
+  bool per_channel = false;            // the scale has N * Dv elements (else one)
+  bool offset = false;                 // quant_offset2 given (else 0 is added)
+  ElemType dtype = ElemType::F32;      // of quant_scale2 / quant_offset2: F32, or BF16 with a BF16 query
+  double scale = 1.0, offset_value = 0;  // per-tensor: the values (the kernel takes them as scalars)
+};
+
 struct AttnProblem {
   // ---- shapes and types ----
   int64_t B = 0, N = 0, KV_N = 0, G = 1;  // G = N / KV_N query heads per KV head
@@ -89,6 +100,7 @@ struct AttnProblem {
   bool lse = false;                        // softmax_lse_flag
   bool max_sum = false;                    // FA: softmax_max / softmax_sum (T1, N, 8) instead of lse
   bool cast_round = false;                 // P and the output cast with CAST_ROUND (FA) instead of RINT
+  PostQuant post_quant;                    // int8 attention_out (out = I8)
 
   // ---- derived (attn_problem.cpp) ----
   // Query S = 1 in a padded layout: FIA's incremental (IFA) branch. TND with T1 = 1 stays a prompt problem.

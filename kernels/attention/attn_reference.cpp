@@ -155,6 +155,31 @@ int64_t longest_kv(const AttnProblem& p) {
   return r;
 }
 
+// Post-quant truth (spec §1.7): the output quantised once from the given values, round half to even and
+// saturated to [-128, 127], where the kernel quantises (computed rows; decode batches with empty KV, whose O is
+// 0); rows the prompt kernel never computes (outside the actual length, an empty band) stay 0.
+double quantize_value(double x, double scale, double offset) {
+  return std::clamp(std::nearbyint(x * scale + offset), -128.0, 127.0);
+}
+
+void quantize_outputs(const AttnProblem& p, const AttnData& d, std::vector<double>& out) {
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t s = 0; s < p.Sq; ++s) {
+      const int64_t i = s - p.q_start(b);
+      bool quantized = p.incremental();
+      if (!quantized && i >= 0 && i < p.act_q[size_t(b)]) {
+        const auto [lo, hi] = p.visible_cols(b, i);
+        quantized = lo < hi;
+      }
+      if (!quantized) continue;
+      for (int64_t n = 0; n < p.N; ++n)
+        for (int64_t dv = 0; dv < p.Dv; ++dv) {
+          double& o = out[size_t(d.out_index(b, n, s, dv))];
+          o = quantize_value(o, d.quant_scale(n, dv), d.quant_offset(n, dv));
+        }
+    }
+}
+
 }  // namespace
 
 RowKind row_kind(const AttnProblem& p, const AttnData& d, int64_t b, int64_t i, std::vector<int64_t>& cols) {
@@ -171,10 +196,14 @@ AttnValues attention_ref64(const AttnProblem& p, const AttnData& d) { return for
 AttnValues attention_naive(const AttnProblem& p, const AttnData& d) { return for_rows(p, d, naive_row); }
 
 std::vector<Reference> attention_references(const AttnProblem& p, const AttnData& d) {
-  if (p.out != ElemType::F16 && p.out != ElemType::BF16 && p.out != ElemType::F32)
+  if (p.out != ElemType::F16 && p.out != ElemType::BF16 && p.out != ElemType::F32 && !p.post_quant.on)
     throw std::invalid_argument("attention references: output dtype " + elem_type_name(p.out) +
                                 " is not float16, bfloat16 or float32");
   AttnValues ref = attention_ref64(p, d), naive = attention_naive(p, d);
+  if (p.post_quant.on) {  // the int8 rule (accuracy.h) compares the output with the quantised fp64 truth
+    quantize_outputs(p, d, ref.out);
+    quantize_outputs(p, d, naive.out);
+  }
   // fp16 high-performance mode is gated by the per-element rule only (design.md); its FA ratio is reported.
   const bool gate = !p.high_perf;
   std::vector<Reference> r;
@@ -209,6 +238,7 @@ std::vector<Reference> fia_references(const attn::AttnProblem& p, const CaseFile
   };
   attn::AttnTensors t{first("query"), list("key"), list("value"), first("pse_shift"), first("atten_mask"),
                       first("block_table"), first("key_shared_prefix"), first("value_shared_prefix")};
+  t.quant_scale2 = first("quant_scale2"), t.quant_offset2 = first("quant_offset2");
   return attention_references(p, attn::AttnData(p, std::move(t)));
 }
 

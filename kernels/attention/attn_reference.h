@@ -15,6 +15,9 @@
 // FA statistics (p.max_sum): m and l of each row, 8 copies, in AttnData::stat_index order; empty KV 0 / 0, a
 // row nobody computes with KV -FLT_MAX / +FLT_MAX (the invalid-row values), rows past the batches 0 / 0.
 // The scores run over D + Dr (AttnData::q / k read the rope pair after D).
+// Post-quant (p.post_quant.on, int8 out): attention_out's references are the values above quantised once,
+// clamp(round_half_even(out * scale[c] + offset[c]), -128, 127), wherever the kernel quantises (computed rows,
+// rows whose O is 0 by invalid-row correction, decode batches with empty KV); working dtype int8 (the int8 rule).
 #include <cstdint>
 #include <vector>
 

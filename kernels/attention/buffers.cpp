@@ -99,6 +99,15 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
     for (int i = 0; i < 2; ++i) u.stat[i] = b.take(u.hm * kBlockBytes);
     u.zmax = b.take(kRepeatBytes), u.zsum = b.take(kRepeatBytes);
   }
+  if (p.post_quant.on) {  // after every other buffer: the layout of the unquantised kernel stays as it was
+    const bool dec = p.incremental();
+    u.q_rows = dec ? std::max(u.o_rows, round_up(p.G, kRows)) : u.o_rows;
+    u.qh = b.take(u.q_rows * dv * 2);
+    const int64_t prm_rows = dec ? u.q_rows : 1;
+    for (int i = 0; i < (p.post_quant.per_channel ? 1 + int(p.post_quant.offset) : 0); ++i)
+      u.q32[i] = b.take(prm_rows * dv * kF32), u.q16[i] = b.take(prm_rows * dv * 2);
+    if (dec) u.qz = b.take(u.q_rows * dv * kF32);
+  }
   u.total = b.top;
   return u;
 }

@@ -37,6 +37,11 @@ struct UbLayout {
   uint64_t zout = 0, zlse = 0;       // 8 zero output rows; 64 x +inf for the lse of empty rows
   uint64_t stat[2]{};                // FA: max / sum of a row set, 8 copies per row (one block per row)
   uint64_t zmax = 0, zsum = 0;       // FA: 64 x the statistics of rows nobody computes (-FLT_MAX / +FLT_MAX)
+  // Post-quant (p.post_quant.on): qh the output rows in f16 (q_rows x dv); per-channel scale / offset rows:
+  // q32 fp32 (q_rows x dv; prompt 1 row) and q16 (the bf16 rows as loaded, then the prompt's f16 row); decode
+  // qz: zero rows quantised for a batch with empty KV.
+  int64_t q_rows = 0;
+  uint64_t qh = 0, q32[2]{}, q16[2]{}, qz = 0;
   uint64_t total = 0;
 };
 UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t);

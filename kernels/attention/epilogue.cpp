@@ -79,6 +79,7 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   }
   if (p_.max_sum) store_stats(u, row0, cnt, mf, lf);
   if (p_.row_fix) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
+  if (p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel) load_quant_params(u, 0, 1);  // head u.n's row
   const int64_t dv = pl_.dv_pad;
   for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
     const int64_t r = std::min(L_.o_rows, cnt - r0);
@@ -87,14 +88,22 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
     // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
     if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
-    tile::wait(c_, kCastFree.at(pbi_));
-    ops_.cast(pl_.out, DType::F32, ub(L_.pb[pbi_]), o.at, r * dv, pl_.outputs.out_round);
-    tile::handover(c_, kCastFull.at(pbi_));
-    store_out(ub(L_.pb[pbi_]), u, row0 + r0, r);
-    tile::set(c_, kCastFree.at(pbi_));
-    pbi_ ^= 1;
+    cast_store(o, u, row0 + r0);
   }
+  if (p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel) tile::set(c_, kQuantFree);
   tile::set(c_, kOaccFree);
+}
+
+// Rows of fp32 results (dv_pad wide) -> the output dtype (int8 through the post-quantisation) -> GM rows from row.
+void VecBlocks::cast_store(const UbRows& o, const WorkUnit& u, int64_t row) {
+  if (p_.post_quant.on && pl_.decode && p_.post_quant.per_channel) load_quant_params(u, row, o.rows);
+  tile::wait(c_, kCastFree.at(pbi_));
+  if (p_.post_quant.on) quantize(o, ub(L_.pb[pbi_]));
+  else ops_.cast(pl_.out, DType::F32, ub(L_.pb[pbi_]), o.at, o.rows * o.width, pl_.outputs.out_round);
+  tile::handover(c_, kCastFull.at(pbi_));
+  store_out(ub(L_.pb[pbi_]), u, row, o.rows);
+  tile::set(c_, kCastFree.at(pbi_));
+  pbi_ ^= 1;
 }
 
 // FA statistics of rows [row0, row0 + cnt) of a unit: m and l (FLT_MAX for invalid rows with row_fix), each
@@ -141,7 +150,9 @@ void VecBlocks::store_out(Addr src, const WorkUnit& u, int64_t row, int64_t rows
 
 // Rows nobody computes (past the actual length, empty band, units without work): out 0, lse the empty value.
 void VecBlocks::zero_rows(const WorkUnit& u, int64_t row, int64_t rows) {
-  for (int64_t r = 0; r < rows; r += 8) store_out(ub(L_.zout), u, row + r, std::min<int64_t>(8, rows - r));
+  if (p_.post_quant.on && pl_.decode) quantized_empty_rows(u, row, rows);  // the vendor quantises an O of zeros
+  else
+    for (int64_t r = 0; r < rows; r += 8) store_out(ub(L_.zout), u, row + r, std::min<int64_t>(8, rows - r));
   if (p_.max_sum) {  // FA: 0 / 0 with empty KV (zlse holds 0), else the invalid-row values
     const bool empty_kv = p_.skv_eff(u.b) == 0;
     for (int64_t r = 0; r < rows; r += 8) {

@@ -72,12 +72,7 @@ void VecBlocks::combine_group(int64_t b, int64_t n2) {
     if (k == 0) ops_.copy(DType::F32, ub(L_.oacc), o.at, g * dv);
     else ops_.binary(VBinOp::Add, DType::F32, ub(L_.oacc), ub(L_.oacc), o.at, g * dv);
   }
-  tile::wait(c_, kCastFree.at(pbi_));
-  ops_.cast(pl_.out, DType::F32, ub(L_.pb[pbi_]), ub(L_.oacc), g * dv, pl_.outputs.out_round);
-  tile::handover(c_, kCastFull.at(pbi_));
-  store_out(ub(L_.pb[pbi_]), grp, 0, g);
-  tile::set(c_, kCastFree.at(pbi_));
-  pbi_ ^= 1;
+  cast_store({ub(L_.oacc), DType::F32, g, dv}, grp, 0);
 }
 
 void VecBlocks::combine() {

@@ -46,6 +46,7 @@ struct Operands {
   std::string pse = "pse_shift", mask = "atten_mask", block_table = "block_table";
   std::string query_rope = "query_rope", key_rope = "key_rope";  // the second Q / K pair (p.Dr > 0)
   std::string workspace = "workspace", fd_workspace = "fd_workspace";
+  std::string quant_scale2 = "quant_scale2", quant_offset2 = "quant_offset2";  // post-quant, per-channel
 };
 
 // What the kernel writes and how: the output tensor, the per-row statistics and the roundings of P and of the

@@ -104,7 +104,7 @@ void finish_plan(Plan& pl) {
   const auto& p = pl.p;
   pl.core_first = split(pl.units, pl.t.block_dim);
   pl.in = p.in == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;
-  pl.out = p.out == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;
+  pl.out = p.out == ElemType::BF16 ? isa::DType::BF16 : p.out == ElemType::I8 ? isa::DType::I8 : isa::DType::F16;
   pl.vec = p.high_perf ? isa::DType::F16 : isa::DType::F32;
   pl.mask_value = p.mask_value();
   pl.cw_max = Plan::cw_of(pl.t.s2_block);

@@ -100,6 +100,7 @@ void VecBlocks::start() {
   tile::set(c_, kSideFree);
   tile::set(c_, kOaccFree);
   tile::set(c_, kLseFree);
+  if (p_.post_quant.per_channel) tile::set(c_, kQuantFree);
   // Constant rows: 8 zero output rows, the lse of rows nobody computes, one repeat of fp16 zeros.
   ops_.dup(DType::F16, ub(L_.zout), 0.0, 8 * pl_.dv_pad);
   ops_.dup(DType::F32, ub(L_.zlse), pl_.outputs.empty_lse, 64);
@@ -116,6 +117,7 @@ void VecBlocks::finish() {
   tile::wait(c_, kSideFree);
   tile::wait(c_, kOaccFree);
   tile::wait(c_, kLseFree);
+  if (p_.post_quant.per_channel) tile::wait(c_, kQuantFree);
 }
 
 }  // namespace npusim::op::attn

@@ -15,6 +15,8 @@ inline constexpr Event kOaccFree{Pipe::V, Pipe::MTE2, 4};    // the O accumulato
 inline constexpr Event kOaccLoaded{Pipe::MTE2, Pipe::V, 5};  // the first block's O is in the accumulator
 inline constexpr Event kCombineLoaded{Pipe::MTE2, Pipe::V, 6};
 inline constexpr Event kCombineFree{Pipe::V, Pipe::MTE2, 6};
+inline constexpr Event kQuantLoaded{Pipe::MTE2, Pipe::V, 7};  // post-quant scale / offset rows in UB
+inline constexpr Event kQuantFree{Pipe::V, Pipe::MTE2, 7};    // ... consumed
 inline constexpr Event kCastFull{Pipe::V, Pipe::MTE3, 0};  // .at(0 / 1): cast buffer holds rows to store
 inline constexpr Event kCastFree{Pipe::MTE3, Pipe::V, 0};  // .at(0 / 1): ... stored
 inline constexpr Event kLseFull{Pipe::V, Pipe::MTE3, 2};

@@ -1,7 +1,10 @@
-// FIA parameter checks, stage 2: quantisation parameters (spec §1.6, §1.7). Each is validated for its basic
-// dtype / mode range -- so a malformed case gets the precise rule -- and then rejected: the quantised kernels
-// (full quant, post-quant, KV antiquant) are not implemented, and silently ignoring them would compute a
-// different operator.
+// FIA parameter checks, stage 2 and the last stage: quantisation parameters (spec §1.6, §1.7).
+// Post-quantisation (quant_scale2 / quant_offset2: int8 attention_out) is implemented; its shape / dtype rules
+// run at stage 2 and the rules that need the lengths, the mask and the lse flag at the end (check_post_quant).
+// The other quantised paths (full int8 attention, KV antiquant) are validated for their basic dtype / mode
+// range -- so a malformed case gets the precise rule -- and then rejected as not implemented: silently
+// ignoring them would compute a different operator.
+// kernels/fia/README.md "Post-quantisation" cites the vendor sources of each rule.
 #include <set>
 
 #include "kernels/fia/fia_checks.h"
@@ -19,17 +22,13 @@ struct QuantTensor {
   const char* feature;
 };
 
-std::vector<QuantTensor> quant_tensors(ElemType query) {
+std::vector<QuantTensor> unsupported_tensors() {
   const std::set<ElemType> antiquant = {ElemType::F16, ElemType::BF16, ElemType::F32};
-  std::set<ElemType> post = {ElemType::F32};
-  if (query == ElemType::BF16) post.insert(ElemType::BF16);  // spec §1.1: BF16 also allowed with a BF16 query
   // dequant scales may also be UINT64 in the vendor API; uint64 is not a case-file dtype.
   return {
       {"dequant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
       {"quant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
       {"dequant_scale2", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
-      {"quant_scale2", post, "float32, or bfloat16 with a bfloat16 query", "post-quantisation (int8 attention_out)"},
-      {"quant_offset2", post, "float32, or bfloat16 with a bfloat16 query", "post-quantisation (int8 attention_out)"},
       {"antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
@@ -38,13 +37,18 @@ std::vector<QuantTensor> quant_tensors(ElemType query) {
       {"value_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"}};
 }
 
-void check_quant_tensor(const Ctx& x, const QuantTensor& q) {
+void check_unsupported_tensor(const Ctx& x, const QuantTensor& q) {
   if (!has(x.c, q.name)) return;
   const TensorEntry& t = single(x.c, q.name);
   const std::string label = std::string("inputs.") + q.name;
   if (!q.dtypes.count(t.dtype))
     fail(label + " dtype " + elem_type_name(t.dtype) + " is not allowed (" + q.dtypes_text + "; query " +
          elem_type_name(x.p.in) + ")");
+  // Spec §1.7: with a float16 / bfloat16 query the full-quantisation scales are an error, not a feature.
+  if (q.feature[0] == 'f')
+    fail(label + " (" + elem_type_name(t.dtype) + " " + dims(shape_of(t)) + ") must not be given with a " +
+         elem_type_name(x.p.in) + " query: it belongs to full quantisation (int8 query, key and value; spec §1.7), "
+         "which is not supported yet");
   fail(label + " (" + elem_type_name(t.dtype) + " " + dims(shape_of(t)) + ") is given: " + q.feature + kNotYet);
 }
 
@@ -69,11 +73,99 @@ void check_modes(const Ctx& x) {
   if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + ": KV antiquantisation" + kNotYet);
   if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + ": KV antiquantisation" + kNotYet);
 }
+
+// quant_scale2 / quant_offset2: dtype float32 (or bfloat16 with a bfloat16 query), one element (per-tensor) or
+// N * D (per-channel, index n * D + d, any shape with that many elements such as [N * D], [N, D], [1, N, 1, D]);
+// the offset only with the scale, in the scale's dtype and size (vendor PFA CheckPostQuantParams, IFA
+// post-quant checks).
+void check_post_quant_tensors(Ctx& x) {
+  attn::PostQuant& q = x.p.post_quant;
+  const bool s = has(x.c, "quant_scale2"), o = has(x.c, "quant_offset2");
+  if (o && !s)
+    fail("inputs.quant_offset2 is given without inputs.quant_scale2 (the output is int8 exactly when quant_scale2 is "
+         "given; spec §1.7)");
+  if (!s) return;
+  const TensorEntry& st = single(x.c, "quant_scale2");
+  const std::string allowed = x.p.in == ElemType::BF16 ? "float32 or bfloat16" : "float32 (bfloat16 needs a bfloat16 query)";
+  if (st.dtype != ElemType::F32 && !(st.dtype == ElemType::BF16 && x.p.in == ElemType::BF16))
+    fail("inputs.quant_scale2 dtype " + elem_type_name(st.dtype) + " is not allowed: " + allowed + " (query " +
+         elem_type_name(x.p.in) + "; spec §1.1)");
+  const int64_t n = numel(shape_of(st)), hd = x.p.N * x.p.D;
+  if (n != 1 && n != hd)
+    fail("inputs.quant_scale2 has shape " + dims(shape_of(st)) + " (" + str(n) + " elements) but must have 1 "
+         "(per-tensor) or N * D = " + str(x.p.N) + " * " + str(x.p.D) + " = " + str(hd) + " elements (per-channel)");
+  q.on = true, q.dtype = st.dtype, q.per_channel = n != 1;
+  x.p.out = ElemType::I8;
+  if (o) {
+    const TensorEntry& ot = single(x.c, "quant_offset2");
+    if (ot.dtype != st.dtype)
+      fail("inputs.quant_offset2 dtype " + elem_type_name(ot.dtype) + " must equal inputs.quant_scale2's " +
+           elem_type_name(st.dtype));
+    if (numel(shape_of(ot)) != n)
+      fail("inputs.quant_offset2 has shape " + dims(shape_of(ot)) + " but must have as many elements as "
+           "inputs.quant_scale2 " + dims(shape_of(st)) + " (" + str(n) + ")");
+    q.offset = true;
+  }
+  if (!q.per_channel) {  // the kernel takes per-tensor values as scalars (read from GM by its scalar unit)
+    q.scale = first_number(st);
+    if (o) q.offset_value = first_number(single(x.c, "quant_offset2"));
+  }
+}
+
+// Post-quant with an offset: rows the prompt kernel skips keep 0 instead of the quantised offset, so the
+// vendor rejects cases where rows would be skipped (PFA tiling, spec §1.7): per batch with Sq_b = act_q[b],
+// Skv_b = act_kv[b] and prefix P, after the sparse mode's conversion of (pre, next): mode 0 with a mask
+// fails if pre + Skv_b + P - Sq_b < 0 or next < 0, mode 3 if Skv_b + P - Sq_b < 0, mode 4 if pre < 0 or
+// next + Skv_b + P - Sq_b < 0; modes 1, 2 and mode 0 without a mask never.
+void check_skipped_rows(const Ctx& x) {
+  const attn::AttnProblem& p = x.p;
+  for (int64_t b = 0; b < p.B; ++b) {
+    const int64_t delta = p.act_kv[size_t(b)] + p.prefix_len - p.act_q[size_t(b)];
+    bool bad = false;
+    std::string rule;
+    if (p.sparse_mode == 0 && p.mask != attn::MaskKind::None)
+      bad = p.pre_tokens + delta < 0 || p.next_tokens < 0, rule = "pre_tokens + Skv + prefix - Sq < 0 or next_tokens < 0";
+    else if (p.sparse_mode == 3)
+      bad = delta < 0, rule = "Skv + prefix - Sq < 0";
+    else if (p.sparse_mode == 4)
+      bad = p.pre_tokens < 0 || p.next_tokens + delta < 0, rule = "pre_tokens < 0 or next_tokens + Skv + prefix - Sq < 0";
+    if (bad)
+      fail("inputs.quant_offset2 is given with attrs.sparse_mode = " + str(p.sparse_mode) + " where " + rule +
+           " (batch " + str(b) + ": Sq " + str(p.act_q[size_t(b)]) + ", Skv " + str(p.act_kv[size_t(b)]) +
+           ", prefix " + str(p.prefix_len) + ", pre_tokens " + str(p.pre_tokens) + ", next_tokens " +
+           str(p.next_tokens) + "): some rows do not take part in the calculation and would read 0 instead of the "
+           "quantised offset (spec §1.7)");
+  }
+}
 }  // namespace
 
 void check_quant(Ctx& x) {
-  for (const auto& q : quant_tensors(x.p.in)) check_quant_tensor(x, q);
+  check_post_quant_tensors(x);
+  for (const auto& q : unsupported_tensors()) check_unsupported_tensor(x, q);
   check_modes(x);
+}
+
+void check_post_quant(Ctx& x) {
+  const attn::AttnProblem& p = x.p;
+  if (!p.post_quant.on) return;
+  // Any int8 tensor needs D aligned to 32 elements (FIA tiling: "D should be 32 elements aligned when int8 is
+  // involved").
+  if (p.D % 32 != 0)
+    fail("inputs.quant_scale2 makes attention_out int8, which needs D = " + str(p.D) +
+         " to be a multiple of 32 (spec §1.7)");
+  if (p.post_quant.per_channel) {
+    if (p.left_pad)
+      fail("inputs.quant_scale2 is per-channel (" + str(p.N * p.D) + " elements) and cannot be combined with left "
+           "padding (inputs.query_padding_size / kv_padding_size; spec §1.7)");
+    if (p.lse)
+      fail("inputs.quant_scale2 is per-channel (" + str(p.N * p.D) + " elements) and cannot be combined with "
+           "attrs.softmax_lse_flag = true (spec §1.7)");
+  }
+  if (x.decode()) return;  // the interceptions below are the prompt kernel's (query S = 1 ignores the band)
+  if (p.sparse_mode == 4 && (p.pre_tokens < 0 || p.next_tokens < 0))
+    fail("attrs.sparse_mode = 4 with pre_tokens = " + str(p.pre_tokens) + " / next_tokens = " + str(p.next_tokens) +
+         ": a negative band edge is not allowed when attention_out is int8 (inputs.quant_scale2; spec §1.7)");
+  if (p.post_quant.offset) check_skipped_rows(x);
 }
 
 }  // namespace npusim::op::fia

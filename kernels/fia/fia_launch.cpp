@@ -25,7 +25,8 @@ uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p
     else
       put(kv, list[0], false);
   }
-  for (const char* opt : {"pse_shift", "atten_mask", "key_shared_prefix", "value_shared_prefix"})
+  for (const char* opt : {"pse_shift", "atten_mask", "key_shared_prefix", "value_shared_prefix", "quant_scale2",
+                          "quant_offset2"})
     if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], false);
   if (c.inputs.count("block_table")) put("block_table", c.inputs.at("block_table")[0], true);
   return bytes;

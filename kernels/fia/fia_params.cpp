@@ -22,8 +22,8 @@ std::vector<ParamSpec> fia_param_specs() {
       {"dequant_scale1", "tensor", false, "none", "full quant: dequant of Q.K^T (not supported yet)"},
       {"quant_scale1", "tensor", false, "none", "full quant: quantisation of P (not supported yet)"},
       {"dequant_scale2", "tensor", false, "none", "full quant: dequant of P.V (not supported yet)"},
-      {"quant_scale2", "tensor", false, "none", "post-quant to int8 output: scale (not supported yet)"},
-      {"quant_offset2", "tensor", false, "none", "post-quant to int8 output: offset (not supported yet)"},
+      {"quant_scale2", "tensor", false, "none", "int8 attention_out: float32 (or bfloat16 with a bfloat16 query), [1] per-tensor or N*D per-channel"},
+      {"quant_offset2", "tensor", false, "none", "int8 attention_out: offset, quant_scale2's dtype and size (default 0)"},
       {"antiquant_scale", "tensor", false, "none",
        "int8 / int4 KV dequant scale, K and V combined (not supported yet)"},
       {"antiquant_offset", "tensor", false, "none",
@@ -78,6 +78,7 @@ attn::AttnProblem parse_fia(const CaseFile& c) {
   fia::check_lengths(x);
   fia::check_scores(x);
   fia::check_precision(x);
+  fia::check_post_quant(x);
   return x.p;
 }
 

@@ -35,4 +35,9 @@ int64_t first_value(const TensorEntry& e) {
   return static_cast<int64_t>(generate(e.dtype, shape_of(e), e.init).get(0));
 }
 
+double first_number(const TensorEntry& e) {
+  if (!e.data.bytes.empty()) return e.data.get(0);
+  return generate(e.dtype, shape_of(e), e.init).get(0);
+}
+
 }  // namespace npusim::op

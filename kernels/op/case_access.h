@@ -22,5 +22,7 @@ std::vector<int64_t> shape_of(const TensorEntry& e);
 int64_t numel(const std::vector<int64_t>& shape);
 // Element 0 of an integer tensor, generating the tensor when a timing-mode load left it empty.
 int64_t first_value(const TensorEntry& e);
+// Element 0 of any tensor as a double (a per-tensor scale), generating it like first_value.
+double first_number(const TensorEntry& e);
 
 }  // namespace npusim::op

@@ -63,6 +63,16 @@ void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols)
   }
 }
 
+void VecOps::row_vec(const UbRows& x, Addr v, VBinOp op, int64_t valid_cols) {
+  const int L = x.lanes();
+  for (int64_t g = 0; g * L < valid_cols; ++g) {
+    const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
+    c_.issue(VBinary{.op = op, .dtype = x.t, .dst = x.col(g), .src0 = x.col(g), .src1 = plus(v, g * kRepeatBytes),
+                     .repeat = uint8_t(x.rows), .mask = m, .dst_s = {1, x.row_blocks()}, .src0_s = {1, x.row_blocks()},
+                     .src1_s = {1, 0}});
+  }
+}
+
 void VecOps::brcb(DType t, Addr src, Addr brc, int64_t rows) {
   c_.issue(VBrcb{.dtype = t, .dst = brc, .src = src, .repeat = uint8_t((rows + 7) / 8)});
 }

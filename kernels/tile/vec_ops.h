@@ -26,6 +26,8 @@ class VecOps {
   void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
   void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
+  // x[r][c] = x[r][c] op v[c] for c < valid_cols: one row vector applied to every row (repeat stride 0).
+  void row_vec(const UbRows& x, isa::Addr v, isa::VBinOp op, int64_t valid_cols);
   // brc = vbrcb of the first `rows` elements at src (rounded up to 8 rows).
   void brcb(isa::DType t, isa::Addr src, isa::Addr brc, int64_t rows);
   void binary(isa::VBinOp op, isa::DType t, isa::Addr dst, isa::Addr a, isa::Addr b, int64_t n);

@@ -63,6 +63,7 @@ fia fia_d24.yaml "[1, 64, 96]" "[1, 128, 96]" "num_heads: 4"
 fia fia_pa.yaml "[1, 64, 256]" "[2, 128, 256]" "num_heads: 4, block_size: 100, actual_seq_lengths_kv: [200]" \
   "  block_table: {shape: [1, 2], dtype: int32, init: {dist: permutation}}\n"
 fia fia_q.yaml "[1, 64, 256]" "[1, 128, 256]" "num_heads: 4" "  quant_scale2: {shape: [1], dtype: float32}\n"
+fia fia_q3.yaml "[1, 64, 256]" "[1, 128, 256]" "num_heads: 4" "  quant_scale2: {shape: [3], dtype: float32}\n"
 fia fia_s1.yaml "[2, 4, 1, 64]" "[2, 4, 128, 64]" "num_heads: 4, input_layout: BNSD"
 fia fia_s1_mask.yaml "[2, 4, 1, 64]" "[2, 4, 128, 64]" "num_heads: 4, input_layout: BNSD" \
   "  atten_mask: {shape: [1, 128], dtype: bool}\n"
@@ -72,7 +73,8 @@ expect 2 "G = 128 exceeds 64" -- "$NPUSIM" run "$T/fia_g.yaml" --mode timing --o
 expect 2 "inputs.atten_mask has shape \[64, 128\] but sparse_mode 3 needs the compressed mask" -- "$NPUSIM" run "$T/fia.yaml" --set attrs.sparse_mode=3 --out "$T/f2"
 expect 2 "inputs.query: head dim D = 24 must be a multiple of 16" -- "$NPUSIM" run "$T/fia_d24.yaml" --out "$T/f3"
 expect 2 "attrs.block_size = 100 must be a multiple of 128 in \[128, 512\]" -- "$NPUSIM" run "$T/fia_pa.yaml" --out "$T/f4"
-expect 2 "inputs.quant_scale2 \(float32 \[1\]\) is given: .*not supported yet" -- "$NPUSIM" run "$T/fia_q.yaml" --out "$T/f5"
+expect 2 "inputs.quant_scale2 has shape \[3\] \(3 elements\) but must have 1 \(per-tensor\) or N \* D = 4 \* 64 = 256" -- "$NPUSIM" run "$T/fia_q3.yaml" --out "$T/f5"
+expect 0 "int8 rule: pass" -- "$NPUSIM" check "$T/fia_q.yaml" --out "$T/f5q"
 # query S = 1 (the incremental branch): its own rules; sparse_mode / pre / next are ignored there
 expect 2 "attrs.input_layout = 'BNSD_BSND' is not supported with query S = 1" -- "$NPUSIM" check "$T/fia_s1.yaml" --set attrs.input_layout=BNSD_BSND --out "$T/f6"
 expect 2 "inputs.atten_mask has shape \[1, 128\] but its first dim must be the batch B .*B = 2" -- "$NPUSIM" run "$T/fia_s1_mask.yaml" --out "$T/f9"

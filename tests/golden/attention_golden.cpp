@@ -55,6 +55,33 @@ float widen(uint32_t bits, ElemType t) {
   return isa::f32_from_bits(bits);
 }
 
+// ---- post-quantisation (int8 output; attention_golden.h "POST-QUANT") ----
+
+float f16_value(double x, RoundMode m, Overflow o) {
+  return isa::f16_to_f32(uint16_t(isa::round_to_binary(x, 5, 10, m, o)));
+}
+
+// Output channel (n, dv) of final fp32 value o -> the int8 bits.
+uint32_t post_quant_bits(const AttnProblem& p, const AttnData& d, int64_t n, int64_t dv, float o) {
+  const op::attn::PostQuant& q = p.post_quant;
+  const double s = d.quant_scale(n, dv), off = d.quant_offset(n, dv);  // fp32 / bf16 values, exact in double
+  if (p.incremental() && q.per_channel) {  // fp32 multiply-add, then f16 and int8 both ties away
+    float t = o * float(s);
+    if (q.offset) t = t + float(off);
+    return uint8_t(isa::f16_to_s8(isa::f32_to_f16(t, RoundMode::ROUND, Overflow::Saturate), RoundMode::ROUND));
+  }
+  // In half: the parameters as f16 (per-channel by a saturating vconv, ties away in the fp16 high-performance
+  // compute type; per-tensor as a vector scalar, RINT), every step rounded to f16 (IEEE overflow).
+  const RoundMode pm = p.high_perf ? RoundMode::ROUND : RoundMode::RINT;
+  const float sh = q.per_channel ? f16_value(s, pm, Overflow::Saturate) : f16_value(s, RoundMode::RINT, Overflow::Ieee);
+  const float oh = q.per_channel ? (q.offset ? f16_value(off, pm, Overflow::Saturate) : 0.0f)
+                                 : f16_value(off, RoundMode::RINT, Overflow::Ieee);
+  float h = isa::f16_to_f32(isa::f32_to_f16(o, RoundMode::RINT, Overflow::Saturate));
+  h = isa::f16_to_f32(isa::f16_round(h * sh));
+  h = isa::f16_to_f32(isa::f16_round(h + oh));
+  return uint8_t(isa::f16_to_s8(isa::f32_to_f16(h, RoundMode::RINT, Overflow::Ieee), RoundMode::RINT));
+}
+
 // Balanced pairwise tree, level by level over adjacent pairs; `r` rounds every node (Mmad: fp32, vcadd f16).
 template <class Round>
 float tree_sum(float* v, int64_t count, Round r) {
@@ -181,7 +208,8 @@ struct Unit {
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
       float o = isa::hw_div(st.o[size_t(dv)], lden);
       if (p.max_sum && invalid) o = o + 0.0f;  // FA: +0 for the invalid rows (-0 + +0 = +0, vadds)
-      put(r.out, d.out_index(b, n, s, dv), ob, to_bits(o, p.out, round_mode()));
+      put(r.out, d.out_index(b, n, s, dv), ob,
+          p.post_quant.on ? post_quant_bits(p, d, n, dv, o) : to_bits(o, p.out, round_mode()));
     }
     const float lse = invalid ? kInf : st.m + isa::hw_ln(st.l);
     put(r.lse, d.lse_index(b, n, s), 4, isa::f32_bits(lse));
@@ -276,7 +304,8 @@ void combine(const Unit& u, const std::vector<Partial>& parts, AttnGoldenOut& r)
       const float prod = parts[k].o[size_t(dv)] * sk[k];  // vmul then vadd (-ffp-contract=off: never fused)
       acc = acc + prod;
     }
-    Unit::put(r.out, u.d.out_index(u.b, u.n, 0, dv), ob, to_bits(acc, u.p.out));
+    Unit::put(r.out, u.d.out_index(u.b, u.n, 0, dv), ob,
+              u.p.post_quant.on ? post_quant_bits(u.p, u.d, u.n, dv, acc) : to_bits(acc, u.p.out));
   }
   const float lse = invalid ? kInf : isa::hw_ln(w_sum) + m_all;
   Unit::put(r.lse, u.d.lse_index(u.b, u.n, 0), 4, isa::f32_bits(lse));
@@ -286,8 +315,12 @@ void combine(const Unit& u, const std::vector<Partial>& parts, AttnGoldenOut& r)
 void decode_batch(const AttnProblem& p, const AttnData& d, int64_t b, int64_t s2_block, int64_t kv_splits,
                   AttnGoldenOut& r) {
   const int64_t nb = (p.skv_eff(b) + s2_block - 1) / s2_block;
-  if (nb == 0) {  // empty KV: out stays +0
-    for (int64_t n = 0; n < p.N; ++n) Unit::put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(kEmptyKvLse));
+  if (nb == 0) {  // empty KV: out +0 (int8 output: an O of zeros quantised)
+    for (int64_t n = 0; n < p.N; ++n) {
+      Unit::put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(kEmptyKvLse));
+      for (int64_t dv = 0; dv < p.Dv && p.post_quant.on; ++dv)
+        Unit::put(r.out, d.out_index(b, n, 0, dv), 1, post_quant_bits(p, d, n, dv, 0.0f));
+    }
     return;
   }
   const int64_t ns = std::max<int64_t>(1, std::min(kv_splits, nb));

@@ -41,6 +41,13 @@
 //   invalid = row_fix && M == MASKVAL; s_k = hw_div(w_k, invalid ? +inf : W);
 //   acc = O_0 s_0, acc = acc + O_k s_k (k = 1.., product rounded first); out = round_to_out(acc);
 //   lse = invalid ? +inf : fp32(hw_ln(W) + M).
+//
+// POST-QUANT (p.post_quant.on: int8 out; channel c of head n, dim dv; s, o = quant_scale2 / quant_offset2 at c,
+//   o = 0 without the offset). The final fp32 value x (out above, before its rounding; rows nobody computes
+//   stay 0, except decode batches with empty KV: x = 0 quantised):
+//   decode per-channel: t = fp32(x * s) [t = fp32(t + o)]; out = s8(f16(t) ties away) ties away;
+//   otherwise (in half): s_h, o_h = f16 of s, o (per-channel: saturating, ties away in fp16 high-performance
+//   mode, else RINT; per-tensor RINT); h = f16sat(x) RINT; h = f16(h * s_h); h = f16(h + o_h); out = s8(h) RINT.
 #include <cstdint>
 
 #include "kernels/attention/attn_data.h"

@@ -42,6 +42,7 @@ inline std::vector<int64_t> layout_shape(Layout l, int64_t b, int64_t heads, int
 struct AttnCase {
   AttnProblem p;
   HostTensor q, pse, mask, bt, kp, vp;
+  HostTensor qs2, qo2;  // post-quant scale / offset (p.post_quant)
   std::vector<HostTensor> k, v;
 
   AttnData data() const {
@@ -53,6 +54,8 @@ struct AttnCase {
     if (p.mask != MaskKind::None) t.atten_mask = &mask;
     if (p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD) t.block_table = &bt;
     if (p.prefix) t.key_prefix = &kp, t.value_prefix = &vp;
+    if (p.post_quant.on) t.quant_scale2 = &qs2;
+    if (p.post_quant.offset) t.quant_offset2 = &qo2;
     return AttnData(p, t);
   }
   int64_t q_start(int64_t b) const { return p.left_pad ? p.Sq - p.q_pad - p.act_q[size_t(b)] : 0; }
@@ -140,6 +143,31 @@ inline void fill(AttnCase& c, uint64_t seed, double mask_density = 0.3) {
     c.mask = HostTensor::zeros(ElemType::Bool, {p.mask_per_batch ? p.B : 1, p.mask_sq, p.mask_skv});
     for (int64_t e = 0; e < c.mask.numel(); ++e) c.mask.set(e, r.uniform(0, 1) < mask_density ? 1.0 : 0.0);
   }
+}
+
+// Post-quantisation of an already filled case: int8 output, scales uniform in [lo, hi] (fp32, or bf16 for a
+// bf16 query when `bf16` is set), offsets uniform in [-4, 4] when `offset`. Per-channel shape `shape` (N * D
+// elements; empty: [N, D]), per-tensor [1]. Per-channel turns softmax_lse off (the operator forbids both).
+inline void add_post_quant(AttnCase& c, bool per_channel, bool offset, uint64_t seed, double lo = 40, double hi = 300,
+                           bool bf16 = false, std::vector<int64_t> shape = {}) {
+  PostQuant& q = c.p.post_quant;
+  q.on = true, q.per_channel = per_channel, q.offset = offset, q.dtype = bf16 ? ElemType::BF16 : ElemType::F32;
+  c.p.out = ElemType::I8;
+  if (per_channel) c.p.lse = false;  // per-channel post-quant excludes softmax_lse (spec §1.7)
+  if (shape.empty()) shape = per_channel ? std::vector<int64_t>{c.p.N, c.p.D} : std::vector<int64_t>{1};
+  Rng r{seed};
+  c.qs2 = HostTensor::zeros(q.dtype, shape);
+  c.qo2 = HostTensor::zeros(q.dtype, shape);
+  for (int64_t e = 0; e < c.qs2.numel(); ++e) c.qs2.set(e, r.uniform(lo, hi));
+  for (int64_t e = 0; e < c.qo2.numel() && offset; ++e) c.qo2.set(e, r.uniform(-4, 4));
+  q.scale = c.qs2.get(0), q.offset_value = offset ? c.qo2.get(0) : 0.0;
+}
+
+// Per-channel scales exactly halfway between two f16 values ((2k + 1) / 32 in [64, 128), where the f16 step is
+// 1 / 16), so a case tells the ties-away and the RINT cast of the parameters apart.
+inline void tie_scales(AttnCase& c) {
+  for (int64_t e = 0; e < c.qs2.numel(); ++e) c.qs2.set(e, 64 + double(2 * (e % 1000) + 1) / 32);
+  c.p.post_quant.scale = c.qs2.get(0);
 }
 
 // A dense problem with defaults: right padding off (actual = full), scale 1/sqrt(D), out = in, no mask.

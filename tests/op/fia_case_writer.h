@@ -22,6 +22,7 @@ inline const char* dtype_name(ElemType t) {
     case ElemType::Bool: return "bool";
     case ElemType::I32: return "int32";
     case ElemType::I64: return "int64";
+    case ElemType::F32: return "float32";
     default: return "float16";
   }
 }
@@ -66,6 +67,8 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
     qp.set(0, double(p.q_pad)), kp.set(0, double(p.kv_pad));
     w.file("query_padding_size", qp, "int64", "qpad").file("kv_padding_size", kp, "int64", "kvpad");
   }
+  if (p.post_quant.on) w.file("quant_scale2", c.qs2, dtype_name(c.qs2.type), "qs2");
+  if (p.post_quant.offset) w.file("quant_offset2", c.qo2, dtype_name(c.qo2.type), "qo2");
   if (!x.tiling.empty()) w.tiling(x.tiling);
   return w.write();
 }

@@ -60,6 +60,8 @@ inline attn::AttnTensors tensors(const attntest::AttnCase& c) {
   if (c.p.mask != attn::MaskKind::None) t.atten_mask = &c.mask;
   if (c.p.kv == attn::KvStorage::PagedBsH || c.p.kv == attn::KvStorage::PagedNBsD) t.block_table = &c.bt;
   if (c.p.prefix) t.key_prefix = &c.kp, t.value_prefix = &c.vp;
+  if (c.p.post_quant.on) t.quant_scale2 = &c.qs2;
+  if (c.p.post_quant.offset) t.quant_offset2 = &c.qo2;
   return t;
 }
 

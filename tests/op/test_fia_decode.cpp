@@ -215,6 +215,42 @@ std::vector<DecodeCase> cases() {
     p.kv = KvStorage::List, p.list_s = {100, 600, 257}, p.act_kv = {100, 600, 257};
     return make(p, 180);
   }, {.tiling = k3});
+  // Post-quantisation (int8 attention_out; spec §1.7): per-tensor through AscendQuant in half, per-channel in
+  // fp32 with two ties-away casts, in the single-split path and the flash-decoding combine, fp32 / bf16
+  // parameters, GQA, paging, and batches with empty KV (the quantised offset, not 0).
+  add("PostQuantPerTensorOffset", [] {
+    return make(dec(2, 8, 2, 500, 128, Layout::BSND), 200, [](AttnCase& c) { add_post_quant(c, false, true, 20); });
+  });
+  add("PostQuantPerTensorNoOffsetSplits3Bf16", [] {
+    return make(dec(2, 6, 2, 333, 64, Layout::BSH, ElemType::BF16), 201,
+                [](AttnCase& c) { add_post_quant(c, false, false, 21, 40, 300, true); });
+  }, {.tiling = k3}, true);
+  add("PostQuantPerChannelOffset", [] {
+    return make(dec(2, 8, 2, 500, 128, Layout::BNSD), 202, [](AttnCase& c) { add_post_quant(c, true, true, 22); });
+  });
+  add("PostQuantPerChannelSplits3Gqa32", [] {
+    return make(dec(1, 32, 1, 700, 64, Layout::BSND), 203,
+                [](AttnCase& c) { add_post_quant(c, true, true, 23, 40, 300, false, {1, 32, 1, 64}); });
+  }, {.tiling = splits(3)}, true);
+  add("PostQuantPerChannelBf16ParamsPaged", [] {
+    return make(paged(dec(2, 4, 2, 0, 64, Layout::BNSD, ElemType::BF16), KvStorage::PagedNBsD, 64, {700, 97}), 204,
+                [](AttnCase& c) { add_post_quant(c, true, false, 24, 40, 300, true, {4 * 64}); });
+  }, {.tiling = k3});
+  add("PostQuantZeroLengthKvQuantisedOffset", [] {
+    auto p = dec(4, 4, 2, 300, 64, Layout::BSND);
+    p.act_kv = {0, 300, 1, 0};
+    return make(p, 205, [](AttnCase& c) { add_post_quant(c, true, true, 25); });
+  }, {.tiling = k3, .lengths = true});
+  add("PostQuantZeroLengthKvPerTensor", [] {
+    auto p = dec(3, 4, 1, 200, 64, Layout::BNSD);
+    p.act_kv = {0, 150, 0};
+    return make(p, 206, [](AttnCase& c) { add_post_quant(c, false, true, 26); });
+  }, {.lengths = true});
+  add("PostQuantSaturatesMasked", [] {
+    auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
+    p.inner_precise = 2, p.row_fix = true;
+    return make(p, 207, [](AttnCase& c) { mask_batch0(c), add_post_quant(c, true, true, 27, 500, 3000); });
+  }, {.tiling = splits(3, "s2_block: 128")});
   return v;
 }
 

@@ -169,6 +169,53 @@ std::vector<FiaCase> cases() {
       {.tiling = "s1_block: 32, s2_block: 128, vec_rows: 8, preload: 3, block_dim: 3"});
   add("Preload2", [] { return make(dense(1, 4, 2, 256, 900, 64, Layout::BNSD), 27); }, {.tiling = "preload: 2"});
   add("EmptyKv", [] { return make(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), 28); });
+  // Post-quantisation (int8 attention_out; spec §1.7): per-tensor / per-channel, with / without offset, fp16 /
+  // bf16 (fp32 and bf16 parameters), high performance (ties-away parameter casts), causal modes, GQA, actual
+  // lengths (rows past them stay 0), fully masked rows with invalid-row correction (quantised 0), saturation.
+  add("PostQuantPerTensorOffsetGqa", [] {
+    return make(dense(2, 4, 2, 130, 300, 64, Layout::BSH), 40, [](AttnCase& c) { add_post_quant(c, false, true, 1); });
+  });
+  add("PostQuantPerChannelNoOffsetBnsd", [] {
+    return make(dense(1, 4, 1, 150, 400, 128, Layout::BNSD), 41, [](AttnCase& c) { add_post_quant(c, true, false, 2), tie_scales(c); });
+  });
+  add("PostQuantPerChannelBf16ParamsCausal", [] {
+    auto p = causal(dense(1, 2, 2, 200, 333, 64, Layout::BSND, ElemType::BF16), 3);
+    return make(p, 42, [](AttnCase& c) { add_post_quant(c, true, true, 3, 40, 300, true, {2 * 64}); });
+  });
+  add("PostQuantBf16QueryFp32ParamsTopLeft", [] {
+    auto p = causal(dense(1, 2, 1, 128, 217, 64, Layout::BNSD, ElemType::BF16), 2);
+    return make(p, 43, [](AttnCase& c) { add_post_quant(c, true, true, 4, 40, 300, false, {1, 2, 1, 64}); });
+  });
+  add("PostQuantHighPerformancePerChannel", [] {
+    auto p = dense(1, 2, 1, 150, 700, 128, Layout::BNSD_BSND);
+    p.inner_precise = 1, p.high_perf = true;
+    return make(p, 44, [](AttnCase& c) { add_post_quant(c, true, true, 5), tie_scales(c); });
+  });
+  add("PostQuantHighPerformancePerTensor", [] {
+    auto p = dense(1, 2, 2, 96, 256, 64, Layout::BSND);
+    p.inner_precise = 1, p.high_perf = true;
+    return make(p, 45, [](AttnCase& c) { add_post_quant(c, false, false, 6); });
+  });
+  add("PostQuantActualLengthsOffset", [] {
+    auto p = dense(2, 2, 2, 128, 256, 64, Layout::BSND);
+    p.act_q = {100, 37}, p.act_kv = {250, 200};
+    return make(p, 46, [](AttnCase& c) { add_post_quant(c, true, true, 7); });
+  }, {.lengths = true});
+  add("PostQuantRowFixMaskedRowsOffset", [] {
+    auto p = full_mask(dense(2, 2, 2, 64, 128, 64, Layout::BSH), false);
+    p.sparse_mode = 1, p.inner_precise = 2, p.row_fix = true;
+    return make(p, 47, [](AttnCase& c) { masked_rows(c), add_post_quant(c, false, true, 8); });
+  }, {.mask_dtype = ElemType::U8});
+  add("PostQuantSaturates", [] {
+    return make(dense(1, 2, 2, 64, 512, 64, Layout::BNSD), 48, [](AttnCase& c) {
+      outliers(c), add_post_quant(c, true, true, 9, 500, 3000);
+    });
+  });
+  add("PostQuantPagedBf16", [] {
+    auto p = causal(dense(2, 4, 2, 64, 0, 64, Layout::BNSD, ElemType::BF16), 3);
+    p.kv = attn::KvStorage::PagedNBsD, p.block_size = 256, p.act_kv = {600, 97};
+    return make(p, 49, [](AttnCase& c) { add_post_quant(c, false, true, 10, 40, 300, true); });
+  });
   return v;
 }
 

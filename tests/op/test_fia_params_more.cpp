@@ -195,20 +195,83 @@ TEST(FiaPrefix, NotWithPagesOrLists) {
   expect_parts(parse_error(kN4, list + pre), {"inputs.key_shared_prefix", "tensor-list"});
 }
 
-TEST(FiaQuant, EveryQuantTensorIsCheckedThenRejectedAsNotYetSupported) {
-  for (const char* name : {"dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2", "quant_offset2",
-                           "antiquant_scale", "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset",
-                           "value_antiquant_scale", "value_antiquant_offset"}) {
+TEST(FiaQuant, FullQuantAndAntiquantTensorsAreCheckedThenRejected) {
+  for (const char* name : {"dequant_scale1", "quant_scale1", "dequant_scale2", "antiquant_scale", "antiquant_offset",
+                           "key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale",
+                           "value_antiquant_offset"}) {
+    const bool full = std::string(name).find("antiquant") == std::string::npos;
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "float32")),
                  {std::string("inputs.") + name, "float32 [1]",
-                  "not supported yet (quantised FIA kernels are not implemented)"});
+                  full ? "must not be given with a float16 query" : "not supported yet (quantised FIA kernels are not implemented)"});
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "int8")),
                  {std::string("inputs.") + name + " dtype int8", "is not allowed"});
   }
-  expect_parts(parse_error(kN4, bsh_qkv() + tensor("quant_scale2", {1}, "bfloat16")),
-               {"inputs.quant_scale2 dtype bfloat16", "with a bfloat16 query"});
-  expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor("quant_scale2", {1}, "bfloat16")),
-               {"inputs.quant_scale2", "not supported yet"});
+}
+
+// Post-quantisation (spec §1.7): the output is int8 exactly when quant_scale2 is given.
+TEST(FiaPostQuant, ScaleMakesTheOutputInt8PerTensorOrPerChannel) {
+  const attn::AttnProblem t = parse(kN4, bsh_qkv() + tensor("quant_scale2", {1}, "float32"));
+  EXPECT_EQ(t.out, ElemType::I8);
+  EXPECT_TRUE(t.post_quant.on);
+  EXPECT_FALSE(t.post_quant.per_channel);
+  EXPECT_FALSE(t.post_quant.offset);
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{256}, {4, 64}, {1, 4, 1, 64}, {1, 1, 256}}) {
+    const attn::AttnProblem c =
+        parse(kN4, bsh_qkv() + tensor("quant_scale2", shape, "float32") + tensor("quant_offset2", shape, "float32"));
+    EXPECT_TRUE(c.post_quant.per_channel && c.post_quant.offset);
+  }
+  const attn::AttnProblem b = parse(kN4, bsh_qkv("bfloat16") + tensor("quant_scale2", {4, 64}, "bfloat16"));
+  EXPECT_EQ(b.post_quant.dtype, ElemType::BF16);
+  EXPECT_EQ(parse(kN4, bsh_qkv()).out, ElemType::F16);
+}
+
+TEST(FiaPostQuant, TensorRulesNameTheParameter) {
+  const std::string qkv = bsh_qkv();
+  expect_parts(parse_error(kN4, qkv + tensor("quant_offset2", {1}, "float32")),
+               {"inputs.quant_offset2 is given without inputs.quant_scale2"});
+  expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {1}, "bfloat16")),
+               {"inputs.quant_scale2 dtype bfloat16", "bfloat16 needs a bfloat16 query"});
+  expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {1}, "float16")), {"inputs.quant_scale2 dtype float16"});
+  expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {3}, "float32")),
+               {"inputs.quant_scale2 has shape [3]", "N * D = 4 * 64 = 256"});
+  expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {0}, "float32")), {"inputs.quant_scale2 has shape [0]"});
+  expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {256}, "float32") + tensor("quant_offset2", {1}, "float32")),
+               {"inputs.quant_offset2 has shape [1]", "as many elements as inputs.quant_scale2 [256]"});
+  expect_parts(parse_error("num_heads: 4", bsh_qkv("bfloat16") + tensor("quant_scale2", {1}, "float32") +
+                                               tensor("quant_offset2", {1}, "bfloat16")),
+               {"inputs.quant_offset2 dtype bfloat16 must equal", "float32"});
+  // D = 48: int8 needs 32-element alignment
+  const std::string d48 = tensor("query", {2, 64, 192}) + tensor("key", {2, 128, 192}) + tensor("value", {2, 128, 192});
+  expect_parts(parse_error(kN4, d48 + tensor("quant_scale2", {1}, "float32")), {"D = 48", "multiple of 32"});
+}
+
+TEST(FiaPostQuant, PerChannelExcludesLseAndLeftPadding) {
+  const std::string pc = tensor("quant_scale2", {256}, "float32");
+  expect_parts(parse_error(kN4 + ", softmax_lse_flag: true", bsh_qkv() + pc), {"per-channel", "softmax_lse_flag"});
+  EXPECT_NO_THROW(parse(kN4 + ", softmax_lse_flag: true", bsh_qkv() + tensor("quant_scale2", {1}, "float32")));
+  const std::string pad = tensor("query_padding_size", {1}, "int64", "dist: zeros") +
+                          tensor("kv_padding_size", {1}, "int64", "dist: zeros");
+  expect_parts(parse_error(kN4 + kActs, bsh_qkv() + pad + pc), {"per-channel", "left padding"});
+}
+
+// With an offset the prompt kernel would leave skipped rows at 0, so the vendor rejects the cases that skip.
+TEST(FiaPostQuant, OffsetRejectsSparseModesThatSkipRows) {
+  const std::string q = bsh_qkv() + tensor("quant_scale2", {1}, "float32") + tensor("quant_offset2", {1}, "float32");
+  const std::string sq_gt_skv = tensor("query", {2, 200, 256}) + tensor("key", {2, 128, 256}) + tensor("value", {2, 128, 256}) +
+                                tensor("quant_scale2", {1}, "float32") + tensor("quant_offset2", {1}, "float32") +
+                                tensor("atten_mask", {2048, 2048}, "bool", "dist: triu");
+  expect_parts(parse_error(kN4 + ", sparse_mode: 3", sq_gt_skv),
+               {"inputs.quant_offset2", "sparse_mode = 3", "Skv + prefix - Sq < 0", "batch 0", "Sq 200, Skv 128"});
+  EXPECT_NO_THROW(parse(kN4 + ", sparse_mode: 2", sq_gt_skv));  // left-up causal never skips a row
+  const std::string mask = tensor("atten_mask", {64, 128}, "bool");
+  expect_parts(parse_error(kN4 + ", next_tokens: -1", q + mask), {"sparse_mode = 0", "next_tokens < 0"});
+  EXPECT_NO_THROW(parse(kN4 + ", next_tokens: -1", q));  // mode 0 without a mask ignores pre / next
+  const std::string band = q + tensor("atten_mask", {2048, 2048}, "bool", "dist: triu");
+  expect_parts(parse_error(kN4 + ", sparse_mode: 4, pre_tokens: -5, next_tokens: 100", band),
+               {"sparse_mode = 4", "negative band edge"});
+  expect_parts(parse_error(kN4 + ", sparse_mode: 4, pre_tokens: 100, next_tokens: -10",
+                           bsh_qkv() + tensor("quant_scale2", {1}, "float32") + tensor("atten_mask", {2048, 2048}, "bool", "dist: triu")),
+               {"sparse_mode = 4", "negative band edge"});  // even without an offset
 }
 
 TEST(FiaQuant, AntiquantModesAreRangeCheckedThenRejected) {
