@@ -209,8 +209,12 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   std::vector<Reference> r;
   r.push_back(Reference{"attention_out", std::move(ref.out), std::move(naive.out), p.out, longest_kv(p), gate,
                         std::move(ref.out_unspecified)});
+  // lse = m + ln l is an fp32 sum, but in fp16 high-performance mode m and l are fp16 values (the softmax runs in
+  // fp16), so its error is that of an fp16 sum: it is judged at the fp16 threshold (found by the random property
+  // tests: the fp32 threshold failed about one high-performance case in twelve).
+  const ElemType lse_working = p.high_perf ? ElemType::F16 : ElemType::F32;
   if (p.lse)
-    r.push_back(Reference{"softmax_lse", std::move(ref.lse), std::move(naive.lse), ElemType::F32, longest_kv(p), gate,
+    r.push_back(Reference{"softmax_lse", std::move(ref.lse), std::move(naive.lse), lse_working, longest_kv(p), gate,
                           std::move(ref.lse_unspecified)});
   if (p.max_sum) {
     r.push_back(Reference{"softmax_max", std::move(ref.max), std::move(naive.max), ElemType::F32, longest_kv(p), gate,
