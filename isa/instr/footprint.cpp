@@ -134,9 +134,13 @@ void nd2nz(Sink& s, const Nd2Nz& n) {
 }
 
 void load2d(Sink& s, const Load2d& l) {
-  s.add_pattern(l.src.buf, l.src.off + uint64_t{l.start_index} * kFractalBytes, kFractalBytes, l.repeat,
+  const bool square8 = l.transpose && bits_of(l.dtype) == 8;  // two fractals in and out per repeat
+  s.add_pattern(l.src.buf, l.src.off + uint64_t{l.start_index} * kFractalBytes, (square8 ? 2 : 1) * kFractalBytes, l.repeat,
                 uint64_t{l.src_stride} * kFractalBytes, false);
-  s.add_pattern(l.dst.buf, l.dst.off, kFractalBytes, l.repeat, (1 + uint64_t{l.dst_gap}) * kFractalBytes, true);
+  const uint64_t dst_stride = (1 + uint64_t{l.dst_gap}) * kFractalBytes;
+  s.add_pattern(l.dst.buf, l.dst.off, kFractalBytes, l.repeat, dst_stride, true);
+  if (square8)
+    s.add_pattern(l.dst.buf, l.dst.off + (1 + uint64_t{l.dst_frac_gap}) * kFractalBytes, kFractalBytes, l.repeat, dst_stride, true);
 }
 
 void mmad(Sink& s, const Mmad& m) {

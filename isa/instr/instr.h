@@ -80,7 +80,8 @@ struct Nd2Nz {
 
 // ---- MTE1: L1 -> L0A / L0B ---------------------------------------------------------------------
 // Copies `repeat` 512-byte fractals: fractal j is read from src + (start_index + j*src_stride)*512 and
-// written to dst + j*(1 + dst_gap)*512. transpose (16-bit types only) transposes each 16x16 fractal.
+// written to dst + j*(1 + dst_gap)*512. transpose: 16-bit types transpose each 16x16 fractal, 8-bit types each
+// 32x32 square of two fractals (below).
 struct Load2d {
   Addr dst, src;
   DType dtype = DType::F16;
@@ -89,6 +90,9 @@ struct Load2d {
   uint16_t src_stride = 1;   // fractals
   uint16_t dst_gap = 0;      // fractals
   bool transpose = false;
+  // 8-bit transpose only: a repeat transposes a 32 x 32-byte square (two consecutive source fractals) into two
+  // destination fractals, the second (1 + dst_frac_gap) fractals after the first (isa/README.md "Load2d").
+  uint16_t dst_frac_gap = 0;
 };
 
 // ---- M: cube -----------------------------------------------------------------------------------

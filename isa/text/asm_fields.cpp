@@ -77,7 +77,7 @@ std::span<const Field<Load2d>> table(const Load2d&) {
   static constexpr Field<S> t[] = {
       suffix<&S::dtype>("dtype"),          operand<&S::dst>("dst"),       operand<&S::src>("src"),
       field<&S::start_index>("start_index"), field<&S::repeat>("repeat"), field<&S::src_stride>("src_stride"),
-      field<&S::dst_gap>("dst_gap"),       field<&S::transpose>("transpose")};
+      field<&S::dst_gap>("dst_gap"),       field<&S::transpose>("transpose"),   field<&S::dst_frac_gap>("dst_frac_gap")};
   return t;
 }
 std::span<const Field<Mmad>> table(const Mmad&) {

@@ -103,9 +103,15 @@ void load_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers&
   tile::set(c, kChunkLoaded.at(slot));
 }
 
+// The M / N extent the cube computes for a tile: the tile's, rounded up to the square granule of a transposed
+// int8 operand (the extra rows / columns multiply zero padding and are not stored).
+int64_t mmad_m(const MatmulPlan& p, const Chunk& ch) { return round_up(ch.mt, square_m(p.s)); }
+int64_t mmad_n(const MatmulPlan& p, const Chunk& ch) { return round_up(ch.nt, square_n(p.s)); }
+
 // L1 -> L0A / L0B for one mmad step: K fractals [kb_first, kb_first + kbs) of the chunk.
-void load_step(CoreCtx& c, const Chunk& ch, const Buffers& b, int slot, int l0, int64_t kb_first, int64_t kbs) {
-  const int64_t mb = ceil_div(ch.mt, int64_t(kFractalRows)), nb = ceil_div(ch.nt, int64_t(kFractalRows));
+void load_step(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot, int l0, int64_t kb_first,
+               int64_t kbs) {
+  const int64_t mb = ceil_div(mmad_m(p, ch), int64_t(kFractalRows)), nb = ceil_div(mmad_n(p, ch), int64_t(kFractalRows));
   for (int64_t j = 0; j < kbs; ++j) {
     c.issue(tile::load_l0a(b.a[slot], kb_first + j, mb, tile::fractal(b.l0a[l0], j), kbs));
     c.issue(tile::load_l0b(b.b[slot], kb_first + j, 0, nb, tile::fractal(b.l0b[l0], j * nb)));
@@ -123,6 +129,7 @@ void load_bias(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& 
 
 Fixpipe tile_fixpipe(const MatmulPlan& p, const Chunk& ch, const Buffers& b, Addr dst, int64_t dst_stride) {
   Fixpipe f = tile::fixpipe_nd(b.l0c, p.s.acc, ch.mt, ch.nt, dst, p.s.out, dst_stride);
+  f.src_m_stride = uint16_t(round_up(mmad_m(p, ch), int64_t(kFractalRows)));  // the rows of L0C's column blocks
   if (p.s.acc == DType::I32 && p.s.out == DType::F16) f.quant = Quant::Scalar, f.quant_scale = p.s.dequant_scale;
   return f;
 }
@@ -156,12 +163,12 @@ void compute_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffe
     const int l0 = static_cast<int>(step % 2);
     const int64_t kk = std::min(p.t.base_k, ch.kc - st * p.t.base_k);
     tile::wait(c, kSliceFree.at(l0));
-    load_step(c, ch, b, slot, l0, st * p.t.base_k / k0, ceil_div(kk, k0));
+    load_step(c, p, ch, b, slot, l0, st * p.t.base_k / k0, ceil_div(kk, k0));
     if (st == steps - 1) tile::set(c, kChunkFree.at(slot));  // MTE1 is in order: the chunk is consumed
     tile::handover(c, kSliceLoaded.at(l0));
     const bool start = ch.first && st == 0;
     if (start) tile::wait(c, l0c_free(drain_pipe(c)));
-    c.issue(Mmad{.c = b.l0c, .a = b.l0a[l0], .b = b.l0b[l0], .a_dtype = p.s.in, .m = uint16_t(ch.mt), .n = uint16_t(ch.nt),
+    c.issue(Mmad{.c = b.l0c, .a = b.l0a[l0], .b = b.l0b[l0], .a_dtype = p.s.in, .m = uint16_t(mmad_m(p, ch)), .n = uint16_t(mmad_n(p, ch)),
                  .k = uint16_t(kk), .init = start, .bias = start && p.s.bias, .bias_addr = b.bt});
     if (start && p.s.bias) tile::set(c, kBiasTableFree);
     tile::set(c, kSliceFree.at(l0));

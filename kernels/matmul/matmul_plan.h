@@ -19,6 +19,11 @@ struct MatmulShape {
   double dequant_scale = 1.0;         // int8 -> f16 only
 };
 
+// The M / N granule of an output tile: 32 where an int8 operand stored with K as rows is transposed in 32 x 32
+// squares (A with transpose_a, B without transpose_b), else 16 (one fractal).
+inline int64_t square_m(const MatmulShape& s) { return s.in == isa::DType::I8 && s.transpose_a ? 32 : 16; }
+inline int64_t square_n(const MatmulShape& s) { return s.in == isa::DType::I8 && !s.transpose_b ? 32 : 16; }
+
 struct MatmulTiling {
   int64_t base_m = 0, base_n = 0;  // one output tile: L0C holds base_m x base_n accumulators
   int64_t base_k = 0;              // K per mmad; one L0A / L0B half holds base_m x base_k / base_k x base_n

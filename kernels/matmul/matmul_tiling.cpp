@@ -49,14 +49,20 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
     return m * n * 4 <= l0c && (!s.bias || n * 4 <= hw.core.bt_bytes) &&
            (!coupled || m * round_up(n * oe, 32) <= hw.core.ub_bytes);
   };
-  int64_t bm = std::min<int64_t>(128, round_up(s.m, 16));
-  while (!fits(bm, 16) && bm > 16) bm = round_up(bm / 2, 16);
+  // An int8 operand stored with K as rows is transposed in 32 x 32 squares: its M (A) / N (B) tile side is a
+  // multiple of 32 (views.h load_l0a / load_l0b).
+  const int64_t am = square_m(s), an = square_n(s);
+  int64_t bm = std::min<int64_t>(128, round_up(s.m, am));
+  while (!fits(bm, 16) && bm > am) bm = round_up(bm / 2, am);
   t.base_m = ov.choose("base_m", bm);
-  int64_t bn = std::min<int64_t>(256, round_up(s.n, 16));
-  while (!fits(t.base_m, bn) && bn > 16) bn = round_up(bn / 2, 16);
+  int64_t bn = std::min<int64_t>(256, round_up(s.n, an));
+  while (!fits(t.base_m, bn) && bn > an) bn = round_up(bn / 2, an);
   t.base_n = ov.choose("base_n", bn);
-  require(t.base_m % 16 == 0 && t.base_n % 16 == 0, "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " +
-                                                        std::to_string(t.base_n) + ": both must be multiples of 16");
+  require(t.base_m % am == 0 && t.base_n % an == 0, "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " +
+                                                        std::to_string(t.base_n) + ": must be multiples of " +
+                                                        std::to_string(am) + " and " + std::to_string(an) +
+                                                        (am == 32 || an == 32 ? " (an int8 operand stored with K as rows "
+                                                                                "is transposed in 32 x 32 squares)" : ""));
   require(!s.bias || t.base_n * 4 <= hw.core.bt_bytes,
           "tiling.base_n = " + std::to_string(t.base_n) + ": a bias row of base_n fp32 values needs " +
               std::to_string(t.base_n * 4) + " bytes but core.bt_bytes = " + std::to_string(hw.core.bt_bytes));

@@ -41,6 +41,10 @@ isa::Load2d load_l0a(const L1Operand& a, int64_t kb, int64_t mb, Addr dst, int64
   if (!a.k_rows)  // rows are M: K block kb is column group kb, its M fractals consecutive
     return isa::Load2d{.dst = dst, .src = a.tile.at, .dtype = a.tile.t, .start_index = uint16_t(kb * rf), .repeat = uint8_t(mb),
                        .dst_gap = uint16_t(kbs - 1)};
+  if (isa::bits_of(a.tile.t) == 8)  // 8-bit, rows are K: the square of K block kb in column group g (32 M columns)
+    return isa::Load2d{.dst = dst, .src = a.tile.at, .dtype = a.tile.t, .start_index = uint16_t(2 * kb),
+                       .repeat = uint8_t(isa::ceil_div(mb, int64_t(2))), .src_stride = uint16_t(rf),
+                       .dst_gap = uint16_t(2 * kbs - 1), .transpose = true, .dst_frac_gap = uint16_t(kbs - 1)};
   // rows are K: M fractal i is column group i; take fractal kb of each, transposed into ZZ
   return isa::Load2d{.dst = dst, .src = a.tile.at, .dtype = a.tile.t, .start_index = uint16_t(kb), .repeat = uint8_t(mb),
                      .src_stride = uint16_t(rf), .dst_gap = uint16_t(kbs - 1), .transpose = true};
@@ -48,6 +52,10 @@ isa::Load2d load_l0a(const L1Operand& a, int64_t kb, int64_t mb, Addr dst, int64
 
 isa::Load2d load_l0b(const L1Operand& b, int64_t kb, int64_t n0_blk, int64_t nb, Addr dst) {
   const int64_t rf = b.tile.row_fractals();
+  if (b.k_rows && isa::bits_of(b.tile.t) == 8)  // 8-bit: square (K block kb, group g) -> N fractals 2g, 2g + 1
+    return isa::Load2d{.dst = dst, .src = b.tile.at, .dtype = b.tile.t, .start_index = uint16_t(n0_blk / 2 * rf + 2 * kb),
+                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(2))), .src_stride = uint16_t(rf), .dst_gap = 1,
+                       .transpose = true};
   if (b.k_rows)  // rows are K: N fractal n is column group n; fractal kb of each, transposed into ZN
     return isa::Load2d{.dst = dst, .src = b.tile.at, .dtype = b.tile.t, .start_index = uint16_t(n0_blk * rf + kb),
                        .repeat = uint8_t(nb), .src_stride = uint16_t(rf), .transpose = true};

@@ -71,6 +71,8 @@ isa::DataCopy copy_bytes(Addr dst, Addr src, int64_t bytes);
 // ---- L1 -> L0A / L0B (MTE1) --------------------------------------------------------------------
 // Column j (K fractal kb) of a ZZ slice of L0A that holds kbs K fractals per row: the mb M fractals of K block kb.
 isa::Load2d load_l0a(const L1Operand& a, int64_t kb, int64_t mb, Addr dst, int64_t kbs);
+// An operand stored with K as rows is transposed on the way; 8-bit types move 32 x 32 squares, so M (A) or N (B)
+// fractals come in pairs: mb / nb and n0_blk must be even (round the mmad's M / N up to 32).
 // Row kb of a ZN slice of L0B: nb N fractals starting at N fractal n0_blk, for K block kb.
 isa::Load2d load_l0b(const L1Operand& b, int64_t kb, int64_t n0_blk, int64_t nb, Addr dst);
 // Fractal j of a ZZ / ZN slice.

@@ -208,7 +208,8 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           },
           [&](const Load2d& l) -> PipeCost {
             const auto rate = l.dst.buf == Buf::L0A ? hw.mte1.l0a_bytes_per_cycle : hw.mte1.l0b_bytes_per_cycle;
-            return {ceil_div(uint64_t{l.repeat} * kFractalBytes, rate), static_cast<uint64_t>(hw.mte1.startup_cycles)};
+            const uint64_t per = l.transpose && bits_of(l.dtype) == 8 ? 2 : 1;  // an 8-bit square moves two fractals
+            return {ceil_div(uint64_t{l.repeat} * per * kFractalBytes, rate), static_cast<uint64_t>(hw.mte1.startup_cycles)};
           },
           [&](const Fixpipe& f) -> PipeCost {  // on-chip destinations (L1; UB on coupled cores)
             const uint64_t elems = uint64_t{f.m} * f.n;

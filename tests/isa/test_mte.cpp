@@ -304,13 +304,55 @@ TEST(Load2d, TransposeSwapsRowsAndColumnsOf16BitFractals) {
     for (int col = 0; col < 16; ++col) EXPECT_EQ(c.get<uint16_t>(Buf::L0A, (r * 16 + col) * 2), col * 16 + r);
 }
 
-TEST(Load2d, TransposeIsFor16BitTypesOnly) {
+TEST(Load2d, TransposeIsFor16BitFractalsAnd8BitSquaresOnly) {
   Core c;
   Load2d l = load({Buf::L0A, 0}, {Buf::L1, 0}, 1);
-  l.transpose = true, l.dtype = DType::I8;
-  expect_isa_error(c, l, "16-bit types only");
-  l.dtype = DType::F32;
+  l.transpose = true, l.dtype = DType::F32;
   expect_isa_error(c, l, "field transpose");
+  l.dtype = DType::I4;
+  expect_isa_error(c, l, "field transpose");
+  l.dtype = DType::F16, l.dst_frac_gap = 1;
+  expect_isa_error(c, l, "field dst_frac_gap = 1: only an 8-bit transpose");
+  l.transpose = false, l.dtype = DType::I8;
+  expect_isa_error(c, l, "field dst_frac_gap");
+}
+
+// The vendor's b8 LoadDataWithTranspose: two 16 x 32 source fractals form a 32 x 32 square, transposed, split
+// into two fractals placed (1 + dst_frac_gap) apart; repeats advance src_stride fractals and (1 + dst_gap).
+TEST(Load2d, EightBitTransposeTurnsTwoFractalsIntoATransposedSquare) {
+  Core c;
+  auto src_byte = [](int sq, int r, int col) { return uint8_t((sq * 97 + r * 32 + col) & 0xff); };
+  for (int sq = 0; sq < 2; ++sq)  // squares at source fractals 1-2 and 4-5 (start 1, stride 3)
+    for (int r = 0; r < 32; ++r)
+      for (int col = 0; col < 32; ++col) c.l1[size_t((1 + 3 * sq) * 512 + r * 32 + col)] = src_byte(sq, r, col);
+  c.fill(Buf::L0B, 0xee);
+  for (const auto& [frac_gap, gap] : {std::pair<int, int>{0, 1}, {2, 0}, {1, 5}}) {
+    c.fill(Buf::L0B, 0xee);
+    Load2d l = load({Buf::L0B, 0}, {Buf::L1, 0}, 2, 1, 3, uint16_t(gap));
+    l.transpose = true, l.dtype = DType::I8, l.dst_frac_gap = uint16_t(frac_gap);
+    c.run(l);
+    for (int sq = 0; sq < 2; ++sq)
+      for (int half = 0; half < 2; ++half) {
+        const int frac = sq * (1 + gap) + half * (1 + frac_gap);
+        for (int r = 0; r < 16; ++r)  // row r of the half is column 16 * half + r of the source square
+          for (int col = 0; col < 32; ++col)
+            ASSERT_EQ(c.l0b[size_t(frac * 512 + r * 32 + col)], src_byte(sq, col, 16 * half + r))
+                << "gap " << gap << " frac_gap " << frac_gap << " square " << sq << " half " << half;
+      }
+    if (frac_gap == 2 && gap == 0) {
+      EXPECT_EQ(c.l0b[1 * 512], src_byte(1, 0, 0));  // repeat 1's first fractal lands between repeat 0's two
+    }
+    if (frac_gap == 1 && gap == 5) {
+      EXPECT_EQ(c.l0b[1 * 512], 0xee);  // the gaps stay untouched
+    }
+  }
+  // The square's second source fractal and the second destination fractal are inside the buffers.
+  Load2d l = load({Buf::L0B, 0}, {Buf::L1, 0}, 1, 1023);
+  l.transpose = true, l.dtype = DType::U8;
+  expect_isa_error(c, l, "operand src: l1 range");
+  l = load({Buf::L0B, 63 << 10}, {Buf::L1, 0}, 1);
+  l.transpose = true, l.dtype = DType::I8, l.dst_frac_gap = 1;
+  expect_isa_error(c, l, "operand dst: l0b range");
 }
 
 TEST(Load2d, RepeatZeroIsNoOp) {

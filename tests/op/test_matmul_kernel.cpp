@@ -81,12 +81,33 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatmulKernel, ::testing::Values(
     MmCase{"wide_64_4097_40", 64, 4097, 40, "bfloat16", false, false, "bfloat16", false, "ascend910b3", "", ""},
     MmCase{"int8_s32_100_70_130", 100, 70, 130, "int8", false, true, "", true, "ascend910b2", "", ""},
     MmCase{"int8_dequant_33_300_64", 33, 300, 64, "int8", false, true, "float16", false, "ascend910b2", "", "0.001953125"},
+    // int8 with an operand stored K-major: the 8-bit transposing load (32 x 32 squares; M / N tiles round to 32)
+    MmCase{"int8_b_kn_bias_100_70_130", 100, 70, 130, "int8", false, false, "", true, "ascend910b2", "", ""},
+    MmCase{"int8_ta_tb_dequant_45_300_77", 45, 300, 77, "int8", true, true, "float16", false, "ascend910b2", "", "0.001953125"},
+    MmCase{"int8_ta_kn_17_33_1000", 17, 33, 1000, "int8", true, false, "", true, "ascend910b3", "", ""},
+    MmCase{"int8_kn_small_tiles", 70, 90, 300, "int8", true, false, "", false, "ascend910b2",
+           "base_m: 32, base_n: 64, base_k: 64, k_l1: 128, block_dim: 3", ""},
+    MmCase{"int8_kn_coupled_100_200_96", 100, 200, 96, "int8", false, false, "", true, "ascend310p3", "", ""},
     MmCase{"small_tiles_many_chunks", 70, 90, 300, "float16", false, false, "", true, "ascend910b2",
            "base_m: 32, base_n: 48, base_k: 32, k_l1: 64, block_dim: 3", ""},
     MmCase{"b4_100_200_300", 100, 200, 300, "float16", true, false, "float16", true, "ascend910b4", "", ""},
     MmCase{"coupled_100_200_300", 100, 200, 300, "float16", false, false, "float32", true, "ascend310p3", "", ""}),
     [](const auto& info) { return std::string(info.param.name); });
 // clang-format on
+
+TEST(MatmulTiling, Int8OperandStoredKMajorNeedsTileSidesOf32) {
+  const MmCase p{"bad_int8_tile", 64, 64, 64, "int8", true, false, "", false, "ascend910b2", "base_m: 48, base_n: 48", ""};
+  const CaseFile c = load_case(write_case(p), {});
+  sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Full);
+  try {
+    find_op("matmul").prepare(c, m);
+    FAIL() << "expected a CaseError";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("tiling.base_m = 48, tiling.base_n = 48: must be multiples of 32 and 32"),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("32 x 32 squares"), std::string::npos) << e.what();
+  }
+}
 
 TEST(MatmulTiling, OverrideThatDoesNotFitL0CNamesTheKeyAndCapacity) {
   const MmCase p{"bad_tiling", 64, 64, 64, "float16", false, false, "", false, "ascend910b2", "base_m: 256, base_n: 256", ""};

@@ -159,6 +159,16 @@ void transpose_fractal16(uint8_t* dst, const uint8_t* src) {
   }
 }
 
+// The 8-bit transpose of one repeat: src holds two 16 x 32-byte fractals, the rows 0-15 and 16-31 of a 32 x 32
+// square S; T = S^T; dst0 gets rows 0-15 of T, dst1 rows 16-31 (vendor LoadDataWithTranspose, b8).
+void transpose_square8(uint8_t* dst0, uint8_t* dst1, const uint8_t* src) {
+  uint8_t t[32][32];
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) t[c][r] = src[r * 32 + c];
+  std::memcpy(dst0, t[0], kFractalBytes);
+  std::memcpy(dst1, t[16], kFractalBytes);
+}
+
 }  // namespace
 
 void exec(const DataCopy& in, ExecContext& ctx) {
@@ -221,18 +231,25 @@ void exec(const Nd2Nz& in, ExecContext& ctx) {
 }
 
 void exec(const Load2d& in, ExecContext& ctx) {
-  if (in.transpose && bits_of(in.dtype) != 16)
-    isa_fail("field transpose: load2d transposes 16 x 16 fractals of 16-bit types only (f16, bf16, s16), not " +
-             std::string(dtype_name(in.dtype)));
-  const uint64_t reps = in.repeat;
-  const uint64_t src_len = reps ? (in.start_index + (reps - 1) * in.src_stride + 1) * kFractalBytes : 0;
-  const uint64_t dst_len = reps ? ((reps - 1) * (1ull + in.dst_gap) + 1) * kFractalBytes : 0;
+  const bool square8 = in.transpose && bits_of(in.dtype) == 8;
+  if (in.transpose && bits_of(in.dtype) != 16 && !square8)
+    isa_fail("field transpose: load2d transposes 16 x 16 fractals of 16-bit types (f16, bf16, s16) and 32 x 32 squares "
+             "of 8-bit types (s8, u8), not " + std::string(dtype_name(in.dtype)));
+  if (in.dst_frac_gap != 0 && !square8)
+    isa_fail("field dst_frac_gap = " + std::to_string(in.dst_frac_gap) +
+             ": only an 8-bit transpose writes two fractals per repeat (it must be 0 here)");
+  const uint64_t reps = in.repeat, per = square8 ? 2 : 1;  // source fractals read per repeat
+  const uint64_t frac2 = square8 ? 1ull + in.dst_frac_gap : 0;  // the second destination fractal, in fractals
+  const uint64_t src_len = reps ? (in.start_index + (reps - 1) * in.src_stride + per) * kFractalBytes : 0;
+  const uint64_t dst_len = reps ? ((reps - 1) * (1ull + in.dst_gap) + 1 + frac2) * kFractalBytes : 0;
   const uint8_t* src = operand_bytes(ctx, "src", in.src, src_len, {Buf::L1});
   uint8_t* dst = operand_bytes(ctx, "dst", in.dst, dst_len, {Buf::L0A, Buf::L0B});
   for (uint64_t j = 0; j < reps; ++j) {
     const uint8_t* s = src + (in.start_index + j * in.src_stride) * kFractalBytes;
     uint8_t* d = dst + j * (1ull + in.dst_gap) * kFractalBytes;
-    if (in.transpose)
+    if (square8)
+      transpose_square8(d, d + frac2 * kFractalBytes, s);
+    else if (in.transpose)
       transpose_fractal16(d, s);
     else
       std::memcpy(d, s, kFractalBytes);
