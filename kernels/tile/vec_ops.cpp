@@ -6,6 +6,13 @@ namespace npusim::tile {
 
 using namespace isa;
 
+namespace {
+// A repeat count is 8 bits: an op over more rows runs as one instruction group per run of at most this many rows
+// (s1_block 512 gives 256-row halves; uint8_t(256) would be a silent no-op).
+constexpr int64_t kMaxRepeatRows = 255;
+UbRows rows_of(const UbRows& x, int64_t r0, int64_t n) { return {x.row(r0), x.t, n, x.width}; }
+}  // namespace
+
 VecMask count(int64_t n) { return VecMask{.counter = true, .lo = uint64_t(n), .hi = ~0ull}; }
 
 VecMask lanes_between(int lanes, int64_t from, int64_t to) {
@@ -15,6 +22,10 @@ VecMask lanes_between(int lanes, int64_t from, int64_t to) {
 }
 
 void VecOps::dup_cols(const UbRows& x, int64_t c0, int64_t c1, double value) {
+  if (x.rows > kMaxRepeatRows) {
+    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows) dup_cols(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), c0, c1, value);
+    return;
+  }
   const int L = x.lanes();
   for (int64_t g = c0 / L; g * L < c1; ++g)
     c_.issue(VDup{.dtype = x.t, .dst = x.col(g), .value = value, .repeat = uint8_t(x.rows),
@@ -37,6 +48,12 @@ void VecOps::dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, d
 }
 
 void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
+  if (x.rows > kMaxRepeatRows) {  // acc: one repeat per row; dst: one element per row
+    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
+      row_reduce(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), plus(acc, r0 * kRepeatBytes),
+                 plus(dst, r0 * elem_size(x.t)), op);
+    return;
+  }
   const int64_t groups = x.width / x.lanes();
   const VStride row{1, x.row_blocks()}, packed{1, 8};
   const uint8_t rep = uint8_t(x.rows);
@@ -55,6 +72,11 @@ void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
 }
 
 void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols) {
+  if (x.rows > kMaxRepeatRows) {  // brc: one 32-byte block per row
+    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
+      row_bcast(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), plus(brc, r0 * kBlockBytes), op, valid_cols);
+    return;
+  }
   const int L = x.lanes();
   for (int64_t g = 0; g * L < valid_cols; ++g) {
     const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
@@ -64,6 +86,10 @@ void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols)
 }
 
 void VecOps::row_vec(const UbRows& x, Addr v, VBinOp op, int64_t valid_cols) {
+  if (x.rows > kMaxRepeatRows) {
+    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows) row_vec(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), v, op, valid_cols);
+    return;
+  }
   const int L = x.lanes();
   for (int64_t g = 0; g * L < valid_cols; ++g) {
     const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);

@@ -170,7 +170,8 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
     // Sizes that fit L1 for this D (the op rejects the rest naming hw.core.l1_bytes; a few still do).
     const std::vector<int64_t> s2 = D <= 64 ? std::vector<int64_t>{128, 256, 512} : D <= 128 ? std::vector<int64_t>{128, 256} : std::vector<int64_t>{128};
     if (decode) o << "kv_splits: " << g.in(1, 4) << ", s2_block: " << (D <= 128 ? g.of(s2) : 128);
-    else o << "s1_block: " << (D <= 128 ? g.of<int64_t>({32, 64, 128}) : 32) << ", s2_block: " << g.of(s2)
+    else o << "s1_block: " << (D <= 32 ? g.of<int64_t>({32, 128, 256, 512}) : D <= 128 ? g.of<int64_t>({32, 64, 128}) : 32)
+           << ", s2_block: " << g.of(s2)
            << ", preload: " << g.in(1, 3);
     d.x.tiling = o.str();
   }

@@ -167,6 +167,9 @@ std::vector<FiaCase> cases() {
   add("Outliers", [] { return make(dense(1, 2, 2, 128, 512, 64, Layout::BNSD), 25, outliers); });
   add("SmallTilingPreload3", [] { return make(causal(dense(1, 2, 1, 200, 500, 64, Layout::BNSD), 3), 26); },
       {.tiling = "s1_block: 32, s2_block: 128, vec_rows: 8, preload: 3, block_dim: 3"});
+  // s1_block 512: each AIV takes 256 rows, more than one 8-bit vector repeat count (a run per 255 rows).
+  add("S1Block512RowsPastTheRepeatLimit", [] { return make(dense(1, 1, 1, 1024, 300, 16, Layout::BNSD), 29); },
+      {.tiling = "s1_block: 512"});
   add("Preload2", [] { return make(dense(1, 4, 2, 256, 900, 64, Layout::BNSD), 27); }, {.tiling = "preload: 2"});
   add("EmptyKv", [] { return make(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), 28); });
   // Post-quantisation (int8 attention_out; spec §1.7): per-tensor / per-channel, with / without offset, fp16 /
