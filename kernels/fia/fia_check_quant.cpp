@@ -20,15 +20,16 @@ struct QuantTensor {
   std::set<ElemType> dtypes;
   const char* dtypes_text;
   const char* feature;
+  bool full_quant = false;  // a full-quantisation scale: an error, not a feature, with a float16 / bfloat16 query
 };
 
 std::vector<QuantTensor> unsupported_tensors() {
   const std::set<ElemType> antiquant = {ElemType::F16, ElemType::BF16, ElemType::F32};
   // dequant scales may also be UINT64 in the vendor API; uint64 is not a case-file dtype.
   return {
-      {"dequant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
-      {"quant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
-      {"dequant_scale2", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)"},
+      {"dequant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)", true},
+      {"quant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)", true},
+      {"dequant_scale2", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)", true},
       {"antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
@@ -45,7 +46,7 @@ void check_unsupported_tensor(const Ctx& x, const QuantTensor& q) {
     fail(label + " dtype " + elem_type_name(t.dtype) + " is not allowed (" + q.dtypes_text + "; query " +
          elem_type_name(x.p.in) + ")");
   // Spec §1.7: with a float16 / bfloat16 query the full-quantisation scales are an error, not a feature.
-  if (q.feature[0] == 'f')
+  if (q.full_quant)
     fail(label + " (" + elem_type_name(t.dtype) + " " + dims(shape_of(t)) + ") must not be given with a " +
          elem_type_name(x.p.in) + " query: it belongs to full quantisation (int8 query, key and value; spec §1.7), "
          "which is not supported yet");

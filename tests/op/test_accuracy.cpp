@@ -212,5 +212,25 @@ TEST(Accuracy, ReportNamesBothRulesAndTheWorstElement) {
   EXPECT_NE(bad.find("special values (inf / NaN) differ from the reference: FAIL"), std::string::npos) << bad;
 }
 
+// The int8 rule (a quantised output against its rounded fp64 truth): within one unit passes, the elements at
+// distance 1 are counted, one element at distance 2 fails; the floating-point rules do not apply.
+TEST(AccuracyInt8, WithinOneUnitPassesAndDistanceOneIsCounted) {
+  HostTensor out = HostTensor::zeros(ElemType::I8, {5});
+  const std::vector<double> o{-128, -3, 0, 7, 127}, ref{-127, -3, 1, 7, 127};
+  for (int64_t i = 0; i < 5; ++i) out.set(i, o[size_t(i)]);
+  AccuracyReport r = compare_accuracy("q", out, ref, ref, ElemType::I8, 4096);
+  EXPECT_TRUE(r.int8_rule);
+  EXPECT_EQ(r.int8_off_by_one, 2);
+  EXPECT_EQ(r.int8_failures, 0);
+  EXPECT_FALSE(r.fa_gated);
+  EXPECT_TRUE(r.pass());
+  EXPECT_NE(format_report(r).find("int8 rule: pass, 0 elements more than 1 from the rounded reference; 2 at distance 1 (40%)"),
+            std::string::npos) << format_report(r);
+  out.set(3, 9);  // distance 2
+  r = compare_accuracy("q", out, ref, ref, ElemType::I8, 4096);
+  EXPECT_EQ(r.int8_failures, 1);
+  EXPECT_FALSE(r.pass());
+}
+
 }  // namespace
 }  // namespace npusim::op
