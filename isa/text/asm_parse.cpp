@@ -38,7 +38,7 @@ std::vector<Token> tokenize(std::string_view text) {
 }
 
 // Built by appending: GCC 12 reports a false -Wrestrict on "'" + std::string(s).
-std::string quoted(std::string_view s) {
+std::string in_quotes(std::string_view s) {
   std::string q(1, '\'');
   q += s;
   q += '\'';
@@ -59,7 +59,7 @@ class LineParser {
     name_ = head.text.substr(0, dot);
     const asm_detail::MnemonicEntry* entry = asm_detail::find_mnemonic(name_);
     if (!entry)
-      fail(head.column, "unknown mnemonic " + quoted(name_) + "; " + asm_detail::mnemonic_suggestion(name_));
+      fail(head.column, "unknown mnemonic " + in_quotes(name_) + "; " + asm_detail::mnemonic_suggestion(name_));
     Instr result = entry->prototype;
     fields_ = asm_detail::bind_fields(result);
     parse_suffixes(head, dot);
@@ -108,13 +108,13 @@ class LineParser {
   void parse_key_value(const Token& tok) {
     const size_t eq = tok.text.find('=');
     if (eq == std::string_view::npos)
-      fail(tok.column, "expected key=value, got " + quoted(tok.text) + " (missing '=')");
-    if (eq == 0) fail(tok.column, "missing key before '=' in " + quoted(tok.text));
+      fail(tok.column, "expected key=value, got " + in_quotes(tok.text) + " (missing '=')");
+    if (eq == 0) fail(tok.column, "missing key before '=' in " + in_quotes(tok.text));
     const std::string_view key = tok.text.substr(0, eq);
     const int index = find_key(key);
     if (index < 0)
-      fail(tok.column, name_ + ": unknown key " + quoted(key) + " (valid keys: " + valid_keys() + ")");
-    if (seen_[index]) fail(tok.column, name_ + ": duplicate key " + quoted(key));
+      fail(tok.column, name_ + ": unknown key " + in_quotes(key) + " (valid keys: " + valid_keys() + ")");
+    if (seen_[index]) fail(tok.column, name_ + ": duplicate key " + in_quotes(key));
     seen_[index] = true;
     parse_field_value(fields_.items[index], tok.text.substr(eq + 1), tok.column + static_cast<int>(eq) + 1);
   }
@@ -146,7 +146,7 @@ class LineParser {
   void check_operands(const Token& head) const {
     for (int i = 0; i < fields_.size; ++i)
       if (fields_.items[i].role == Role::Operand && !seen_[i])
-        fail(head.column, name_ + ": missing operand " + quoted(fields_.items[i].name));
+        fail(head.column, name_ + ": missing operand " + in_quotes(fields_.items[i].name));
   }
 
   std::string_view text_;

@@ -16,7 +16,7 @@ namespace {
 
 [[noreturn]] void fail(size_t offset, std::string msg) { throw ValueError{offset, std::move(msg)}; }
 // Built by appending: GCC 12 reports a false -Wrestrict on "'" + std::string(s).
-std::string quoted(std::string_view s) {
+std::string in_quotes(std::string_view s) {
   std::string q(1, '\'');
   q += s;
   q += '\'';
@@ -90,7 +90,7 @@ E parse_enum(std::string_view text) {
     if (i) valid += ' ';
     valid += name;
   }
-  fail(0, "unknown " + std::string(EnumInfo<E>::what) + " " + quoted(text) + " (valid: " + valid + ")");
+  fail(0, "unknown " + std::string(EnumInfo<E>::what) + " " + in_quotes(text) + " (valid: " + valid + ")");
 }
 
 // ---- integers ----------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ NumStatus parse_u64(std::string_view s, uint64_t& out) {
 
 template <class T>
 [[noreturn]] void out_of_range(std::string_view text) {
-  fail(0, quoted(text) + " is out of range [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
+  fail(0, in_quotes(text) + " is out of range [" + std::to_string(std::numeric_limits<T>::min()) + ", " +
               std::to_string(std::numeric_limits<T>::max()) + "]");
 }
 
@@ -129,7 +129,7 @@ T parse_integer(std::string_view text) {
   const bool negative = !text.empty() && text[0] == '-';
   uint64_t magnitude = 0;
   const NumStatus st = parse_u64(text.substr(negative ? 1 : 0), magnitude);
-  if (st == NumStatus::Malformed) fail(0, "malformed integer " + quoted(text));
+  if (st == NumStatus::Malformed) fail(0, "malformed integer " + in_quotes(text));
   if (st == NumStatus::TooLarge) out_of_range<T>(text);
   if (!negative) {
     if (magnitude > static_cast<uint64_t>(std::numeric_limits<T>::max())) out_of_range<T>(text);
@@ -148,8 +148,8 @@ T parse_integer(std::string_view text) {
 uint64_t parse_u64_part(std::string_view text, size_t offset, std::string_view what) {
   uint64_t v = 0;
   const NumStatus st = parse_u64(text, v);
-  if (st == NumStatus::TooLarge) fail(offset, std::string(what) + " " + quoted(text) + " does not fit 64 bits");
-  if (st != NumStatus::Ok) fail(offset, "malformed " + std::string(what) + " " + quoted(text));
+  if (st == NumStatus::TooLarge) fail(offset, std::string(what) + " " + in_quotes(text) + " does not fit 64 bits");
+  if (st != NumStatus::Ok) fail(offset, "malformed " + std::string(what) + " " + in_quotes(text));
   return v;
 }
 
@@ -167,15 +167,15 @@ void append_double(std::string& out, double d) {
 double parse_double(std::string_view text) {
   double d = 0;
   const auto r = std::from_chars(text.data(), text.data() + text.size(), d, std::chars_format::general);
-  if (r.ec == std::errc::result_out_of_range) fail(0, quoted(text) + " is out of range for a double");
+  if (r.ec == std::errc::result_out_of_range) fail(0, in_quotes(text) + " is out of range for a double");
   if (text.empty() || r.ec != std::errc{} || r.ptr != text.data() + text.size())
-    fail(0, "malformed number " + quoted(text));
+    fail(0, "malformed number " + in_quotes(text));
   return d;
 }
 
 bool parse_bool(std::string_view text) {
   if (text == "0" || text == "1") return text == "1";
-  fail(0, "expected 0 or 1, got " + quoted(text));
+  fail(0, "expected 0 or 1, got " + in_quotes(text));
 }
 
 // ---- addresses and masks -----------------------------------------------------------------------
@@ -187,7 +187,7 @@ void append_addr(std::string& out, const Addr& a) {
 
 Addr parse_addr(std::string_view text) {
   const size_t colon = text.find(':');
-  if (colon == std::string_view::npos) fail(0, "malformed address " + quoted(text) + " (expected buf:0xOFFSET)");
+  if (colon == std::string_view::npos) fail(0, "malformed address " + in_quotes(text) + " (expected buf:0xOFFSET)");
   return Addr{parse_enum<Buf>(text.substr(0, colon)),
               parse_u64_part(text.substr(colon + 1), colon + 1, "address offset")};
 }
@@ -223,7 +223,7 @@ VecMask parse_mask(std::string_view text) {
   }
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos)
-    fail(0, "malformed mask " + quoted(text) + " (expected 0xHI:0xLO or count:N)");
+    fail(0, "malformed mask " + in_quotes(text) + " (expected 0xHI:0xLO or count:N)");
   m.hi = parse_u64_part(text.substr(0, colon), 0, "mask hi word");
   m.lo = parse_u64_part(text.substr(colon + 1), colon + 1, "mask lo word");
   return m;

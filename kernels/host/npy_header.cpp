@@ -15,7 +15,7 @@ struct DescrCode {
 };
 constexpr DescrCode kCodes[] = {{"f2", ElemType::F16},  {"f4", ElemType::F32}, {"i1", ElemType::I8},
                                 {"u1", ElemType::U8},   {"i4", ElemType::I32}, {"i8", ElemType::I64},
-                                {"b1", ElemType::Bool}, {"u2", ElemType::U16}};
+                                {"b1", ElemType::Bool}, {"u2", ElemType::U16}, {"u8", ElemType::U64}};
 constexpr const char* kSupported = "<f2 <f4 |i1 |u1 <i4 <i8 |b1 <u2";
 constexpr int64_t kMaxElems = int64_t{1} << 50;  // far beyond host memory; keeps byte counts exact
 
@@ -60,7 +60,7 @@ class DictParser {
   }
   void expect(char c) {
     skip_ws();
-    if (peek() != c) fail(std::string("malformed .npy header: expected '") + c + "' at offset " + std::to_string(pos_));
+    if (peek() != c) fail("malformed .npy header: expected '" + std::string(1, c) + "' at offset " + std::to_string(pos_));
     ++pos_;
   }
 

@@ -19,7 +19,7 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
-std::string quoted(const std::string& s) {
+std::string shell_quoted(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
@@ -32,8 +32,8 @@ void emit_tasks(const std::vector<Task>& tasks, const std::string& file) {
   for (const auto& t : tasks) {
     write_point_files(t);
     std::string cmd;
-    for (const auto& a : t.args) cmd += quoted(a) + " ";
-    f << cmd << "> " << quoted(t.dir + "/log.txt") << " 2>&1; echo $? > " << quoted(t.dir + "/exit_code") << "\n";
+    for (const auto& a : t.args) cmd += shell_quoted(a) + " ";
+    f << cmd << "> " << shell_quoted(t.dir + "/log.txt") << " 2>&1; echo $? > " << shell_quoted(t.dir + "/exit_code") << "\n";
   }
 }
 
@@ -56,13 +56,13 @@ void emit_slurm(const std::vector<Task>& tasks, const std::string& script, int c
     << "#SBATCH --cpus-per-task=1\n"
     << "set -uo pipefail\n"
     << "first=$((SLURM_ARRAY_TASK_ID * " << chunk << " + 1)); last=$((first + " << chunk << " - 1))\n"
-    << "sed -n \"${first},${last}p\" " << quoted(tasks_file) << " | while IFS= read -r cmd; do bash -c \"$cmd\"; done\n"
+    << "sed -n \"${first},${last}p\" " << shell_quoted(tasks_file) << " | while IFS= read -r cmd; do bash -c \"$cmd\"; done\n"
     << "# The last task to finish merges the results (under a lock, so exactly one of them does).\n"
-    << "exec 9>>" << quoted(logs + "/done.lock") << "\n"
+    << "exec 9>>" << shell_quoted(logs + "/done.lock") << "\n"
     << "flock 9\n"
-    << "echo \"$SLURM_ARRAY_TASK_ID\" >> " << quoted(logs + "/done.txt") << "\n"
-    << "if [[ $(wc -l < " << quoted(logs + "/done.txt") << ") -eq " << chunks << " ]]; then\n"
-    << "  " << quoted(npusim) << " sweep --collect " << quoted(out) << " > " << quoted(logs + "/collect.log") << " 2>&1\n"
+    << "echo \"$SLURM_ARRAY_TASK_ID\" >> " << shell_quoted(logs + "/done.txt") << "\n"
+    << "if [[ $(wc -l < " << shell_quoted(logs + "/done.txt") << ") -eq " << chunks << " ]]; then\n"
+    << "  " << shell_quoted(npusim) << " sweep --collect " << shell_quoted(out) << " > " << shell_quoted(logs + "/collect.log") << " 2>&1\n"
     << "fi\n";
 }
 
