@@ -53,6 +53,17 @@ struct PostQuant {
   double scale = 1.0, offset_value = 0;  // per-tensor: the values (the kernel takes them as scalars)
 };
 
+// Full quantisation (FIA int8 query, key and value; spec §1.7): Q K^T and P V run int8 x int8 -> int32 on the
+// cube and leave L0C through the FixPipe's dequantisation to fp16 (S = f16(f32(acc) * deq1), O_blk likewise with
+// deq2); V1 quantises the unnormalised P of each S2 block to int8 (AscendQuant in half with qs1); every vector
+// step is fp16 (high_perf), the O accumulator included. deq1 / deq2 are the FixPipe's effective values (fp32 with
+// the low 13 mantissa bits cleared), qs1 the fp32 quant_scale1.
+struct FullQuant {
+  bool on = false;
+  float deq1 = 1, qs1 = 1, deq2 = 1;
+  double given_deq1 = 1, given_deq2 = 1;  // the scales as given (fp32, or a uint64 word's fp32): the fp64 truth's
+};
+
 struct AttnProblem {
   // ---- shapes and types ----
   int64_t B = 0, N = 0, KV_N = 0, G = 1;  // G = N / KV_N query heads per KV head
@@ -62,7 +73,7 @@ struct AttnProblem {
   int64_t Dr = 0;                          // head dim of a second Q/K pair (rope), 0 = none
   Layout layout = Layout::BSH;             // of query (and of dense / list K, V)
   Layout out_layout = Layout::BSH;         // BNSD_BSND -> BSND, else = layout
-  ElemType in = ElemType::F16;             // query / key / value dtype (F16 or BF16)
+  ElemType in = ElemType::F16;             // query / key / value dtype (F16, BF16; I8 with full_quant)
   ElemType out = ElemType::F16;            // attention_out dtype
 
   // ---- K / V storage ----
@@ -101,6 +112,7 @@ struct AttnProblem {
   bool max_sum = false;                    // FA: softmax_max / softmax_sum (T1, N, 8) instead of lse
   bool cast_round = false;                 // P and the output cast with CAST_ROUND (FA) instead of RINT
   PostQuant post_quant;                    // int8 attention_out (out = I8)
+  FullQuant full_quant;                    // int8 Q / K / V (in = I8)
 
   // ---- derived (attn_problem.cpp) ----
   // Query S = 1 in a padded layout: FIA's incremental (IFA) branch. TND with T1 = 1 stays a prompt problem.

@@ -29,13 +29,15 @@ struct Bump {
 };
 }  // namespace
 
+// K steps are whole K fractals (16 fp16 / 32 int8 elements); with int8, N slices are whole 32-column squares of
+// the transposing V load (tile::load_l0b).
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
-  const int64_t m_cap = round_up(t.s1_block, kRows), e = in_bytes(p);
+  const int64_t m_cap = round_up(t.s1_block, kRows), e = in_bytes(p), kq = kBlockBytes / e, nq = e == 1 ? 32 : kRows;
   L0Split s;
-  s.kstep = std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / (m_cap * e) / kRows * kRows);
-  if (s.kstep < kRows) return s;
-  s.nsub = std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / (s.kstep * e) / kRows * kRows,
-                              int64_t(hw.core.l0c_bytes / 2) / (m_cap * kF32) / kRows * kRows});
+  s.kstep = std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / (m_cap * e) / kq * kq);
+  if (s.kstep < kq) return s;
+  s.nsub = std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / (s.kstep * e) / nq * nq,
+                              int64_t(hw.core.l0c_bytes / 2) / (m_cap * kF32) / nq * nq});
   return s;
 }
 
@@ -69,8 +71,9 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
     x_bytes = std::max({x_bytes, 3 * t.kv_splits * gp * kF32, gp * dv * kF32});
   }
   u.o_rows = std::min(u.hm, x_bytes / (dv * kF32) / kRows * kRows);  // a multiple of 16: f16 alpha rows stay 32-byte aligned
-  int64_t pb_bytes = std::max(vr * u.cw * pe, u.o_rows * dv * pe);
-  if (p.incremental()) pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * pe);  // the combine casts all G rows at once
+  // P rows in the input dtype; output rows of at most 2 bytes (fp16 / bf16, or int8 output)
+  int64_t pb_bytes = std::max(vr * u.cw * pe, u.o_rows * dv * 2);
+  if (p.incremental()) pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * 2);  // the combine casts all G rows at once
   Bump b;
   for (int i = 0; i < 2; ++i) u.x[i] = b.take(x_bytes), u.pb[i] = b.take(pb_bytes);
   u.acc = b.take(vr * kRepeatBytes);  // one repeat per row: the folded lane groups of a row reduction
@@ -90,7 +93,7 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   u.bits = b.take(std::max(vr * u.cw, u.hm) / 8);  // one bit per cell; also the invalid-row bits of the final step
   u.zero = b.take(kRepeatBytes);                   // one repeat of fp16 zeros (the compare's second operand)
   if (p.pse) {
-    u.pse_raw = b.take(vr * u.cw * pe);
+    u.pse_raw = b.take(vr * u.cw * 2);  // fp16 / bf16 (fp16 with an int8 query)
     u.pse32 = b.take(vr * u.cw * kF32);
   }
   u.zout = b.take(kZeroRows * dv * 2);
@@ -108,6 +111,7 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
       u.q32[i] = b.take(prm_rows * dv * kF32), u.q16[i] = b.take(prm_rows * dv * 2);
     if (dec) u.qz = b.take(u.q_rows * dv * kF32);
   }
+  if (p.full_quant.on) u.l16 = b.take(u.hm * 2);  // the fp16 row sums of the final divide (+inf: invalid rows)
   u.total = b.top;
   return u;
 }

@@ -42,6 +42,7 @@ struct UbLayout {
   // qz: zero rows quantised for a batch with empty KV.
   int64_t q_rows = 0;
   uint64_t qh = 0, q32[2]{}, q16[2]{}, qz = 0;
+  uint64_t l16 = 0;                  // full quantisation: fp16 row sums for the final divide
   uint64_t total = 0;
 };
 UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t);

@@ -4,6 +4,7 @@
 //     occupies the columns after D of the same Q / K tiles, so it accumulates into the same L0C) -> fp32 (fp16 in
 //     high-performance mode) scores in GM workspace S slot s % (preload + 1), then S_READY to the AIV pair;
 //   PV block (C2 of step s): waits P_READY, O_blk = P V -> workspace O slot s % 2, then O_READY.
+// Full quantisation: int8 tiles, int32 L0C, both results dequantised to fp16 by the FixPipe (deq1 / deq2).
 // The GEMM engine holds two L0A + L0B slice slots and two L0C halves, each handed between pipes by named events.
 #include <cstdint>
 #include <vector>
@@ -31,15 +32,17 @@ class CubeBlocks {
   void load_v(const Step& st, int64_t s);
   void load_slices(const tile::L1Operand& a, const tile::L1Operand& b, int64_t m, int64_t n0, int64_t nn, int64_t kb0,
                    int64_t kbs);
-  // out (m x n ND rows in GM, out_stride elements of out_t apart) = A (m x k) * B (k x n), in L0 slices.
+  // out (m x n ND rows in GM, out_stride elements of out_t apart) = A (m x k) * B (k x n), in L0 slices; an
+  // int32 accumulator (int8 operands) leaves L0C dequantised by deq.
   void gemm(const tile::L1Operand& a, const tile::L1Operand& b, int64_t m, int64_t n, int64_t k, isa::Addr out,
-            int64_t out_stride, isa::DType out_t);
+            int64_t out_stride, isa::DType out_t, double deq);
   void flags(bool set);
 
   sim::CoreCtx& c_;
   const Plan& pl_;
   L1Layout l1_;
   L0Split l0_;
+  isa::DType acc_;  // L0C: F32, or I32 for int8 operands
   tile::NzTile q_, pm_, k_[2], v_[2];
   isa::Addr l0a_[2], l0b_[2], l0c_[2];
   int64_t kvb_ = 1;       // K / V slots in L1 (tiling.kv_buffers)

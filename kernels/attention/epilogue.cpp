@@ -1,6 +1,9 @@
 // The epilogue block of the attention kernel (vec_blocks.h): V2 rescales the O accumulator with each block's
 // P V; the unit's last block divides by the row sum, casts and writes the output and the row statistics (or,
 // with flash-decoding, its split's partial); rows nobody computes get the output description's empty values.
+// O is fp32, or fp16 with full quantisation (attn_problem.h FullQuant: the cube's P V blocks leave the FixPipe
+// dequantised to fp16 and the vendor's int8 kernel, PromptFlashAttentionTypeTraits<int8_t>, keeps O in half:
+// O = f16(f16(O * alpha) + O_blk), then O = f16(O / l) with the fp16 row sum).
 #include <algorithm>
 #include <cfloat>
 #include <limits>
@@ -20,27 +23,29 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 }
 
+// O in fp32, or in fp16 with full quantisation (pl_.oblk: the P V blocks as the cube writes them).
 void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
   c_.cross_wait(kFlagOReady);
   const WorkUnit& u = pl_.units[size_t(st.unit)];
   const auto [a, cnt] = share(u);
   if (cnt == 0) return;
-  const int64_t dv = pl_.dv_pad;
-  const uint64_t src = pl_.ws_o(c_.block_idx(), s % 2) + uint64_t(a * dv * 4);
+  const DType ot = pl_.oblk;
+  const int64_t dv = pl_.dv_pad, oe = bytes_of(ot);
+  const uint64_t src = pl_.ws_o(c_.block_idx(), s % 2) + uint64_t(a * dv * oe);
   if (st.first) {
     tile::wait(c_, kOaccFree);
-    c_.issue(tile::copy_bytes(ub(L_.oacc), ws(src), cnt * dv * 4));
+    c_.issue(tile::copy_bytes(ub(L_.oacc), ws(src), cnt * dv * oe));
     tile::handover(c_, kOaccLoaded);
   } else {
     for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
       const int64_t r = std::min(L_.o_rows, cnt - r0);
       tile::wait(c_, kXFree.at(xb_));
-      c_.issue(tile::copy_bytes(ub(L_.x[xb_]), ws(src + uint64_t(r0 * dv * 4)), r * dv * 4));
+      c_.issue(tile::copy_bytes(ub(L_.x[xb_]), ws(src + uint64_t(r0 * dv * oe)), r * dv * oe));
       tile::handover(c_, kXLoaded.at(xb_));
       alpha_brcb(s % 2, r0, r);
-      const UbRows o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
+      const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
       ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
-      ops_.binary(VBinOp::Add, DType::F32, o.at, o.at, ub(L_.x[xb_]), r * dv);
+      ops_.binary(VBinOp::Add, ot, o.at, o.at, ub(L_.x[xb_]), r * dv);
       tile::set(c_, kXFree.at(xb_));
       xb_ ^= 1;
     }
@@ -48,15 +53,39 @@ void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
   if (st.last) finish_rows(u, a, cnt, parity);
 }
 
+// alpha rows [r0, r0 + r) broadcast per row in O's dtype (fp16 alpha widened for an fp32 O).
 void VecBlocks::alpha_brcb(int64_t ai, int64_t r0, int64_t r) {
+  if (pl_.oblk == DType::F16) return ops_.brcb(DType::F16, ub(L_.alpha[ai], r0 * 2), ub(L_.obrcb), r);
   if (vt_ == DType::F32) return ops_.brcb(DType::F32, ub(L_.alpha[ai], r0 * 4), ub(L_.obrcb), r);
   ops_.cast(DType::F32, DType::F16, ub(L_.tmp), ub(L_.alpha[ai], r0 * 2), r);
   ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.obrcb), r);
 }
 
-// out = O / l (0 for invalid rows with row_fix: l -> +inf), lse = m + ln l (+inf for invalid rows).
+// out = O / l (0 for invalid rows with row_fix: l -> +inf), lse = m + ln l (+inf for invalid rows); an fp16 O
+// (full quantisation) divides by the fp16 row sums.
 void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
   if (u.split >= 0) return finish_partial(u, a, cnt, mi);
+  const DType ot = pl_.oblk;
+  const Addr lf = final_stats(u, a, cnt, mi), div = ot == DType::F16 ? half_divisor(mi, cnt) : lf;
+  const bool pc = p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel;
+  if (pc) load_quant_params(u, 0, 1);  // head u.n's row
+  const int64_t dv = pl_.dv_pad, oe = bytes_of(ot), row0 = u.r_lo + a;
+  for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
+    const int64_t r = std::min(L_.o_rows, cnt - r0);
+    ops_.brcb(ot, ub(div.off - base_, r0 * oe), ub(L_.obrcb), r);
+    const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
+    ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
+    // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
+    if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
+    cast_store(o, u, row0 + r0);
+  }
+  if (pc) tile::set(c_, kQuantFree);
+  tile::set(c_, kOaccFree);
+}
+
+// The unit's last block, statistics part: m and l as fp32, the invalid-row bits (row_fix), lse or the FA
+// statistics stored; returns the fp32 l with +inf in the invalid rows (the divisor of the output).
+Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
   Addr mf = ub(L_.m[mi]), lf = ub(L_.l[mi]);
   if (vt_ == DType::F16) {
     ops_.cast(DType::F32, DType::F16, ub(L_.mnew), mf, cnt);
@@ -79,31 +108,31 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   }
   if (p_.max_sum) store_stats(u, row0, cnt, mf, lf);
   if (p_.row_fix) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
-  if (p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel) load_quant_params(u, 0, 1);  // head u.n's row
-  const int64_t dv = pl_.dv_pad;
-  for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
-    const int64_t r = std::min(L_.o_rows, cnt - r0);
-    ops_.brcb(DType::F32, ub(lf.off - base_, r0 * 4), ub(L_.obrcb), r);
-    const UbRows o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
-    ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
-    // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
-    if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
-    cast_store(o, u, row0 + r0);
-  }
-  if (p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel) tile::set(c_, kQuantFree);
-  tile::set(c_, kOaccFree);
+  return lf;
 }
 
-// Rows of fp32 results (dv_pad wide) -> the output dtype (int8 through the post-quantisation) -> GM rows from row.
+// Rows of fp32 results (dv_pad wide) -> the output dtype (int8 through the post-quantisation) -> GM rows from row;
+// full quantisation's fp16 rows go out as they are, or through AscendQuant<half>.
 void VecBlocks::cast_store(const UbRows& o, const WorkUnit& u, int64_t row) {
   if (p_.post_quant.on && pl_.decode && p_.post_quant.per_channel) load_quant_params(u, row, o.rows);
   tile::wait(c_, kCastFree.at(pbi_));
-  if (p_.post_quant.on) quantize(o, ub(L_.pb[pbi_]));
-  else ops_.cast(pl_.out, DType::F32, ub(L_.pb[pbi_]), o.at, o.rows * o.width, pl_.outputs.out_round);
+  const Addr dst = ub(L_.pb[pbi_]);
+  if (o.t == DType::F16 && p_.post_quant.on) quantize_half(o, dst);
+  else if (o.t == DType::F16) ops_.copy(DType::F16, dst, o.at, o.rows * o.width);
+  else if (p_.post_quant.on) quantize(o, dst);
+  else ops_.cast(pl_.out, DType::F32, dst, o.at, o.rows * o.width, pl_.outputs.out_round);
   tile::handover(c_, kCastFull.at(pbi_));
-  store_out(ub(L_.pb[pbi_]), u, row, o.rows);
+  store_out(dst, u, row, o.rows);
   tile::set(c_, kCastFree.at(pbi_));
   pbi_ ^= 1;
+}
+
+// Full quantisation's final divisor: the fp16 row sums, +inf in the invalid rows (row_fix; final_stats set the
+// bits).
+Addr VecBlocks::half_divisor(int64_t mi, int64_t cnt) {
+  if (!p_.row_fix) return ub(L_.l[mi]);
+  ops_.select(DType::F16, ub(L_.l16), ub(L_.l[mi]), ub(L_.bits), kInf, cnt);
+  return ub(L_.l16);
 }
 
 // FA statistics of rows [row0, row0 + cnt) of a unit: m and l (FLT_MAX for invalid rows with row_fix), each

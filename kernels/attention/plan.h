@@ -67,6 +67,7 @@ struct Plan {
   OutputDesc outputs;
   isa::DType in = isa::DType::F16, out = isa::DType::F16;
   isa::DType vec = isa::DType::F32;  // softmax math type: F16 in fp16 high-performance mode
+  isa::DType oblk = isa::DType::F32; // P V block as the cube writes it: F16 with full quantisation (O in fp16)
   float mask_value = 0;
   int64_t cw_max = 0;                // s2_block rounded up to 128: the width of a score row in workspace / UB
   int64_t dv_pad = 0;                // Dv rounded up to 16

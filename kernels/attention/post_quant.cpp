@@ -50,16 +50,21 @@ void VecBlocks::quantize(const UbRows& o, Addr dst) {
     return;
   }
   ops_.cast(DType::F16, DType::F32, h, o.at, n);
+  quantize_half({h, DType::F16, o.rows, o.width}, dst);
+}
+
+void VecBlocks::quantize_half(const UbRows& hx, Addr dst) {
+  const PostQuant& q = p_.post_quant;
+  const int64_t n = hx.rows * hx.width;
   if (q.per_channel) {
-    const UbRows hx{h, DType::F16, o.rows, o.width};
     ops_.row_vec(hx, ub(L_.q16[0]), VBinOp::Mul, p_.Dv);
     if (q.offset) ops_.row_vec(hx, ub(L_.q16[1]), VBinOp::Add, p_.Dv);
-    else ops_.scalar(VScalarOp::Adds, DType::F16, h, h, 0.0, n);
+    else ops_.scalar(VScalarOp::Adds, DType::F16, hx.at, hx.at, 0.0, n);
   } else {
-    ops_.scalar(VScalarOp::Muls, DType::F16, h, h, q.scale, n);
-    ops_.scalar(VScalarOp::Adds, DType::F16, h, h, q.offset_value, n);
+    ops_.scalar(VScalarOp::Muls, DType::F16, hx.at, hx.at, q.scale, n);
+    ops_.scalar(VScalarOp::Adds, DType::F16, hx.at, hx.at, q.offset_value, n);
   }
-  ops_.cast(DType::I8, DType::F16, dst, h, n);
+  ops_.cast(DType::I8, DType::F16, dst, hx.at, n);
 }
 
 // Decode rows of a batch with empty KV: the vendor runs its post-quantisation on an O of zeros, so each row

@@ -103,15 +103,16 @@ void make_units(Plan& pl) {
 void finish_plan(Plan& pl) {
   const auto& p = pl.p;
   pl.core_first = split(pl.units, pl.t.block_dim);
-  pl.in = p.in == ElemType::BF16 ? isa::DType::BF16 : isa::DType::F16;
+  pl.in = p.in == ElemType::BF16 ? isa::DType::BF16 : p.in == ElemType::I8 ? isa::DType::I8 : isa::DType::F16;
   pl.out = p.out == ElemType::BF16 ? isa::DType::BF16 : p.out == ElemType::I8 ? isa::DType::I8 : isa::DType::F16;
   pl.vec = p.high_perf ? isa::DType::F16 : isa::DType::F32;
+  pl.oblk = p.full_quant.on ? isa::DType::F16 : isa::DType::F32;
   pl.mask_value = p.mask_value();
   pl.cw_max = Plan::cw_of(pl.t.s2_block);
   const int64_t m_cap = round_up(pl.t.s1_block, int64_t(16));
   pl.ws_s_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.vec));
-  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * 2);
-  pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * 4);
+  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.in));
+  pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * isa::bytes_of(pl.oblk));
   pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes), int64_t(512));
 }
 

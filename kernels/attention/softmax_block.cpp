@@ -48,23 +48,33 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   if (p_.pse || p_.uses_mask_tensor()) tile::wait(c_, kSideFree), load_side_inputs(u, row, r, j0, cols, cw);
   tile::handover(c_, kXLoaded.at(xb_));
   ops_.scalar(VScalarOp::Muls, vt_, x.at, x.at, p_.scale, n);
-  if (p_.pse) {
-    ops_.cast(DType::F32, pl_.in, ub(L_.pse32), ub(L_.pse_raw), n);
-    if (!p_.uses_mask_tensor()) tile::set(c_, kSideFree);
-    ops_.binary(VBinOp::Add, vt_, x.at, x.at, ub(L_.pse32), n);
+  if (p_.pse) {  // fp32 math: widened first; fp16 (full quantisation) adds the fp16 rows as loaded
+    const bool wide = vt_ == DType::F32;
+    if (wide) ops_.cast(DType::F32, pl_.in, ub(L_.pse32), ub(L_.pse_raw), n);
+    if (wide && !p_.uses_mask_tensor()) tile::set(c_, kSideFree);
+    ops_.binary(VBinOp::Add, vt_, x.at, x.at, ub(wide ? L_.pse32 : L_.pse_raw), n);
+    if (!wide && !p_.uses_mask_tensor()) tile::set(c_, kSideFree);
   }
   apply_mask(u, x, i0, j0, cols);
   if (cols < cw) ops_.dup_cols(x, cols, cw, pl_.mask_value);
   softmax_rows(x, cols, lr, r, st.first, parity, ai);
   if (cols < cw) ops_.dup_cols(x, cols, cw, 0.0);
-  // P in the input dtype -> workspace.
+  // P in the input dtype -> workspace (full quantisation: P8 = s8(f16(P * qs1) + 0), AscendQuant<half> per
+  // tensor, against this block's running max).
   tile::wait(c_, kCastFree.at(pbi_));
-  if (vt_ == DType::F32) ops_.cast(pl_.in, DType::F32, ub(L_.pb[pbi_]), x.at, n, pl_.outputs.p_round);
-  else ops_.copy(DType::F16, ub(L_.pb[pbi_]), x.at, n);
+  if (vt_ == DType::F32) {
+    ops_.cast(pl_.in, DType::F32, ub(L_.pb[pbi_]), x.at, n, pl_.outputs.p_round);
+  } else if (pl_.in == DType::I8) {
+    ops_.scalar(VScalarOp::Muls, DType::F16, x.at, x.at, p_.full_quant.qs1, n);
+    ops_.scalar(VScalarOp::Adds, DType::F16, x.at, x.at, 0.0, n);
+    ops_.cast(DType::I8, DType::F16, ub(L_.pb[pbi_]), x.at, n);
+  } else {
+    ops_.copy(DType::F16, ub(L_.pb[pbi_]), x.at, n);
+  }
   tile::set(c_, kXFree.at(xb_));
   tile::handover(c_, kCastFull.at(pbi_));
-  c_.issue(tile::copy_out({ub(L_.pb[pbi_]), pl_.in, r, cw},
-                          {ws(pl_.ws_p(c_.block_idx(), s % 2) + uint64_t((a + lr) * pl_.cw_max * 2)), pl_.in, r, cw, pl_.cw_max}));
+  const uint64_t p_at = pl_.ws_p(c_.block_idx(), s % 2) + uint64_t((a + lr) * pl_.cw_max * bytes_of(pl_.in));
+  c_.issue(tile::copy_out({ub(L_.pb[pbi_]), pl_.in, r, cw}, {ws(p_at), pl_.in, r, cw, pl_.cw_max}));
   tile::set(c_, kCastFree.at(pbi_));
   xb_ ^= 1, pbi_ ^= 1;
 }

@@ -8,7 +8,7 @@
 //     block divides by the sum, casts and writes the output (and the row statistics), or (flash-decoding) its
 //     split's partial; rows nobody computes get the output description's empty values;
 //   flash-decoding combine (flash_decode.cpp): after SyncAll, one (b, KV head) group at a time;
-//   post-quantisation (post_quant.cpp): int8 output rows from the final fp32 rows.
+//   post-quantisation (post_quant.cpp): int8 output rows from the final fp32 (full quantisation: fp16) rows.
 // Events: MTE2 <-> V: x staging buffers 0 / 1, side inputs (loaded 2, free 3), O accumulator (free 4, loaded 5),
 // combine staging 6, post-quant parameters 7; V <-> MTE3: cast buffers 0 / 1, lse row 2, constants 3 (once), a split's partial 4.
 #include <cstdint>
@@ -47,13 +47,16 @@ class VecBlocks {
   // ---- epilogue ----
   void alpha_brcb(int64_t ai, int64_t r0, int64_t r);
   void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  isa::Addr final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
   void finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
   void store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, isa::Addr m, isa::Addr l);
   void store_out(isa::Addr src, const WorkUnit& u, int64_t row, int64_t rows);
-  void cast_store(const tile::UbRows& o, const WorkUnit& u, int64_t row);  // fp32 rows -> output dtype -> GM
+  void cast_store(const tile::UbRows& o, const WorkUnit& u, int64_t row);  // fp32 (fp16) rows -> output dtype -> GM
+  isa::Addr half_divisor(int64_t mi, int64_t cnt);  // full quantisation: the fp16 row sums (+inf: invalid rows)
   // ---- post-quantisation (post_quant.cpp) ----
   void load_quant_params(const WorkUnit& u, int64_t row, int64_t rows);
   void quantize(const tile::UbRows& o, isa::Addr dst);
+  void quantize_half(const tile::UbRows& h, isa::Addr dst);  // AscendQuant<half> of fp16 rows (modified)
   void quantized_empty_rows(const WorkUnit& u, int64_t row, int64_t rows);
   void zero_rows(const WorkUnit& u, int64_t row, int64_t rows);
   // ---- flash-decoding combine ----

@@ -19,7 +19,8 @@ void VecBlocks::load_side_inputs(const WorkUnit& u, int64_t row, int64_t r, int6
   if (p_.pse) {  // rows are query rows (prompt) or heads (decode, pse_sq = 1): pse_skv elements apart either way
     const uint64_t e = uint64_t(((p_.pse_b > 1 ? u.b : 0) * p_.N + row_head(pl_, u, row)) * p_.pse_sq * p_.pse_skv +
                                 prow * p_.pse_skv + col);
-    c_.issue(tile::copy_in({c_.gm(pl_.gm.pse, e * 2), pl_.in, r, cols, p_.pse_skv}, {ub(L_.pse_raw), pl_.in, r, cw}));
+    const DType t = pl_.in == DType::I8 ? DType::F16 : pl_.in;  // fp16 with an int8 query
+    c_.issue(tile::copy_in({c_.gm(pl_.gm.pse, e * 2), t, r, cols, p_.pse_skv}, {ub(L_.pse_raw), t, r, cw}));
   }
   if (!p_.uses_mask_tensor()) return;
   const uint64_t e = uint64_t(p_.mask_plane(u.b) + prow * p_.mask_skv + col);

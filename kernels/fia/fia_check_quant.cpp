@@ -1,9 +1,9 @@
 // FIA parameter checks, stage 2 and the last stage: quantisation parameters (spec §1.6, §1.7).
-// Post-quantisation (quant_scale2 / quant_offset2: int8 attention_out) is implemented; its shape / dtype rules
-// run at stage 2 and the rules that need the lengths, the mask and the lse flag at the end (check_post_quant).
-// The other quantised paths (full int8 attention, KV antiquant) are validated for their basic dtype / mode
-// range -- so a malformed case gets the precise rule -- and then rejected as not implemented: silently
-// ignoring them would compute a different operator.
+// Post-quantisation (quant_scale2 / quant_offset2: int8 attention_out) and full quantisation
+// (fia_check_full_quant.cpp) are implemented; their shape / dtype rules run at stage 2 and the rules that need
+// the lengths, the mask and the lse flag at the end (check_post_quant). KV antiquant is validated for its basic
+// dtype / mode range -- so a malformed case gets the precise rule -- and then rejected as not implemented:
+// silently ignoring it would compute a different operator.
 // kernels/fia/README.md "Post-quantisation" cites the vendor sources of each rule.
 #include <set>
 
@@ -20,16 +20,11 @@ struct QuantTensor {
   std::set<ElemType> dtypes;
   const char* dtypes_text;
   const char* feature;
-  bool full_quant = false;  // a full-quantisation scale: an error, not a feature, with a float16 / bfloat16 query
 };
 
 std::vector<QuantTensor> unsupported_tensors() {
   const std::set<ElemType> antiquant = {ElemType::F16, ElemType::BF16, ElemType::F32};
-  // dequant scales may also be UINT64 in the vendor API; uint64 is not a case-file dtype.
   return {
-      {"dequant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)", true},
-      {"quant_scale1", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)", true},
-      {"dequant_scale2", {ElemType::F32}, "float32", "full quantisation (int8 Q, K, V)", true},
       {"antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
@@ -45,11 +40,6 @@ void check_unsupported_tensor(const Ctx& x, const QuantTensor& q) {
   if (!q.dtypes.count(t.dtype))
     fail(label + " dtype " + elem_type_name(t.dtype) + " is not allowed (" + q.dtypes_text + "; query " +
          elem_type_name(x.p.in) + ")");
-  // Spec §1.7: with a float16 / bfloat16 query the full-quantisation scales are an error, not a feature.
-  if (q.full_quant)
-    fail(label + " (" + elem_type_name(t.dtype) + " " + dims(shape_of(t)) + ") must not be given with a " +
-         elem_type_name(x.p.in) + " query: it belongs to full quantisation (int8 query, key and value; spec §1.7), "
-         "which is not supported yet");
   fail(label + " (" + elem_type_name(t.dtype) + " " + dims(shape_of(t)) + ") is given: " + q.feature + kNotYet);
 }
 
@@ -141,6 +131,7 @@ void check_skipped_rows(const Ctx& x) {
 }  // namespace
 
 void check_quant(Ctx& x) {
+  check_full_quant_tensors(x);
   check_post_quant_tensors(x);
   for (const auto& q : unsupported_tensors()) check_unsupported_tensor(x, q);
   check_modes(x);
@@ -148,6 +139,7 @@ void check_quant(Ctx& x) {
 
 void check_post_quant(Ctx& x) {
   const attn::AttnProblem& p = x.p;
+  check_full_quant_rules(x);
   if (!p.post_quant.on) return;
   // Any int8 tensor needs D aligned to 32 elements (FIA tiling: "D should be 32 elements aligned when int8 is
   // involved").

@@ -20,12 +20,9 @@ Layout parse_layout(const std::string& s) {
 }
 
 void check_query_dtype(const TensorEntry& q) {
-  if (q.dtype == ElemType::F16 || q.dtype == ElemType::BF16) return;
-  if (q.dtype == ElemType::I8)
-    fail(
-        "inputs.query dtype int8 (full quantisation, spec §1.7) is not supported yet (quantised FIA kernels are "
-        "not implemented)");
-  fail("inputs.query dtype " + elem_type_name(q.dtype) + " is not allowed (float16 or bfloat16)");
+  if (q.dtype == ElemType::F16 || q.dtype == ElemType::BF16 || q.dtype == ElemType::I8) return;
+  fail("inputs.query dtype " + elem_type_name(q.dtype) + " is not allowed (float16, bfloat16, or int8 for full "
+       "quantisation)");
 }
 
 // B, Sq, N (checked against num_heads) and D from the query's shape in its layout.
@@ -91,7 +88,8 @@ void check_heads(Ctx& x) {
 void check_query(Ctx& x) {
   const TensorEntry& q = single(x.c, "query");
   check_query_dtype(q);
-  x.p.in = x.p.out = q.dtype;
+  x.p.in = q.dtype;
+  x.p.out = q.dtype == ElemType::I8 ? ElemType::F16 : q.dtype;  // full quantisation: fp16 out (int8 with quant_scale2)
   x.p.layout = parse_layout(attr_string(x.c, "input_layout", "BSH"));
   x.p.out_layout = x.p.layout == Layout::BNSD_BSND ? Layout::BSND : x.p.layout;
   x.q_shape = shape_of(q);

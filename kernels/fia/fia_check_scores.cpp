@@ -123,8 +123,10 @@ void check_pse(Ctx& x) {
   attn::AttnProblem& p = x.p;
   const TensorEntry& t = single(x.c, "pse_shift");
   const auto s = shape_of(t);
-  if (t.dtype != p.in)
-    fail("inputs.pse_shift dtype " + elem_type_name(t.dtype) + " must equal the query dtype " + elem_type_name(p.in));
+  const ElemType want = p.in == ElemType::I8 ? ElemType::F16 : p.in;  // full quantisation adds it in fp16 (§1.7)
+  if (t.dtype != want)
+    fail("inputs.pse_shift dtype " + elem_type_name(t.dtype) + " must be " + elem_type_name(want) + " (query " +
+         elem_type_name(p.in) + ")");
   const auto rows_ok = [&] { return x.decode() ? s[2] == 1 : s[2] >= p.Sq; };
   if (s.size() != 4 || !rows_ok() || (s[0] != 1 && s[0] != p.B) || s[1] != p.N || s[3] < x.skv_max())
     fail("inputs.pse_shift has shape " + dims(s) + " but must be (B = " + str(p.B) + " or 1, N = " + str(p.N) +
@@ -161,8 +163,9 @@ void check_precision(Ctx& x) {
          " must be in [0, 3] (bit0 fp16 high performance, bit1 invalid-row correction)");
   p.inner_precise = static_cast<int>(ip);
   // A pse forces high precision (spec §1.5). Query S = 1 never runs high performance: the IFA softmax is fp32,
-  // bit 0 only selects the prompt branch's fp16 vector maths (kernels/fia/README.md, decisions).
-  p.high_perf = !x.decode() && p.in == ElemType::F16 && (ip & 1) && !p.pse;
+  // bit 0 only selects the prompt branch's fp16 vector maths (kernels/fia/README.md, decisions). Full
+  // quantisation always computes in fp16, pse included (PromptFlashAttentionTypeTraits<int8_t>; spec §1.7).
+  p.high_perf = !x.decode() && ((p.in == ElemType::F16 && (ip & 1) && !p.pse) || p.full_quant.on);
   p.row_fix = (ip & 2) || rows_certainly_empty(p);
   p.lse = attr_bool(x.c, "softmax_lse_flag", false);
 }

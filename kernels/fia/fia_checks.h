@@ -37,6 +37,10 @@ void check_post_quant(Ctx& x); // fia_check_quant.cpp: int8 output rules needing
 // Query S = 1 variants, called by the stages above (fia_check_decode.cpp):
 void check_decode_padding(Ctx& x);  // from check_lengths: kv_padding_size alone, starts < 0 -> empty KV
 void check_decode_scores(Ctx& x);   // from check_scores: sparse / pre / next ignored, (B, .., Skv) masks, pse
+// Full quantisation (fia_check_full_quant.cpp): scales and their presence (from check_quant), the int8 query's
+// feature restrictions (from check_post_quant).
+void check_full_quant_tensors(Ctx& x);
+void check_full_quant_rules(const Ctx& x);
 
 // ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
 // The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).

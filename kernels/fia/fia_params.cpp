@@ -10,18 +10,18 @@ namespace npusim::op {
 std::vector<ParamSpec> fia_param_specs() {
   // Tensors in spec §1.1 order, then host arrays and scalars (design.md "Case file": tensors under inputs).
   return {
-      {"query", "tensor", true, "", "BSH (B, S, H) or BSND / BNSD / BNSD_BSND (4-D); float16 or bfloat16"},
+      {"query", "tensor", true, "", "BSH (B, S, H) or BSND / BNSD / BNSD_BSND (4-D); float16 or bfloat16; int8 (query S > 1) with int8 key / value: full quantisation"},
       {"key", "tensor_list", true, "",
        "query's layout with KV_N heads; a YAML list of B batch-1 tensors; paged 3-D / 4-D"},
       {"value", "tensor_list", true, "", "same shape(s) and dtype as key"},
       {"pse_shift", "tensor", false, "none",
-       "(B or 1, N, >= Sq, >= Skv) (query S = 1: (B or 1, N, 1, >= Skv)), query dtype; added after the scale"},
+       "(B or 1, N, >= Sq, >= Skv) (query S = 1: (B or 1, N, 1, >= Skv)), query dtype (float16 with an int8 query); added after the scale"},
       {"atten_mask", "tensor", false, "none",
        "bool / int8 / uint8, 1 = masked; (Sq, Skv) forms, or 2048 x 2048 for modes 2-4; query S = 1: (B, Skv), "
        "(B, 1, Skv), (B, 1, 1, Skv)"},
-      {"dequant_scale1", "tensor", false, "none", "full quant: dequant of Q.K^T (not supported yet)"},
-      {"quant_scale1", "tensor", false, "none", "full quant: quantisation of P (not supported yet)"},
-      {"dequant_scale2", "tensor", false, "none", "full quant: dequant of P.V (not supported yet)"},
+      {"dequant_scale1", "tensor", false, "none", "full quant (int8 query): dequant of Q.K^T on the FixPipe; float32 or uint64 (aclnnTransQuantParam), element 0"},
+      {"quant_scale1", "tensor", false, "none", "full quant (int8 query): quantisation of P to int8; float32, element 0"},
+      {"dequant_scale2", "tensor", false, "none", "full quant (int8 query): dequant of P.V on the FixPipe; float32 or uint64, element 0"},
       {"quant_scale2", "tensor", false, "none", "int8 attention_out: float32 (or bfloat16 with a bfloat16 query), [1] per-tensor or N*D per-channel"},
       {"quant_offset2", "tensor", false, "none", "int8 attention_out: offset, quant_scale2's dtype and size (default 0)"},
       {"antiquant_scale", "tensor", false, "none",

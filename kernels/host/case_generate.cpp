@@ -40,6 +40,7 @@ void int_bounds(ElemType t, double& lo, double& hi) {
     case ElemType::Bool: lo = 0, hi = 1; return;
     case ElemType::I4: lo = -8, hi = 7; return;
     case ElemType::U16: lo = 0, hi = 65535; return;
+    case ElemType::U64: lo = 0, hi = 9007199254740992.0; return;
     default: lo = -9223372036854775808.0, hi = 9223372036854774784.0; return;  // int64: largest doubles in range
   }
 }

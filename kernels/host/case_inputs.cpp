@@ -89,7 +89,7 @@ InitSpec parse_init(const CaseContext& c, const YAML::Node& n, const std::string
 }
 
 ElemType parse_dtype(const CaseContext& c, const YAML::Node& entry, const std::string& label) {
-  static const std::string kAll = "float16, bfloat16, float32, int8, uint8, int32, int64, bool, int4, uint16";
+  static const std::string kAll = "float16, bfloat16, float32, int8, uint8, int32, int64, bool, int4, uint16, uint64";
   if (!entry["dtype"]) throw CaseError(where(c, entry) + ": " + label + ": missing 'dtype' (one of " + kAll + ")");
   const YAML::Node d = entry["dtype"];
   ElemType t;

@@ -14,9 +14,9 @@ namespace {
 using isa::Overflow;
 using isa::RoundMode;
 
-constexpr std::array<const char*, 10> kNames = {"float16", "bfloat16", "float32", "int8", "uint8",
-                                                "int32",   "int64",    "bool",    "int4", "uint16"};
-constexpr std::array<int, 10> kBytes = {2, 2, 4, 1, 1, 4, 8, 1, 1, 2};
+constexpr std::array<const char*, 11> kNames = {"float16", "bfloat16", "float32", "int8", "uint8",  "int32",
+                                                "int64",   "bool",     "int4",    "uint16", "uint64"};
+constexpr std::array<int, 11> kBytes = {2, 2, 4, 1, 1, 4, 8, 1, 1, 2, 8};
 
 // Explicit byte assembly instead of memcpy so the stored order is little-endian whatever the host.
 uint64_t load_le(const uint8_t* p, int n) {
@@ -47,6 +47,7 @@ void int_range(ElemType t, double& lo, double& hi) {
     case ElemType::Bool: lo = 0, hi = 1; return;
     case ElemType::I4: lo = -8, hi = 7; return;
     case ElemType::U16: lo = 0, hi = 65535; return;
+    case ElemType::U64: lo = 0, hi = 9007199254740992.0; return;  // 2^53: every integer below is a double
     default: lo = hi = 0; return;
   }
 }
@@ -82,7 +83,8 @@ double HostTensor::get(int64_t i) const {
     case ElemType::F32: return f32_value(static_cast<uint32_t>(raw));
     case ElemType::U8:
     case ElemType::Bool:
-    case ElemType::U16: return static_cast<double>(raw);
+    case ElemType::U16:
+    case ElemType::U64: return static_cast<double>(raw);
     default: return static_cast<double>(sign_extend(raw, nb));
   }
 }

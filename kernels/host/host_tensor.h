@@ -8,8 +8,9 @@
 
 namespace npusim::op {
 
-enum class ElemType : uint8_t { F16, BF16, F32, I8, U8, I32, I64, Bool, I4, U16 };
-std::string elem_type_name(ElemType t);            // float16 bfloat16 float32 int8 uint8 int32 int64 bool int4 uint16
+// U64: FixPipe dequant words (aclnnTransQuantParam format); values up to 2^53 (exact in the case file's doubles).
+enum class ElemType : uint8_t { F16, BF16, F32, I8, U8, I32, I64, Bool, I4, U16, U64 };
+std::string elem_type_name(ElemType t);            // float16 bfloat16 float32 int8 uint8 int32 int64 bool int4 uint16 uint64
 bool parse_elem_type(const std::string& s, ElemType& out);
 int elem_bytes(ElemType t);                         // storage bytes per element in HostTensor (int4: 1)
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/accuracy/accuracy.h"
 #include "kernels/host/case_file.h"
 #include "kernels/host/host_tensor.h"
 #include "kernels/op/tiling.h"
@@ -51,6 +52,7 @@ struct Reference {
   ElemType working;
   int64_t reduction_len;
   bool gate_fa_rule = true;
+  Tolerance tolerance;  // of the per-element rules (kernels/accuracy/accuracy.h)
   // Elements whose value the operator leaves unspecified (nonzero = skipped by the accuracy check), e.g. a fully
   // masked attention row without invalid-row correction. Empty = every element is checked.
   std::vector<uint8_t> unspecified;

@@ -103,6 +103,15 @@ float mmad_dot(const float* a, int64_t a_stride, const float* b, int64_t b_strid
   return acc;
 }
 
+// Full quantisation: the exact int32 sum of int8 products (the cube's integer accumulation), and the FixPipe's
+// dequantisation of an int32 accumulator: fp32 (RINT) times the effective scale in fp32.
+int64_t int_dot(const float* a, int64_t a_stride, const float* b, int64_t b_stride, int64_t k) {
+  int64_t acc = 0;
+  for (int64_t t = 0; t < k; ++t) acc += int64_t(a[t * a_stride]) * int64_t(b[t * b_stride]);
+  return acc;
+}
+float dequant(int64_t acc, float scale) { return float(double(acc)) * scale; }
+
 // ---- one work unit ----
 
 struct Head {  // the widened operands of one (b, n): q (act_q x qk_dim), k (skv x qk_dim), v (skv x Dv)
@@ -131,9 +140,11 @@ struct Unit {
       const int64_t j = j0 + t;
       if (!d.visible(b, i, j)) continue;
       const int64_t w = p.qk_dim();  // D, then the rope pair's Dr: one accumulation (the kernel's Q / K tiles)
-      const float s = mmad_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w);
+      const float s = p.full_quant.on ? dequant(int_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w), p.full_quant.deq1)
+                                      : mmad_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w);
       if (vm.f16) {
         x[size_t(t)] = vm.r(widen(to_bits(s, ElemType::F16), ElemType::F16) * f16_scale());
+        if (p.pse) x[size_t(t)] = vm.r(x[size_t(t)] + float(d.pse(b, n, i, j)));  // full quantisation: fp16 pse
       } else {
         x[size_t(t)] = s * scale32;
         if (p.pse) x[size_t(t)] = x[size_t(t)] + float(d.pse(b, n, i, j));
@@ -168,14 +179,25 @@ struct Unit {
     return tree_sum(acc.data(), lanes, [this](float v) { return vm.r(v); });
   }
 
-  // O_blk = P (rounded to the input dtype) . V over the block's c columns, Mmad order.
+  // O_blk = P (rounded to the input dtype; full quantisation: quantised to int8, the P V block dequantised to
+  // f16 by the FixPipe) . V over the block's c columns, Mmad order.
   std::vector<float> pv(const std::vector<float>& e, int64_t j0, int64_t c) const {
     std::vector<float> pr(static_cast<size_t>(c));
-    for (int64_t t = 0; t < c; ++t) pr[size_t(t)] = widen(to_bits(e[size_t(t)], p.in, round_mode()), p.in);
+    for (int64_t t = 0; t < c; ++t)
+      pr[size_t(t)] = p.full_quant.on ? quantize_p(e[size_t(t)]) : widen(to_bits(e[size_t(t)], p.in, round_mode()), p.in);
     std::vector<float> o(size_t(p.Dv));
-    for (int64_t dv = 0; dv < p.Dv; ++dv)
-      o[size_t(dv)] = mmad_dot(pr.data(), 1, &h.v[size_t(j0 * p.Dv + dv)], p.Dv, c);
+    for (int64_t dv = 0; dv < p.Dv; ++dv) {
+      const float* v = &h.v[size_t(j0 * p.Dv + dv)];
+      o[size_t(dv)] = p.full_quant.on ? widen(to_bits(dequant(int_dot(pr.data(), 1, v, p.Dv, c), p.full_quant.deq2), ElemType::F16), ElemType::F16)
+                                      : mmad_dot(pr.data(), 1, v, p.Dv, c);
+    }
     return o;
+  }
+  // P8 = s8(f16(f16(P * f16(qs1)) + 0)), RINT: AscendQuant<half> per tensor (the scalar rounded to f16 first).
+  float quantize_p(float e) const {
+    const float qs = f16_value(p.full_quant.qs1, RoundMode::RINT, Overflow::Ieee);
+    const float h = vm.r(vm.r(e * qs) + 0.0f);
+    return float(isa::f16_to_s8(isa::f32_to_f16(h, RoundMode::RINT, Overflow::Ieee), RoundMode::RINT));
   }
 
   // One row through one block: the online-softmax update.
@@ -191,9 +213,10 @@ struct Unit {
     } else {
       const float alpha = vm.r(isa::hw_exp(vm.r(st.m - m_new)));
       st.l = vm.r(vm.r(st.l * alpha) + l_blk);
+      const VecMath om{p.full_quant.on};  // O in fp32, or in fp16 with full quantisation
       for (int64_t dv = 0; dv < p.Dv; ++dv) {
-        const float scaled = st.o[size_t(dv)] * alpha;  // two fp32 operations (vmul, vadd), never fused
-        st.o[size_t(dv)] = scaled + o_blk[size_t(dv)];
+        const float scaled = om.r(st.o[size_t(dv)] * alpha);  // two operations (vmul, vadd), never fused
+        st.o[size_t(dv)] = om.r(scaled + o_blk[size_t(dv)]);
       }
     }
     st.m = m_new;
@@ -206,7 +229,7 @@ struct Unit {
     const int64_t s = p.q_start(b) + st.i;
     const int ob = op::elem_bytes(p.out);
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
-      float o = isa::hw_div(st.o[size_t(dv)], lden);
+      float o = VecMath{p.full_quant.on}.r(isa::hw_div(st.o[size_t(dv)], lden));  // fp16 vdiv with full quantisation
       if (p.max_sum && invalid) o = o + 0.0f;  // FA: +0 for the invalid rows (-0 + +0 = +0, vadds)
       put(r.out, d.out_index(b, n, s, dv), ob,
           p.post_quant.on ? post_quant_bits(p, d, n, dv, o) : to_bits(o, p.out, round_mode()));
@@ -343,8 +366,8 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
                                int64_t kv_splits) {
   if (s1_block <= 0 || s2_block <= 0) throw std::invalid_argument("attention_golden: block sizes must be positive");
   if (kv_splits <= 0) throw std::invalid_argument("attention_golden: kv_splits must be positive");
-  if (p.in != ElemType::F16 && p.in != ElemType::BF16)
-    throw std::invalid_argument("attention_golden: input dtype must be float16 or bfloat16");
+  if (p.in != ElemType::F16 && p.in != ElemType::BF16 && !(p.in == ElemType::I8 && p.full_quant.on))
+    throw std::invalid_argument("attention_golden: input dtype must be float16 or bfloat16 (int8 with full quantisation)");
   AttnGoldenOut r;
   r.out = HostTensor::zeros(p.out, d.out_shape());  // +0 for every row no unit computes
   r.lse = HostTensor::zeros(ElemType::F32, d.lse_shape());

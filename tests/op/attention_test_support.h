@@ -14,6 +14,7 @@
 #include "kernels/attention/attn_problem.h"
 #include "kernels/host/det_math.h"
 #include "kernels/host/host_tensor.h"
+#include "isa/numeric/numeric.h"
 
 namespace npusim::op::attntest {
 
@@ -43,6 +44,7 @@ struct AttnCase {
   AttnProblem p;
   HostTensor q, pse, mask, bt, kp, vp;
   HostTensor qs2, qo2;  // post-quant scale / offset (p.post_quant)
+  HostTensor deq1, qs1, deq2;  // full quantisation (p.full_quant): [1] each, float32 or uint64 words
   std::vector<HostTensor> k, v;
 
   AttnData data() const {
@@ -84,10 +86,18 @@ struct AttnCase {
   }
 };
 
+// Unused positions: NaN, or -128 in int8 tensors (an addressing mistake then moves the result off the golden).
 inline HostTensor nan_tensor(ElemType t, std::vector<int64_t> shape) {
   HostTensor h = HostTensor::zeros(t, std::move(shape));
-  for (int64_t e = 0; e < h.numel(); ++e) h.set(e, kNan);
+  for (int64_t e = 0; e < h.numel(); ++e) h.set(e, t == ElemType::I8 ? -128.0 : kNan);
   return h;
+}
+
+// A value uniform in [lo, hi): floats as drawn, int8 (full quantisation) as round(32 x) (a per-tensor int8
+// quantisation of the float draw with scale 1 / 32).
+inline double draw(Rng& r, ElemType t, double lo, double hi) {
+  const double x = r.uniform(lo, hi);
+  return t == ElemType::I8 ? std::clamp(std::nearbyint(32 * x), -127.0, 127.0) : x;
 }
 
 // Allocates and fills every tensor of c.p (set the problem first). Paged: a shuffled block table over
@@ -100,7 +110,7 @@ inline void fill(AttnCase& c, uint64_t seed, double mask_density = 0.3) {
     for (int64_t n = 0; n < p.N; ++n)
       for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i)
         for (int64_t d = 0; d < p.D; ++d)
-          c.q.set(bf_index(p.layout, p.N, p.Sq, p.D, b, n, c.q_start(b) + i, d), r.uniform(-2, 2));
+          c.q.set(bf_index(p.layout, p.N, p.Sq, p.D, b, n, c.q_start(b) + i, d), draw(r, p.in, -2, 2));
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   if (paged) {
     std::vector<int64_t> need(size_t(p.B));
@@ -132,11 +142,11 @@ inline void fill(AttnCase& c, uint64_t seed, double mask_density = 0.3) {
         for (int64_t j = 0; j < p.skv_eff(b); ++j)
           for (int64_t d = 0; d < dim; ++d) {
             const auto [tt, idx] = c.kv_ref(value, b, n2, j, d);
-            tt->set(idx, value ? r.uniform(-1, 1) : r.uniform(-2, 2));
+            tt->set(idx, value ? draw(r, p.in, -1, 1) : draw(r, p.in, -2, 2));
           }
   }
   if (p.pse) {
-    c.pse = HostTensor::zeros(p.in, {p.pse_b, p.N, p.pse_sq, p.pse_skv});
+    c.pse = HostTensor::zeros(p.in == ElemType::I8 ? ElemType::F16 : p.in, {p.pse_b, p.N, p.pse_sq, p.pse_skv});
     for (int64_t e = 0; e < c.pse.numel(); ++e) c.pse.set(e, r.uniform(-1, 1));
   }
   if (p.mask != MaskKind::None) {
@@ -161,6 +171,22 @@ inline void add_post_quant(AttnCase& c, bool per_channel, bool offset, uint64_t 
   for (int64_t e = 0; e < c.qs2.numel(); ++e) c.qs2.set(e, r.uniform(lo, hi));
   for (int64_t e = 0; e < c.qo2.numel() && offset; ++e) c.qo2.set(e, r.uniform(-4, 4));
   q.scale = c.qs2.get(0), q.offset_value = offset ? c.qo2.get(0) : 0.0;
+}
+
+// Full quantisation of an int8 case (fill with p.in = I8 first): the scales of the per-tensor int8 quantisation
+// draw() models (Q, K and V at 1 / 32), deq1 = 1 / 32^2, P at qs1 = 127 and deq2 = 1 / (127 * 32), times the
+// factors given; fp16 output unless post-quant follows. `u64`: the dequant scales as aclnnTransQuantParam words.
+inline void add_full_quant(AttnCase& c, bool u64 = false, double f1 = 1, double f2 = 1, double fq = 1) {
+  c.p.out = ElemType::F16;
+  c.p.full_quant.on = true, c.p.high_perf = true;
+  auto scalar = [](ElemType t, double v) {
+    HostTensor h = HostTensor::zeros(t, {1});
+    if (t == ElemType::F32) h.set(0, v);
+    else h.set(0, double((isa::f32_bits(float(v)) & 0xFFFFE000u) | (uint64_t(1) << 46)));
+    return h;
+  };
+  const ElemType dt = u64 ? ElemType::U64 : ElemType::F32;
+  c.deq1 = scalar(dt, f1 / 1024), c.qs1 = scalar(ElemType::F32, 127 * fq), c.deq2 = scalar(dt, f2 / (127 * 32));
 }
 
 // Per-channel scales exactly halfway between two f16 values ((2k + 1) / 32 in [64, 128), where the f16 step is

@@ -77,7 +77,7 @@ inline void run_and_check(const std::string& path, const std::vector<std::string
   for (const auto& ref : op.reference(c)) {
     const HostTensor& o = ref.output == "softmax_max" ? mx : ref.output == "softmax_sum" ? sm : out;
     const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule,
-                                      ref.unspecified);
+                                      ref.unspecified, ref.tolerance);
     EXPECT_TRUE(acc.pass()) << format_report(acc);
   }
   EXPECT_GE(expect_special_rows(p, d, out, mx, sm), min_special);

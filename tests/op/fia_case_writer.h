@@ -23,6 +23,7 @@ inline const char* dtype_name(ElemType t) {
     case ElemType::I32: return "int32";
     case ElemType::I64: return "int64";
     case ElemType::F32: return "float32";
+    case ElemType::U64: return "uint64";
     default: return "float16";
   }
 }
@@ -54,7 +55,10 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   } else {
     w.file("key", c.k[0], in).file("value", c.v[0], in);
   }
-  if (p.pse) w.file("pse_shift", c.pse, in, "pse");
+  if (p.pse) w.file("pse_shift", c.pse, dtype_name(c.pse.type), "pse");
+  if (p.full_quant.on)
+    w.file("dequant_scale1", c.deq1, dtype_name(c.deq1.type), "deq1").file("quant_scale1", c.qs1, "float32", "qs1")
+        .file("dequant_scale2", c.deq2, dtype_name(c.deq2.type), "deq2");
   if (p.mask != MaskKind::None) {
     HostTensor m = c.mask;
     m.type = x.mask_dtype;  // one byte 0 / 1 in every mask dtype

@@ -86,7 +86,7 @@ inline void expect_golden_and_accurate(const CaseFile& c, const attntest::AttnCa
   for (const auto& ref : find_op("fused_infer_attention_score").reference(c)) {
     const HostTensor& o = ref.output == "softmax_lse" ? k.lse : k.out;
     const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule,
-                                      ref.unspecified);
+                                      ref.unspecified, ref.tolerance);
     EXPECT_TRUE(acc.pass()) << format_report(acc);
   }
 }

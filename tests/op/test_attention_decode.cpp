@@ -125,7 +125,7 @@ std::vector<AccuracyReport> golden_accuracy(const AttnCase& c, int64_t s2, int64
   std::vector<AccuracyReport> r;
   for (const Reference& ref : attention_references(c.p, d))
     r.push_back(compare_accuracy(ref.output, ref.output == "attention_out" ? g.out : g.lse, ref.ref64, ref.naive,
-                                 ref.working, ref.reduction_len, ref.gate_fa_rule, ref.unspecified));
+                                 ref.working, ref.reduction_len, ref.gate_fa_rule, ref.unspecified, ref.tolerance));
   return r;
 }
 

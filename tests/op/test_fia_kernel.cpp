@@ -172,6 +172,53 @@ std::vector<FiaCase> cases() {
       {.tiling = "s1_block: 512"});
   add("Preload2", [] { return make(dense(1, 4, 2, 256, 900, 64, Layout::BNSD), 27); }, {.tiling = "preload: 2"});
   add("EmptyKv", [] { return make(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), 28); });
+  // Full quantisation (int8 Q / K / V; spec §1.7): fp16 out or int8 out through post-quant, fp32 or uint64
+  // dequant scales, GQA, causal modes, actual lengths, masks with invalid-row correction, fp16 pse, tensor lists,
+  // left padding, P saturating (qs1 x 4), K steps over several L0 slices (D 256), tiling variants.
+  add("FullQuantBshGqaFp16Out", [] {
+    return make(dense(2, 4, 2, 130, 300, 64, Layout::BSH, ElemType::I8), 60, [](AttnCase& c) { add_full_quant(c); });
+  });
+  add("FullQuantBnsdCausalUint64Scales", [] {
+    return make(causal(dense(1, 2, 2, 200, 333, 128, Layout::BNSD, ElemType::I8), 3), 61,
+                [](AttnCase& c) { add_full_quant(c, true); });
+  });
+  add("FullQuantInt8OutPerTensorOffset", [] {
+    return make(dense(1, 2, 1, 128, 256, 64, Layout::BSND, ElemType::I8), 62,
+                [](AttnCase& c) { add_full_quant(c), add_post_quant(c, false, true, 10, 20, 100); });
+  });
+  add("FullQuantInt8OutPerChannelTopLeft", [] {
+    return make(causal(dense(1, 2, 2, 150, 217, 64, Layout::BNSD_BSND, ElemType::I8), 2), 63,
+                [](AttnCase& c) { add_full_quant(c, true), add_post_quant(c, true, false, 11, 20, 100), tie_scales(c); });
+  });
+  add("FullQuantMaskPseRowFix", [] {
+    auto p = full_mask(dense(2, 2, 1, 96, 200, 64, Layout::BNSD, ElemType::I8), true);
+    p.pse = true, p.pse_b = 2, p.pse_sq = 96, p.pse_skv = 200;
+    p.inner_precise = 2, p.row_fix = true;
+    return make(p, 64, [](AttnCase& c) { masked_rows(c), add_full_quant(c); });
+  });
+  add("FullQuantActualLengthsTensorList", [] {
+    auto p = dense(2, 2, 1, 64, 333, 64, Layout::BSND, ElemType::I8);
+    p.kv = attn::KvStorage::List, p.list_s = {100, 333}, p.act_kv = {100, 300}, p.act_q = {64, 40};
+    return make(p, 65, [](AttnCase& c) { add_full_quant(c); });
+  }, {.lengths = true});
+  add("FullQuantLeftPaddingCausal", [] {
+    auto p = causal(dense(2, 2, 2, 128, 200, 64, Layout::BSH, ElemType::I8), 3);
+    p.left_pad = true, p.q_pad = 10, p.kv_pad = 20, p.act_q = {50, 100}, p.act_kv = {80, 150};
+    return make(p, 66, [](AttnCase& c) { add_full_quant(c); });
+  });
+  add("FullQuantPSaturatesD256", [] {
+    return make(dense(1, 2, 2, 64, 300, 256, Layout::BNSD, ElemType::I8), 67,
+                [](AttnCase& c) { add_full_quant(c, false, 1, 0.25, 4); });
+  });
+  add("FullQuantSmallTilingPreload2", [] {
+    return make(causal(dense(1, 2, 1, 200, 500, 64, Layout::BNSD, ElemType::I8), 3), 68,
+                [](AttnCase& c) { add_full_quant(c, true); });
+  }, {.tiling = "s1_block: 32, s2_block: 128, vec_rows: 16, preload: 2, block_dim: 3"});
+  add("FullQuantBand", [] {
+    auto p = causal(dense(1, 2, 2, 300, 400, 64, Layout::BNSD, ElemType::I8), 4);
+    p.pre_tokens = 40, p.next_tokens = 10;
+    return make(p, 69, [](AttnCase& c) { add_full_quant(c); });
+  });
   // Post-quantisation (int8 attention_out; spec §1.7): per-tensor / per-channel, with / without offset, fp16 /
   // bf16 (fp32 and bf16 parameters), high performance (ties-away parameter casts), causal modes, GQA, actual
   // lengths (rows past them stay 0), fully masked rows with invalid-row correction (quantised 0), saturation.

@@ -22,9 +22,10 @@ TEST(FiaQuery, RankMustMatchTheLayout) {
   expect_parts(parse_error(kN4, q4), {"inputs.query", "[2, 64, 4, 64]", "BSH needs rank 3 (B, S, H)"});
 }
 
-TEST(FiaQuery, DtypeIsFloat16OrBfloat16AndInt8IsNotYetSupported) {
-  expect_parts(parse_error(kN4, bsh_qkv("int8")), {"inputs.query", "int8", "not supported yet"});
-  expect_parts(parse_error(kN4, bsh_qkv("float32")), {"inputs.query", "float32", "not allowed (float16 or bfloat16)"});
+TEST(FiaQuery, DtypeIsFloat16Bfloat16OrInt8WithTheFullQuantScales) {
+  expect_parts(parse_error(kN4, bsh_qkv("int8")), {"inputs.dequant_scale1 is required with an int8 query"});
+  expect_parts(parse_error(kN4, bsh_qkv("float32")),
+               {"inputs.query", "float32", "not allowed (float16, bfloat16, or int8 for full quantisation)"});
 }
 
 TEST(FiaQuery, NumHeadsIsRequiredAndInRange) {

@@ -83,7 +83,7 @@ TEST(FiaMask, KvExtentCoversThePrefix) {
 
 TEST(FiaPse, DtypeEqualsQueryAndShapeIsBatchHeadsRowsCols) {
   expect_parts(parse_error(kN4, bsh_qkv() + tensor("pse_shift", {1, 4, 64, 128}, "bfloat16")),
-               {"inputs.pse_shift dtype bfloat16", "query dtype float16"});
+               {"inputs.pse_shift dtype bfloat16 must be float16 (query float16)"});
   for (const std::vector<int64_t>& bad :
        std::vector<std::vector<int64_t>>{{3, 4, 64, 128}, {1, 2, 64, 128}, {1, 4, 64, 100}, {4, 64, 128}})
     expect_parts(parse_error(kN4, bsh_qkv() + tensor("pse_shift", bad)),
@@ -195,17 +195,23 @@ TEST(FiaPrefix, NotWithPagesOrLists) {
   expect_parts(parse_error(kN4, list + pre), {"inputs.key_shared_prefix", "tensor-list"});
 }
 
-TEST(FiaQuant, FullQuantAndAntiquantTensorsAreCheckedThenRejected) {
-  for (const char* name : {"dequant_scale1", "quant_scale1", "dequant_scale2", "antiquant_scale", "antiquant_offset",
-                           "key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale",
-                           "value_antiquant_offset"}) {
-    const bool full = std::string(name).find("antiquant") == std::string::npos;
+TEST(FiaQuant, AntiquantTensorsAreCheckedThenRejected) {
+  for (const char* name : {"antiquant_scale", "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset",
+                           "value_antiquant_scale", "value_antiquant_offset"}) {
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "float32")),
-                 {std::string("inputs.") + name, "float32 [1]",
-                  full ? "must not be given with a float16 query" : "not supported yet (quantised FIA kernels are not implemented)"});
+                 {std::string("inputs.") + name, "float32 [1]", "not supported yet (quantised FIA kernels are not implemented)"});
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "int8")),
                  {std::string("inputs.") + name + " dtype int8", "is not allowed"});
   }
+}
+
+TEST(FiaQuant, FullQuantScalesAreAnErrorWithAFloatQuery) {
+  for (const char* name : {"dequant_scale1", "quant_scale1", "dequant_scale2"})
+    for (const char* dt : {"float32", "int8"}) {
+      expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, dt)),
+                   {std::string("inputs.") + name, dt, "[1]", "must not be given with a float16 query"});
+      expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor(name, {1}, dt)), {"with a bfloat16 query"});
+    }
 }
 
 // Post-quantisation (spec §1.7): the output is int8 exactly when quant_scale2 is given.

@@ -188,7 +188,7 @@ int run_like(const Args& args, bool check) {
       for (const auto& [name, t] : rr.outputs) {
         if (name != ref.output) continue;
         const auto r = op::compare_accuracy(name, t, ref.ref64, ref.naive, ref.working, ref.reduction_len,
-                                            ref.gate_fa_rule, ref.unspecified);
+                                            ref.gate_fa_rule, ref.unspecified, ref.tolerance);
         if (!json) std::cout << op::format_report(r);
         pass &= r.pass();
         acc.push_back(accuracy_json(r));
