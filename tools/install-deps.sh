@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages npusim needs, only those that are missing.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
-#   tools/install-deps.sh [--fuzz] [--slurm]   --fuzz: clang for tests/fuzz; --slurm: the one-node Slurm test
+#   tools/install-deps.sh [--fuzz] [--slurm] [--report]   --fuzz: clang for tests/fuzz; --slurm: the one-node Slurm
+#   test; --report: headless Chromium for the npusim report render test (cli.ReportRendersInChromium)
 set -euo pipefail
 PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
       googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev
@@ -10,7 +11,8 @@ for a in "$@"; do
   case "$a" in
     --fuzz) PKGS+=(clang) ;;
     --slurm) PKGS+=(slurm-wlm munge bc) ;;
-    *) echo "usage: tools/install-deps.sh [--fuzz] [--slurm]" >&2; exit 2 ;;
+    --report) PKGS+=(chromium) ;;
+    *) echo "usage: tools/install-deps.sh [--fuzz] [--slurm] [--report]" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -69,7 +69,7 @@ void apply_set(CaseFile& cf, const std::string& s) {
   const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
   const bool is_attr = key.rfind("attrs.", 0) == 0, is_tiling = key.rfind("tiling.", 0) == 0;
   if (!is_attr && !is_tiling)
-    throw CaseError(pre + "KEY must start with attrs. or tiling. (hw. keys go to the hardware config)");
+    throw CaseError(pre + "KEY must start with attrs., tiling. or inputs. (hw. keys go to the hardware config)");
   const std::string name = key.substr(is_attr ? 6 : 7);
   if (name.empty()) throw CaseError(pre + "KEY needs a name after '" + key + "'");
   YAML::Node v;
@@ -85,6 +85,37 @@ void apply_set(CaseFile& cf, const std::string& s) {
   (is_attr ? cf.attrs : cf.tiling)[name] = v;
   cf.set_by[key] = s;
 }
+
+// "inputs.NAME.shape=[d0, d1, ...]": the shape of a generated input (a sweep's shape axis), written into the case's
+// YAML before the inputs are parsed, so every rule sees it as if the case file said it.
+void apply_shape_set(YAML::Node& root, const std::string& s) {
+  const std::string pre = "--set '" + s + "': ";
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos) throw CaseError(pre + "expected KEY=VALUE");
+  const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
+  const size_t dot = key.rfind('.');
+  if (key.size() < 14 || dot <= 7 || key.substr(dot) != ".shape")
+    throw CaseError(pre + "an inputs. KEY is inputs.NAME.shape (the shape of a generated input)");
+  const std::string name = key.substr(7, dot - 7);
+  YAML::Node v;
+  try {
+    v = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw CaseError(pre + "VALUE is not valid YAML: " + e.msg);
+  }
+  bool dims = v.IsSequence();
+  for (const auto& d : v) dims = dims && d.IsScalar() && d.Scalar().find_first_not_of("0123456789") == std::string::npos;
+  if (!dims) throw CaseError(pre + "VALUE must be a flow list of non-negative integers such as [2,64,256]");
+  YAML::Node inputs = root["inputs"];
+  std::string names;
+  for (const auto& kv : inputs) names += (names.empty() ? "" : ", ") + kv.first.Scalar();
+  if (!inputs.IsMap() || !inputs[name])
+    throw CaseError(pre + "inputs." + name + " is not an input of the case (inputs: " + (names.empty() ? "none" : names) + ")");
+  YAML::Node t = inputs[name];
+  if (!t.IsMap()) throw CaseError(pre + "inputs." + name + " is a tensor list: a shape axis sets one generated tensor");
+  if (t["file"]) throw CaseError(pre + "inputs." + name + " is read from a file, whose shape is the file's");
+  t["shape"] = v;
+}
 }  // namespace
 
 bool CaseFile::tensor_is_list(const std::string& n) const { return list_inputs.count(n) != 0; }
@@ -99,7 +130,7 @@ CaseFile load_case(const std::string& path, const std::vector<std::string>& sets
 }
 
 CaseFile load_case(const std::string& path, const std::vector<std::string>& sets, bool fill_generated) {
-  const YAML::Node root = load_yaml(path);
+  YAML::Node root = load_yaml(path);
   if (const auto d = sim::find_duplicate_key(root)) throw CaseError(sim::duplicate_key_message(path, *d));
   const fs::path p(path);
   const CaseContext c{path, p.parent_path().string(), fill_generated};
@@ -110,7 +141,10 @@ CaseFile load_case(const std::string& path, const std::vector<std::string>& sets
   cf.op = root["op"].Scalar();
   cf.attrs = section(c, root, "attrs");
   cf.tiling = section(c, root, "tiling");
-  for (const auto& s : sets) apply_set(cf, s);
+  for (const auto& s : sets) {
+    if (s.rfind("inputs.", 0) == 0) apply_shape_set(root, s);
+    else apply_set(cf, s);
+  }
   parse_inputs(c, root, cf);
   return cf;
 }

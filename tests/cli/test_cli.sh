@@ -41,7 +41,7 @@ expect 2 "attrs.num_heads is not a parameter of matmul \(valid attrs: .*transpos
 expect 2 "tiling.base_m x tiling.base_n .*core.l0c_bytes = 131072" -- "$NPUSIM" run "$T/badtiling.yaml"
 expect 2 "tiling.base_k = 4096 must be in" -- "$NPUSIM" run "$T/mm.yaml" --set tiling.base_k=4096
 expect 2 "f64.npy" -- "$NPUSIM" run "$T/npy.yaml"
-expect 2 "KEY must start with attrs. or tiling." -- "$NPUSIM" run "$T/mm.yaml" --set foo=1
+expect 2 "KEY must start with attrs., tiling. or inputs." -- "$NPUSIM" run "$T/mm.yaml" --set foo=1
 expect 2 "unknown hardware key 'core.ub_byte'" -- "$NPUSIM" run "$T/mm.yaml" --set hw.core.ub_byte=1
 expect 2 "not a bundled config .*ascend910b2" -- "$NPUSIM" run "$T/mm.yaml" --hw nosuch
 expect 2 "--mode 'fast' must be full, functional or timing" -- "$NPUSIM" run "$T/mm.yaml" --mode fast
@@ -154,8 +154,15 @@ if command -v parallel > /dev/null; then parallel --will-cite --jobs 2 < "$T/tas
 expect 0 "sweep: 4 points, 2 ok" -- "$NPUSIM" sweep --collect "$T/sw2"
 printf 'case: mm.yaml\naxes: {tiling.base_m: [16]}\nbogus: 1\n' > "$T/sw_bad.yaml"
 expect 2 "sw_bad.yaml:3: unknown key 'bogus'" -- "$NPUSIM" sweep "$T/sw_bad.yaml" --out "$T/sw3"
-printf 'case: mm.yaml\naxes: {inputs.a.shape: [[4, 4]]}\n' > "$T/sw_bad2.yaml"
-expect 2 "inputs.X.shape axes are not supported" -- "$NPUSIM" sweep "$T/sw_bad2.yaml" --out "$T/sw4"
+printf 'case: mm.yaml\naxes: {inputs.a.dtype: [int8]}\n' > "$T/sw_bad2.yaml"
+expect 2 "axes.inputs.a.dtype: an axis key starts with tiling., attrs. or hw., or is inputs.NAME.shape" -- "$NPUSIM" sweep "$T/sw_bad2.yaml" --out "$T/sw4"
+# shape axes: A and B of the matmul together (zip), each point's shapes as npusim run --set gives them
+printf 'case: mm.yaml\nsampling: zip\naxes:\n  inputs.a.shape: [[64, 32], [128, 32]]\n  inputs.b.shape: [[32, 48], [32, 96]]\n' > "$T/sw_shape.yaml"
+expect 0 "sweep: 2 points, 2 ok" -- "$NPUSIM" sweep "$T/sw_shape.yaml" --out "$T/sw5"
+one=$("$NPUSIM" run "$T/mm.yaml" --mode timing --set 'inputs.a.shape=[128, 32]' --set 'inputs.b.shape=[32, 96]' --out "$T/sw5_one" | sed -nE 's/.*: ([0-9]+) cycles.*/\1/p')
+if grep '"inputs.a.shape":"\[128, 32\]"' "$T/sw5/results.jsonl" | grep -q "\"cycles\":$one,"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: the shape-axis point's cycles differ from npusim run's ($one)"; fi
+expect 2 "inputs.c is not an input of the case \(inputs: a, b\)" -- "$NPUSIM" run "$T/mm.yaml" --set 'inputs.c.shape=[4]' --out "$T/sw6"
 # Tune: coordinate descent from the default tiling; best.yaml reproduces the best point and is no worse
 expect 0 "tune: [0-9]+ runs" -- "$NPUSIM" tune "$T/mm.yaml" --budget 12 --jobs 2 --out "$T/tu"
 best=$(sed -nE 's/.*"cycles": *([0-9]+).*/\1/p' "$T/tu/default.json" | head -1)
@@ -234,5 +241,16 @@ n_sum=$("$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --tra
 n_csv=$(($(wc -l < "$T/u9/instructions.csv") - 1))
 if [[ -n "$n_sum" && "$n_sum" -eq "$n_csv" ]]; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: $n_sum instructions counted, $n_csv rows in instructions.csv"; fi
+# npusim report: a run folder with a trace (u9) and a sweep folder (sw) as HTML with inline SVG
+expect 0 "run report, timeline [0-9]+ cores, [0-9]+ lanes" -- "$NPUSIM" report "$T/u9"
+if grep -q '<svg id="utilisation"' "$T/u9/report.html" && grep -q '<svg id="roofline"' "$T/u9/report.html" &&
+   [[ $(sed -n '/<svg id="timeline"/,/<\/svg>/p' "$T/u9/report.html" | grep -c '<rect') -gt 50 ]]; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the run report lacks a chart"; fi
+expect 0 "sweep report, 4 points, heatmap 4 cells" -- "$NPUSIM" report "$T/sw" --out "$T/sw.html"
+if [[ $(sed -n '/<svg id="heatmap"/,/<\/svg>/p' "$T/sw.html" | grep -c '<rect') -eq 4 ]] && grep -q '<svg id="ranked"' "$T/sw.html"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the sweep report's heatmap is not 2 x 2"; fi
+expect 2 "holds neither report.json .* nor results.jsonl" -- "$NPUSIM" report "$T"
+expect 2 "--x tiling.bogus is not an axis of this sweep .*axes: tiling" -- "$NPUSIM" report "$T/sw" --x tiling.bogus
+expect 2 "--objective speed is not one of cycles" -- "$NPUSIM" report "$T/sw" --objective speed
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

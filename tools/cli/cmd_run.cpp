@@ -37,6 +37,11 @@ nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t
   const double best = std::max(compute, memory);
   return {{"compute_bound_cycles", compute},
           {"memory_bound_cycles", memory},
+          // The roofs behind them (npusim report draws the roofline from these).
+          {"peak_flops_per_cycle", 2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores},
+          {"gm_bytes_per_cycle", gm_rate},
+          {"executed_flops_bound", p.executed_flops_bound},
+          {"min_gm_bytes", p.min_gm_bytes},
           {"limit", compute >= memory ? "compute" : "memory"},
           {"ratio", best > 0 ? static_cast<double>(cycles) / best : 0.0},
           {"cube_peak_fraction", cycles > 0 ? compute / static_cast<double>(cycles) : 0.0}};

@@ -22,6 +22,8 @@ const char* kUsage =
     "                run points of a case over tiling / attrs / hw axes: results.jsonl, results.csv, summary.md\n"
     "  tune CASE.yaml [--budget N] [--objective O] [--jobs N] [--out DIR] [--set K=V]...\n"
     "                search the op's declared tiling space from its default: best.yaml, summary.md\n"
+    "  report DIR [--out FILE] [--x KEY] [--y KEY] [--objective O] [--objective2 O]\n"
+    "                a run folder (report.json, trace.json) or a sweep folder (results.jsonl) as one HTML page\n"
     "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: machine-readable)\n"
     "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
     "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
@@ -37,11 +39,11 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? kExitInput : kExitOk;
   }
-  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}, {"sweep", cmd_sweep}, {"tune", cmd_tune}};
+  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}, {"sweep", cmd_sweep}, {"tune", cmd_tune}, {"report", cmd_report}};
   const std::string name = argv[1];
   const auto it = commands.find(name);
   if (it == commands.end()) {
-    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, sweep, tune, ops, asm, hw, micro)\n" << kUsage;
+    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, sweep, tune, report, ops, asm, hw, micro)\n" << kUsage;
     return kExitInput;
   }
   try {

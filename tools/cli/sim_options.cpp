@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 void add_sim_options(po::options_description& desc, SimOptions& o) {
   desc.add_options()("hw", po::value(&o.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)")(
-      "set", po::value(&o.sets), "override, repeatable: hw.KEY=VALUE (run / check also attrs.KEY=VALUE, tiling.KEY=VALUE)")(
+      "set", po::value(&o.sets), "override, repeatable: hw.KEY=VALUE (run / check also attrs.KEY=VALUE, tiling.KEY=VALUE, "
+      "inputs.NAME.shape=[...] for a generated input)")(
       "mode", po::value(&o.mode), "full (default) | functional | timing")(
       "out", po::value(&o.out), "output folder (default ./npusim-out/<case>)")(
       "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(

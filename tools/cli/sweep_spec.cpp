@@ -149,8 +149,9 @@ SweepSpec load_sweep(const std::string& path) {
   if (s.mode != "timing" && s.mode != "full" && s.mode != "functional") bad(s, root["mode"], "mode must be timing, full or functional");
   for (auto it : root["axes"]) {
     const std::string key = it.first.Scalar();
-    if (key.rfind("tiling.", 0) != 0 && key.rfind("attrs.", 0) != 0 && key.rfind("hw.", 0) != 0)
-      bad(s, it.first, "axes." + key + ": an axis key starts with tiling., attrs. or hw. (inputs.X.shape axes are not supported)");
+    const bool shape = key.rfind("inputs.", 0) == 0 && key.size() > 13 && key.substr(key.size() - 6) == ".shape";
+    if (key.rfind("tiling.", 0) != 0 && key.rfind("attrs.", 0) != 0 && key.rfind("hw.", 0) != 0 && !shape)
+      bad(s, it.first, "axes." + key + ": an axis key starts with tiling., attrs. or hw., or is inputs.NAME.shape");
     s.axes.emplace_back(key, axis_values(s, key, it.second));
   }
   read_sampling(s, root["sampling"]);

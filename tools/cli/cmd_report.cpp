@@ -1,0 +1,151 @@
+// npusim report DIR: one self-contained HTML file (inline SVG, no scripts, no network) for a run folder (written by
+// npusim run / check: report.json, and trace.json with --trace) or a sweep folder (results.jsonl of npusim sweep /
+// tune). Charts: report_charts.h.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "tools/cli/options.h"
+#include "tools/cli/report_charts.h"
+#include "tools/cli/svg.h"
+#include "tools/cli/sweep_results.h"
+#include "tools/cli/sweep_spec.h"
+
+namespace npusim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr uintmax_t kMaxTraceBytes = uintmax_t(512) << 20;  // parsing needs several times this in memory
+const char* kStyle =
+    "body{font-family:sans-serif;margin:24px;color:#222}h1{font-size:20px}h2{font-size:16px;margin-top:28px}"
+    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+    ".note{color:#666;font-size:12px}";
+
+nlohmann::json read_json(const fs::path& p) {
+  std::ifstream f(p);
+  if (!f) throw InputError(p.string() + " cannot be read");
+  const auto j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded()) throw InputError(p.string() + " is not valid JSON");
+  return j;
+}
+
+std::string row(const std::string& k, const std::string& v) {
+  return "<tr><th>" + xml_escape(k) + "</th><td>" + xml_escape(v) + "</td></tr>";
+}
+std::string field(const nlohmann::json& r, const char* k) {
+  if (!r.contains(k)) return "-";
+  if (r[k].is_number_integer()) return r[k].dump();  // cycle counts in full
+  return r[k].is_string() ? r[k].get<std::string>() : r[k].is_number() ? fmt_num(r[k].get<double>()) : r[k].dump();
+}
+
+std::string run_page(const fs::path& dir, std::string& summary) {
+  const nlohmann::json rep = read_json(dir / "report.json");
+  std::string h = "<h1>npusim run: " + xml_escape(field(rep, "case")) + " (" + xml_escape(field(rep, "op")) + ")</h1><table>";
+  for (const char* k : {"hw", "mode", "cycles", "time_us", "achieved_tflops", "bound", "cores_used", "l2_hit_rate"})
+    h += row(k, field(rep, k));
+  h += row("tiling", rep.value("tiling", nlohmann::json::object()).dump()) + "</table>";
+  h += "<h2>Pipe utilisation (busy fraction, mean over the cores of a kind)</h2>" + utilisation_chart(rep);
+  const std::string roof = roofline_chart(rep);
+  h += "<h2>Roofline</h2>" + (roof.empty() ? "<p class=note>report.json has no roof values (written by an older npusim)</p>" : roof);
+  summary = "run report";
+  const uintmax_t trace_bytes = fs::exists(dir / "trace.json") ? fs::file_size(dir / "trace.json") : 0;
+  if (trace_bytes > kMaxTraceBytes) {
+    h += "<h2>Timeline</h2><p class=note>trace.json has " + std::to_string(trace_bytes >> 20) + " MiB, more than the " +
+         std::to_string(kMaxTraceBytes >> 20) + " MiB this page reads: record fewer cores (--trace-cores) or a cycle "
+         "window (--trace-window)</p>";
+    summary += ", timeline skipped (trace.json too large)";
+  } else if (trace_bytes > 0) {
+    TimelineStats st;
+    h += "<h2>Timeline (trace.json)</h2><p class=note>One lane per core and pipe (an AIC followed by its AIVs), "
+         "shade = the share of a pixel's cycles the pipe was busy; grey strips under a lane: waiting on a flag; "
+         "blue lines: set_flag to the wait it releases (the first " + std::to_string(400) + ").</p>" +
+         timeline_chart(read_json(dir / "trace.json"), st);
+    summary += ", timeline " + std::to_string(st.cores) + " cores, " + std::to_string(st.lanes) + " lanes, " +
+               std::to_string(st.slices) + " slices, " + std::to_string(st.arrows) + " arrows";
+  } else {
+    h += "<h2>Timeline</h2><p class=note>no trace.json: run with --trace (and --trace-cores) for the pipe timeline</p>";
+  }
+  return h;
+}
+
+// The sweep's axes: the point keys with at least two values, the most values first (ties by name), so the
+// default heatmap spreads the two widest axes.
+std::vector<std::string> axes_of(const std::vector<nlohmann::json>& rs) {
+  std::map<std::string, std::set<std::string>> vals;
+  for (const auto& r : rs)
+    for (const auto& [k, v] : r["point"].items()) vals[k].insert(v.dump());
+  std::vector<std::string> axes;
+  for (const auto& [k, v] : vals)
+    if (v.size() > 1) axes.push_back(k);
+  std::stable_sort(axes.begin(), axes.end(), [&](const auto& a, const auto& b) { return vals[a].size() > vals[b].size(); });
+  return axes;
+}
+
+std::string sweep_page(const fs::path& dir, std::string x, std::string y, const std::string& objective,
+                       const std::string& objective2, std::string& summary) {
+  const std::vector<nlohmann::json> rs = read_results((dir / "results.jsonl").string());
+  if (rs.empty()) throw InputError((dir / "results.jsonl").string() + " holds no result lines");
+  const auto axes = axes_of(rs);
+  std::string valid;
+  for (const auto& a : axes) valid += (valid.empty() ? "" : ", ") + a;
+  for (const std::string* k : {&x, &y})
+    if (!k->empty() && std::find(axes.begin(), axes.end(), *k) == axes.end())
+      throw InputError("--" + std::string(k == &x ? "x" : "y") + " " + *k + " is not an axis of this sweep with two or "
+                       "more values (axes: " + (valid.empty() ? "none" : valid) + ")");
+  if (x.empty() && !axes.empty()) x = axes[0];
+  if (y.empty()) y = axes.size() > 1 ? axes[axes[0] == x ? 1 : 0] : "";
+  int ok = 0;
+  for (const auto& r : rs) ok += r.value("status", "") == "ok";
+  std::string h = "<h1>npusim sweep: " + xml_escape(dir.string()) + "</h1><table>" + row("points", std::to_string(rs.size())) +
+                  row("ran", std::to_string(ok)) + row("objective", objective) + row("axes", valid) + "</table>";
+  int cells = 0;
+  if (!x.empty() && !y.empty())
+    h += "<h2>Heatmap</h2>" + heatmap_chart(rs, x, y, objective, cells);
+  else
+    h += "<h2>Heatmap</h2><p class=note>the sweep has fewer than two axes with two or more values</p>";
+  h += "<h2>Points ranked by " + xml_escape(objective) + "</h2>" + ranked_chart(rs, objective);
+  if (!objective2.empty()) h += "<h2>Pareto front</h2>" + pareto_chart(rs, objective, objective2);
+  summary = "sweep report, " + std::to_string(rs.size()) + " points, heatmap " + std::to_string(cells) + " cells";
+  return h;
+}
+}  // namespace
+
+int cmd_report(const Args& args) {
+  po::options_description desc("report options");
+  std::string dir, out, x, y, objective = "cycles", objective2;
+  desc.add_options()("dir", po::value(&dir)->required(), "a run folder (report.json) or a sweep folder (results.jsonl)")(
+      "out", po::value(&out), "the HTML file (default DIR/report.html)")(
+      "x", po::value(&x), "sweep: the heatmap's column axis (default the axis with the most values)")(
+      "y", po::value(&y), "sweep: the heatmap's row axis (default the next one)")(
+      "objective", po::value(&objective), "sweep: cycles (default) | time_us | achieved_tflops | roofline_ratio")(
+      "objective2", po::value(&objective2), "sweep: a second objective: a Pareto plot against the first");
+  po::positional_options_description pos;
+  pos.add("dir", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "usage: npusim report DIR [--out FILE] [--x KEY] [--y KEY] [--objective O] [--objective2 O]",
+                     desc, pos, vm))
+    return kExitOk;
+  for (const std::string* o : {&objective, &objective2})
+    if (!o->empty() && !valid_objective(*o))
+      throw InputError("--" + std::string(o == &objective ? "objective" : "objective2") + " " + *o +
+                       " is not one of cycles, time_us, achieved_tflops, roofline_ratio");
+  const fs::path d(dir);
+  const bool run = fs::exists(d / "report.json"), sweep = fs::exists(d / "results.jsonl");
+  if (!run && !sweep)
+    throw InputError(dir + " holds neither report.json (a run folder of npusim run / check) nor results.jsonl (a sweep "
+                     "folder of npusim sweep / tune)");
+  std::string summary;
+  const std::string body = sweep ? sweep_page(d, x, y, objective, objective2, summary) : run_page(d, summary);
+  if (out.empty()) out = (d / "report.html").string();
+  std::ofstream f(out);
+  if (!f) throw InputError("--out " + out + " cannot be written");
+  f << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>npusim report</title><style>" << kStyle
+    << "</style></head><body>\n" << body << "\n</body></html>\n";
+  std::cout << out << ": " << summary << "\n";
+  return kExitOk;
+}
+
+}  // namespace npusim::cli

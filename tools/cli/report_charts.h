@@ -1,0 +1,33 @@
+#pragma once
+// The charts of npusim report (README "Exploration"), each one inline SVG element with a stable id:
+//   run:   utilisation (busy fraction per core type and pipe), roofline (the case's roofs and the run's point),
+//          timeline (trace.json: one lane per core and pipe, an AIC followed by its AIVs, waits as thin grey
+//          strips under the lane, set -> wait arrows);
+//   sweep: heatmap (the objective over two axes, the best over the other axes per cell), ranked (the points
+//          sorted by the objective), pareto (two objectives, the front joined).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace npusim::cli {
+
+std::string utilisation_chart(const nlohmann::json& report);
+std::string roofline_chart(const nlohmann::json& report);  // empty when report.json lacks the roofs
+
+struct TimelineStats {
+  int cores = 0, lanes = 0, rects = 0, arrows = 0;
+  long slices = 0;
+};
+std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st);
+
+// results: results.jsonl objects; x / y: point keys; objective: a results field (cycles, time_us, ...).
+std::string heatmap_chart(const std::vector<nlohmann::json>& results, const std::string& x, const std::string& y,
+                          const std::string& objective, int& cells);
+std::string ranked_chart(const std::vector<nlohmann::json>& results, const std::string& objective);
+std::string pareto_chart(const std::vector<nlohmann::json>& results, const std::string& o1, const std::string& o2);
+
+// A point's axis values as "key=value, ..." (the short key: the part after the last dot).
+std::string point_label(const nlohmann::json& point);
+
+}  // namespace npusim::cli
