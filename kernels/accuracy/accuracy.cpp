@@ -66,7 +66,7 @@ void add_numeric(AccuracyReport& r, Sums& s, int64_t i, double out, double ref) 
   const double limit = r.int8_rule ? r.int8_limit : r.cann_threshold * scale;
   if (!(e <= limit)) {
     ++(r.int8_rule ? r.int8_failures : r.cann_failures);
-    if (!(e <= (r.tolerated_fraction > 0 ? kToleratedCap : 1) * limit)) ++r.cap_failures;
+    if (!(e <= (r.tolerated_fraction > 0 ? kToleratedCap / r.t_factor : 1) * limit)) ++r.cap_failures;
   } else if (r.int8_rule && e >= 1) {
     ++r.int8_off_by_one;
   }
@@ -92,7 +92,7 @@ AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor
   r.cann_threshold = r.int8_rule ? 0 : cann_threshold(working, reduction_len) * tolerance.t_factor;
   r.int8_limit = r.int8_rule ? tolerance.t_factor : 1;
   r.fa_gated = gate_fa_rule && !r.int8_rule;
-  r.tolerated_fraction = tolerance.fraction;
+  r.tolerated_fraction = tolerance.fraction, r.t_factor = tolerance.t_factor;
   for (int64_t i = 0; i < r.elements; ++i)
     if ((unspecified.empty() || !unspecified[size_t(i)]) && std::isfinite(ref64[size_t(i)]))
       r.max_abs_ref = std::max(r.max_abs_ref, std::fabs(ref64[size_t(i)]));
@@ -137,8 +137,8 @@ const char* verdict(bool ok) { return ok ? "pass" : "FAIL"; }
 
 std::string tolerance_text(const AccuracyReport& r, const char* unit) {
   if (r.tolerated_fraction <= 0) return "";
-  return " (tolerated: " + num(100 * r.tolerated_fraction) + "% of the elements, none over " + num(kToleratedCap) + " " +
-         unit + "; " + std::to_string(r.cap_failures) + " are)";
+  return " (widened " + num(r.t_factor) + "x; tolerated: " + num(100 * r.tolerated_fraction) + "% of the elements, none over " +
+         num(kToleratedCap) + " " + unit + " unwidened; " + std::to_string(r.cap_failures) + " are)";
 }
 
 }  // namespace

@@ -31,10 +31,10 @@ struct AccuracyReport {
   int64_t cann_failures = 0;
   bool cann_pass = false;
   // Tolerance for outputs whose reference rounds differently by construction (full quantisation: P8 against the
-  // row max vs the kernel's running max): up to this fraction of the checked elements may exceed T (the int8
-  // rule: 1 unit), none kToleratedCap times that. 0: every element must be within it.
-  double tolerated_fraction = 0;
-  int64_t cap_failures = 0;
+  // row max vs the kernel's running max): up to this fraction of the checked elements may exceed the widened
+  // T (the int8 rule: unit), none kToleratedCap times the unwidened one. 0: every element must be within T.
+  double tolerated_fraction = 0, t_factor = 1;  // t_factor: T (or the int8 unit) is widened by this
+  int64_t cap_failures = 0;                      // elements beyond kToleratedCap times the unwidened limit
   // int8 rule (working dtype int8)
   bool int8_rule = false;
   double int8_limit = 1;                            // units (a Tolerance's t_factor)
@@ -60,7 +60,8 @@ struct AccuracyReport {
 // working dtype (F16, BF16, F32, or I8 for the int8 rule) and `reduction_len` the length of the longest reduction behind an element.
 // `unspecified` is empty or has out.numel() flags; a nonzero flag skips that element (no statistic, no rule).
 // For outputs whose reference rounds differently by construction: the per-element limit (T, or 1 unit for the
-// int8 rule) times t_factor, exceeded by at most `fraction` of the checked elements and never by kToleratedCap.
+// int8 rule) times t_factor, exceeded by at most `fraction` of the checked elements and by none beyond
+// kToleratedCap times the unwidened limit.
 struct Tolerance {
   double fraction = 0, t_factor = 1;
 };
