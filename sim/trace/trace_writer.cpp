@@ -68,6 +68,20 @@ std::string format_us(uint64_t ps) {
   return std::to_string(ps / 1000000) + "." + std::string(6 - frac.size(), '0') + frac;
 }
 
+// The process order: each AIC followed by its two AIVs (aic k, then aiv 2k and 2k + 1: the pair its cross-core
+// flags talk to), so a pipeline reads top to bottom; other names (coupled cores) keep the core index.
+int64_t process_order(int core, const std::string& name) {
+  const bool aic = name.rfind("aic", 0) == 0, aiv = name.rfind("aiv", 0) == 0;
+  if ((!aic && !aiv) || name.size() < 4 || name.find_first_not_of("0123456789", 3) != std::string::npos) return core;
+  const int64_t k = std::stoll(name.substr(3));
+  return aic ? 3 * k : 3 * (k / 2) + 1 + k % 2;
+}
+
+// Slices that stand for a pipe or the scalar unit waiting, not working: category "wait" and the viewers' grey.
+bool is_wait(std::string_view mnemonic) {
+  return mnemonic == "wait_flag" || mnemonic == "cross_wait" || mnemonic == "pipe_barrier" || mnemonic == "sync_all";
+}
+
 std::string lane_pid_tid(int core, int lane) {
   return "\"pid\":" + std::to_string(pid_of(core)) + ",\"tid\":" + std::to_string(tid_of(core, lane));
 }
@@ -118,16 +132,19 @@ void TraceWriter::name_core(int core, const std::string& core_name) {
   if (!json_.is_open()) return;
   std::string pid = "\"pid\":" + std::to_string(pid_of(core));
   emit("{\"name\":\"process_name\",\"ph\":\"M\"," + pid + ",\"args\":{\"name\":" + json_string(core_name) + "}}");
-  emit("{\"name\":\"process_sort_index\",\"ph\":\"M\"," + pid + ",\"args\":{\"sort_index\":" + std::to_string(core) +
-       "}}");
-  for (int lane = 0; lane < kLanes; ++lane) {
-    std::string ids = lane_pid_tid(core, lane);
-    emit("{\"name\":\"thread_name\",\"ph\":\"M\"," + ids + ",\"args\":{\"name\":\"" + std::string(kLaneNames[lane]) +
-         "\"}}");
-    emit("{\"name\":\"thread_sort_index\",\"ph\":\"M\"," + ids + ",\"args\":{\"sort_index\":" + std::to_string(lane) +
-         "}}");
-  }
+  emit("{\"name\":\"process_sort_index\",\"ph\":\"M\"," + pid + ",\"args\":{\"sort_index\":" +
+       std::to_string(process_order(core, core_name)) + "}}");
   check_stream(json_, json_path_);
+}
+
+// A lane is named when its first event is written, so lanes a core never uses do not appear.
+void TraceWriter::name_lane(int core, int lane) {
+  if (!json_.is_open() || !named_lanes_.insert(tid_of(core, lane)).second) return;
+  std::string ids = lane_pid_tid(core, lane);
+  emit("{\"name\":\"thread_name\",\"ph\":\"M\"," + ids + ",\"args\":{\"name\":\"" + std::string(kLaneNames[lane]) +
+       "\"}}");
+  emit("{\"name\":\"thread_sort_index\",\"ph\":\"M\"," + ids + ",\"args\":{\"sort_index\":" + std::to_string(lane) +
+       "}}");
 }
 
 void TraceWriter::slice(const TraceSlice& s) {
@@ -142,8 +159,10 @@ void TraceWriter::slice(const TraceSlice& s) {
     // dur is the difference of the two rounded instants, so back-to-back slices touch exactly.
     uint64_t start_ps = picoseconds(2 * s.start), end_ps = picoseconds(2 * s.end);
     std::string ts = format_us(start_ps), dur = format_us(end_ps - start_ps);
-    emit("{\"name\":" + json_string(mnemonic(s.text)) + ",\"cat\":\"instr\",\"ph\":\"X\"," +
-         lane_pid_tid(s.core, lane) + ",\"ts\":" + ts + ",\"dur\":" + dur +
+    const std::string name = mnemonic(s.text);
+    name_lane(s.core, lane);
+    emit("{\"name\":" + json_string(name) + (is_wait(name) ? ",\"cat\":\"wait\",\"cname\":\"grey\"" : ",\"cat\":\"instr\"") +
+         ",\"ph\":\"X\"," + lane_pid_tid(s.core, lane) + ",\"ts\":" + ts + ",\"dur\":" + dur +
          ",\"args\":{\"instr\":" + json_string(s.text) + ",\"cycles\":" + std::to_string(s.end - s.start) +
          ",\"bytes\":" + std::to_string(s.bytes) + ",\"flops\":" + std::to_string(s.flops) +
          ",\"id\":" + std::to_string(s.id) + ",\"start_cycle\":" + std::to_string(s.start) +
@@ -174,6 +193,7 @@ void TraceWriter::flow(uint64_t flow_id, int from_core, isa::Pipe from_pipe, uin
   if (!tail_written && !keep_point(from_core, tail_half)) return;
   if (!keep_point(to_core, 2 * to_cycle) || !json_.is_open()) return;
   if (!tail_written) emit_flow_tail(flow_id, from_core, from_lane, tail_half, from_cycle);
+  name_lane(to_core, to_lane);
   emit("{\"name\":\"sync\",\"cat\":\"sync\",\"ph\":\"f\",\"id\":" + std::to_string(flow_id) + "," +
        lane_pid_tid(to_core, to_lane) + ",\"ts\":" + format_us(picoseconds(to_cycle > 0 ? 2 * to_cycle - 1 : 0)) +
        ",\"args\":{\"cycle\":" + std::to_string(to_cycle) + "}}");
@@ -181,6 +201,7 @@ void TraceWriter::flow(uint64_t flow_id, int from_core, isa::Pipe from_pipe, uin
 }
 
 void TraceWriter::emit_flow_tail(uint64_t flow_id, int core, int lane, uint64_t half_cycle, uint64_t cycle) {
+  name_lane(core, lane);
   emit("{\"name\":\"sync\",\"cat\":\"sync\",\"ph\":\"s\",\"id\":" + std::to_string(flow_id) + "," +
        lane_pid_tid(core, lane) + ",\"ts\":" + format_us(picoseconds(half_cycle)) +
        ",\"args\":{\"cycle\":" + std::to_string(cycle) + "}}");

@@ -1,7 +1,8 @@
 #pragma once
 // Streams the per-instruction trace to disk while the simulation runs: Chrome trace-event JSON (opens in
-// Perfetto / chrome://tracing; one process per core, one thread per pipe including the scalar unit, one
-// slice per instruction, flow arrows from each set to the wait it releases) and instructions.csv.
+// Perfetto / chrome://tracing; one process per core, each AIC followed by its two AIVs; one thread per pipe
+// the core uses, the scalar unit included; one slice per instruction, waits in category "wait" drawn grey; flow
+// arrows from each set to the wait it releases) and instructions.csv.
 #include <cstdint>
 #include <fstream>
 #include <optional>
@@ -46,8 +47,9 @@ class TraceWriter {
   // flow_out == flow_id, the tail is already written and from_cycle is not used.
   void flow(uint64_t flow_id, int from_core, isa::Pipe from_pipe, uint64_t from_cycle, int to_core, isa::Pipe to_pipe,
             uint64_t to_cycle);
-  // Names a core's process and pipes' threads (called once per core before its slices; a core's first
-  // slice names it from TraceSlice::core_name if this was not called). Repeated calls are ignored.
+  // Names a core's process (called once per core before its slices; a core's first slice names it from
+  // TraceSlice::core_name if this was not called; its lanes are named by their first event). Repeated calls
+  // are ignored.
   void name_core(int core, const std::string& core_name);
   uint64_t slices_written() const { return written_; }
 
@@ -60,13 +62,15 @@ class TraceWriter {
   void check_stream(std::ofstream& out, const std::string& path) const;
   void write_csv_row(const TraceSlice& s);
   void emit_flow_tail(uint64_t flow_id, int core, int lane, uint64_t half_cycle, uint64_t cycle);
+  void name_lane(int core, int lane);
   std::ofstream json_, csv_;
   std::string json_path_, csv_path_;
   double cycles_per_us_;
   TraceFilter filter_;
   bool first_ = true;
   uint64_t written_ = 0;
-  std::set<int> named_;                      // cores whose process / thread names were written
+  std::set<int> named_;                      // cores whose process names were written
+  std::set<int64_t> named_lanes_;            // lanes (JSON tids) whose thread names were written
   std::unordered_set<uint64_t> open_flows_;  // flow tails written with their set, heads not yet
 };
 

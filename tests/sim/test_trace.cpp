@@ -1,5 +1,7 @@
 // The trace writer: Chrome trace-event JSON (schema: traces/trace_schema.json) and instructions.csv.
 #include <cmath>
+#include <map>
+#include <vector>
 #include <filesystem>
 #include <stdexcept>
 
@@ -116,31 +118,57 @@ TEST(TraceJson, InvalidUtf8IsReplacedNotFatal) {
   EXPECT_EQ(events_with_phase(read_json(file.path()), "X")[0]["args"]["instr"], "bad \xef\xbf\xbd byte");
 }
 
-TEST(TraceJson, EveryCoreGetsItsNameAndSevenLanesInFixedOrder) {
+TEST(TraceJson, EveryCoreGetsItsNameAndOnlyTheLanesItUsesInFixedOrder) {
   TempFile file(".json");
   {
     TraceWriter w(file.path(), "", 1000.0);
     w.name_core(2, "aic2");
     w.name_core(2, "ignored second name");
+    w.slice({2, "aic2", Pipe::MTE2, 0, 4, 1, "copy", 64, 0});
+    w.slice({2, "aic2", Pipe::M, 4, 8, 2, "mmad", 0, 8192});
+    w.slice({2, "aic2", Pipe::MTE2, 8, 9, 3, "copy", 64, 0});
   }
   auto meta = events_with_phase(read_json(file.path()), "M");
-  ASSERT_EQ(meta.size(), 2u + 2 * 7);
+  ASSERT_EQ(meta.size(), 2u + 2 * 2);  // the process, then MTE2 and CUBE as they first appear
   EXPECT_EQ(meta[0]["name"], "process_name");
   EXPECT_EQ(meta[0]["pid"], 3);
   EXPECT_EQ(meta[0]["args"]["name"], "aic2");
   EXPECT_EQ(meta[1]["name"], "process_sort_index");
-  EXPECT_EQ(meta[1]["args"]["sort_index"], 2);
-  const char* lanes[] = {"SCALAR", "VECTOR", "CUBE", "MTE1", "MTE2", "MTE3", "FIXP"};
-  for (int lane = 0; lane < 7; ++lane) {
-    const json& name = meta[2 + 2 * lane];
-    const json& sort = meta[3 + 2 * lane];
+  EXPECT_EQ(meta[1]["args"]["sort_index"], 6);  // aic k sorts at 3k, before its AIVs 2k and 2k + 1
+  const std::pair<const char*, int> lanes[] = {{"MTE2", 4}, {"CUBE", 2}};
+  for (int i = 0; i < 2; ++i) {
+    const json& name = meta[2 + 2 * size_t(i)];
+    const json& sort = meta[3 + 2 * size_t(i)];
     EXPECT_EQ(name["name"], "thread_name");
-    EXPECT_EQ(name["args"]["name"], lanes[lane]);
-    EXPECT_EQ(name["tid"], 30 + lane);
+    EXPECT_EQ(name["args"]["name"], lanes[i].first);
+    EXPECT_EQ(name["tid"], 30 + lanes[i].second);
     EXPECT_EQ(sort["name"], "thread_sort_index");
-    EXPECT_EQ(sort["tid"], 30 + lane);
-    EXPECT_EQ(sort["args"]["sort_index"], lane);
+    EXPECT_EQ(sort["args"]["sort_index"], lanes[i].second);
   }
+}
+
+TEST(TraceJson, EachAicIsFollowedByItsTwoAivsAndWaitsAreGrey) {
+  TempFile file(".json");
+  {
+    TraceWriter w(file.path(), "", 1000.0);
+    for (const auto& [core, name] : std::vector<std::pair<int, const char*>>{{1, "aic1"}, {24, "aiv0"}, {26, "aiv2"},
+                                                                             {27, "aiv3"}, {0, "aic0"}, {30, "core30"}})
+      w.slice({core, name, Pipe::S, 0, 2, uint64_t(core), core == 1 ? "wait_flag src=mte2 dst=m event=0" : "add", 0, 0});
+  }
+  const json trace = read_json(file.path());
+  std::map<std::string, int> order;
+  std::map<int, std::string> name_of;
+  for (const auto& e : events_with_phase(trace, "M")) {
+    if (e["name"] == "process_name") name_of[e["pid"]] = e["args"]["name"];
+    if (e["name"] == "process_sort_index") order[name_of[e["pid"]]] = e["args"]["sort_index"];
+  }
+  EXPECT_EQ(order, (std::map<std::string, int>{{"aic0", 0}, {"aiv0", 1}, {"aic1", 3}, {"aiv2", 4}, {"aiv3", 5}, {"core30", 30}}));
+  for (const auto& e : events_with_phase(trace, "X")) {
+    const bool wait = e["name"] == "wait_flag";
+    EXPECT_EQ(e["cat"], wait ? "wait" : "instr") << e.dump();
+    EXPECT_EQ(e.contains("cname"), wait) << e.dump();
+  }
+  EXPECT_EQ(violations_of(trace), "");
 }
 
 TEST(TraceJson, FirstSliceOfAnUnnamedCoreNamesItOnce) {

@@ -144,8 +144,8 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
       if (c1 <= c0) continue;
       Lane& l = cores[e["pid"]].lanes[e["tid"]];
       if (l.work.empty()) l.work.assign(kBins, 0), l.wait.assign(kBins, 0), l.name = lane_names[{e["pid"], e["tid"]}];
-      const std::string n = e.value("name", "");
-      cover(n.find("wait") != std::string::npos ? l.wait : l.work, c0, c1, per_bin);
+      const bool wait = e.value("cat", "") == "wait" || e.value("name", "").find("wait") != std::string::npos;  // older traces: by name
+      cover(wait ? l.wait : l.work, c0, c1, per_bin);
       ++st.slices;
     } else if ((ph == "s" || ph == "f") && flows.size() < kMaxArrows) {
       const double c = e["args"].value("cycle", 0.0);
