@@ -150,7 +150,7 @@ std::string format_report(const AccuracyReport& r) {
   if (r.int8_rule) {
     const double frac = r.elements > r.unspecified ? double(r.int8_off_by_one) / double(r.elements - r.unspecified) : 0;
     s += "  int8 rule: " + std::string(verdict(r.int8_pass())) + ", " + std::to_string(r.int8_failures) +
-         " elements more than 1 from the rounded reference" + tolerance_text(r, "units") + "; " +
+         " elements more than " + num(r.int8_limit) + " from the rounded reference" + tolerance_text(r, "units") + "; " +
          std::to_string(r.int8_off_by_one) + " at distance 1" + (r.int8_limit > 1 ? " to " + num(r.int8_limit) : "") +
          " (" + num(100 * frac) + "%)\n";
     s += "             (a quantised output may differ from round(truth) by one unit where the truth is near a rounding edge)\n";

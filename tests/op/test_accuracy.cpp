@@ -232,5 +232,37 @@ TEST(AccuracyInt8, WithinOneUnitPassesAndDistanceOneIsCounted) {
   EXPECT_FALSE(r.pass());
 }
 
+// A Tolerance (full quantisation): the limit widened by t_factor, `fraction` of the elements may exceed it, none
+// kToleratedCap times the unwidened limit.
+TEST(AccuracyTolerance, WidensTheLimitToleratesAFractionAndCapsEveryElement) {
+  const int64_t n = 2000;
+  std::vector<double> ref(size_t(n), 0.5), o(size_t(n), 0.5);
+  const double t = 0x1p-8;                  // fp16, reduction length 16
+  o[0] = 0.5 + 1.5 * t, o[1] = 0.5 + 3 * t;  // within 2 T; beyond 2 T (one of 2000: under 0.1%)
+  const Tolerance tol{.fraction = 1e-3, .t_factor = 2};
+  AccuracyReport r = compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16, true, {}, tol);
+  EXPECT_EQ(r.cann_threshold, 2 * t);
+  EXPECT_EQ(r.cann_failures, 1);
+  EXPECT_EQ(r.cap_failures, 0);
+  EXPECT_TRUE(r.cann_pass);
+  EXPECT_NE(format_report(r).find("widened 2x; tolerated: 0.1% of the elements"), std::string::npos) << format_report(r);
+  o[2] = 0.5 + 3 * t;  // two beyond: 0.1% exactly, still tolerated
+  EXPECT_TRUE(compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16, true, {}, tol).cann_pass);
+  o[3] = 0.5 + 3 * t;  // three: more than 0.1%
+  EXPECT_FALSE(compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16, true, {}, tol).cann_pass);
+  o[2] = o[3] = 0.5, o[1] = 0.5 + 9 * t;  // one, but beyond 8 unwidened T: the cap
+  r = compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16, true, {}, tol);
+  EXPECT_EQ(r.cap_failures, 1);
+  EXPECT_FALSE(r.cann_pass);
+  EXPECT_FALSE(compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16).cann_pass);  // no tolerance: fails
+  HostTensor q = HostTensor::zeros(ElemType::I8, {4});
+  const std::vector<double> qref{0, 0, 0, 0};
+  for (int64_t i = 0; i < 4; ++i) q.set(i, double(i));  // distances 0, 1, 2, 3
+  r = compare_accuracy("q", q, qref, qref, ElemType::I8, 16, true, {}, Tolerance{.fraction = 0, .t_factor = 2});
+  EXPECT_EQ(r.int8_off_by_one, 2);  // distances 1 and 2: within the widened unit
+  EXPECT_EQ(r.int8_failures, 1);
+  EXPECT_FALSE(r.pass());
+}
+
 }  // namespace
 }  // namespace npusim::op
