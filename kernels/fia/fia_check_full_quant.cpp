@@ -25,9 +25,10 @@ uint32_t low_word(const TensorEntry& e) {
 
 // The FixPipe reads bits [31:13] of the quant word as a (1, 8, 10) float: the fp32 with its low 13 mantissa
 // bits cleared (ASC fixpipe gen_data_s322f16.py "M1 ... [31:13]"; kernels/fia/README.md).
-float fixpipe_scale(const TensorEntry& e) { return isa::f32_from_bits(low_word(e) & 0xFFFFE000u); }
+float fixpipe_scale(uint32_t word) { return isa::f32_from_bits(word & 0xFFFFE000u); }
 
-void check_scale_tensor(const Ctx& x, const char* name) {
+// Checks one scale and returns its low word (read once: a generated tensor is generated here).
+uint32_t check_scale_tensor(const Ctx& x, const char* name) {
   const std::string label = std::string("inputs.") + name;
   if (!has(x.c, name))
     fail(label + " is required with an int8 query (full quantisation needs dequant_scale1, quant_scale1 and "
@@ -39,9 +40,11 @@ void check_scale_tensor(const Ctx& x, const char* name) {
          (deq ? "float32, or uint64 in the aclnnTransQuantParam format" : "float32") + "; spec §1.1)");
   if (numel(shape_of(t)) < 1)
     fail(label + " has shape " + dims(shape_of(t)) + ": it must not be empty (element 0 is the per-tensor scale)");
-  const double v = deq ? double(fixpipe_scale(t)) : double(isa::f32_from_bits(low_word(t)));
+  const uint32_t w = low_word(t);
+  const double v = deq ? double(fixpipe_scale(w)) : double(isa::f32_from_bits(w));
   if (!std::isfinite(v))
     fail(label + " element 0 = " + std::to_string(v) + " must be a finite scale");
+  return w;
 }
 }  // namespace
 
@@ -59,14 +62,12 @@ void check_full_quant_tensors(Ctx& x) {
   if (x.decode())
     fail("inputs.query dtype int8 needs query S > 1: full quantisation has no query S = 1 kernel (query shape " +
          dims(x.q_shape) + "; spec §1.7)");
-  for (const char* name : kFullQuant) check_scale_tensor(x, name);
+  uint32_t w[3];
+  for (int i = 0; i < 3; ++i) w[i] = check_scale_tensor(x, kFullQuant[i]);
   attn::FullQuant& q = x.p.full_quant;
   q.on = true;
-  q.deq1 = fixpipe_scale(single(x.c, "dequant_scale1"));
-  q.qs1 = isa::f32_from_bits(low_word(single(x.c, "quant_scale1")));
-  q.deq2 = fixpipe_scale(single(x.c, "dequant_scale2"));
-  q.given_deq1 = isa::f32_from_bits(low_word(single(x.c, "dequant_scale1")));
-  q.given_deq2 = isa::f32_from_bits(low_word(single(x.c, "dequant_scale2")));
+  q.deq1 = fixpipe_scale(w[0]), q.qs1 = isa::f32_from_bits(w[1]), q.deq2 = fixpipe_scale(w[2]);
+  q.given_deq1 = isa::f32_from_bits(w[0]), q.given_deq2 = isa::f32_from_bits(w[2]);
   if (x.p.D % 32 != 0)
     fail("inputs.query dtype int8 needs D = " + str(x.p.D) + " to be a multiple of 32 (int8 tensors are 32-element "
          "aligned; spec §1.7)");
