@@ -83,11 +83,13 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   tile::set(c_, kOaccFree);
 }
 
-// The unit's last block, statistics part: m and l as fp32, the invalid-row bits (row_fix), lse or the FA
-// statistics stored; returns the fp32 l with +inf in the invalid rows (the divisor of the output).
+// The unit's last block, statistics part: m and l as fp32 (where the lse, the FA statistics or an fp32 O need
+// them), the invalid-row bits (row_fix), lse or the FA statistics stored; returns the fp32 l with +inf in the
+// invalid rows, the divisor of an fp32 O.
 Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
   Addr mf = ub(L_.m[mi]), lf = ub(L_.l[mi]);
-  if (vt_ == DType::F16) {
+  const bool wide_o = pl_.oblk == DType::F32;  // an fp16 O divides by the fp16 sums instead (half_divisor)
+  if (vt_ == DType::F16 && (wide_o || p_.lse || p_.max_sum)) {
     ops_.cast(DType::F32, DType::F16, ub(L_.mnew), mf, cnt);
     ops_.cast(DType::F32, DType::F16, ub(L_.tmp), lf, cnt);
     mf = ub(L_.mnew), lf = ub(L_.tmp);
@@ -107,7 +109,7 @@ Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     tile::set(c_, kLseFree);
   }
   if (p_.max_sum) store_stats(u, row0, cnt, mf, lf);
-  if (p_.row_fix) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
+  if (p_.row_fix && wide_o) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
   return lf;
 }
 
