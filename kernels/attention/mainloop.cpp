@@ -16,11 +16,18 @@ void cube_steps(sim::CoreCtx& c, const Plan& pl) {
   CubeBlocks k(c, pl);
   k.start();
   const int64_t n = int64_t(steps.size()), pre = pl.t.preload;
-  for (int64_t s = 0; s < std::min(pre, n); ++s) k.qk(steps[size_t(s)], s);
+  // The trace's stage spans (CoreCtx::stage): C1 = S = Q K^T of one score block, C2 = its P V.
+  auto qk = [&](int64_t s) {
+    c.stage("C1", steps[size_t(s)].unit, steps[size_t(s)].blk);
+    k.qk(steps[size_t(s)], s);
+  };
+  for (int64_t s = 0; s < std::min(pre, n); ++s) qk(s);
   for (int64_t s = 0; s < n; ++s) {
-    if (s + pre < n) k.qk(steps[size_t(s + pre)], s + pre);
+    if (s + pre < n) qk(s + pre);
+    c.stage("C2", steps[size_t(s)].unit, steps[size_t(s)].blk);
     k.pv(steps[size_t(s)], s);
   }
+  c.stage("finish");
   k.finish();
 }
 }  // namespace
@@ -38,16 +45,24 @@ void vector_mainloop(sim::CoreCtx& c, const Plan& pl) {
   for (const Step& st : steps) parity.push_back((seq += st.first ? 1 : 0) % 2);
   v.start();
   const int64_t n = int64_t(steps.size());
-  if (n) v.v1(steps[0], 0, parity[0]);
+  // Stage spans: V1 = the softmax of one score block (max, exp, sum -> P), V2 = folding its P V into O.
+  auto v1 = [&](int64_t s) {
+    c.stage("V1", steps[size_t(s)].unit, steps[size_t(s)].blk);
+    v.v1(steps[size_t(s)], s, parity[size_t(s)]);
+  };
+  if (n) v1(0);
   for (int64_t s = 0; s < n; ++s) {
-    if (s + 1 < n) v.v1(steps[size_t(s + 1)], s + 1, parity[size_t(s + 1)]);
+    if (s + 1 < n) v1(s + 1);
+    c.stage("V2", steps[size_t(s)].unit, steps[size_t(s)].blk);
     v.v2(steps[size_t(s)], s, parity[size_t(s)]);
   }
+  c.stage("finish");
   const size_t core = size_t(c.block_idx());
   if (core + 1 < pl.core_first.size()) v.zero_through(pl.core_first[core + 1]);
   if (pl.has_splits()) {
     c.pipe_barrier(isa::Pipe::ALL);  // partials written before the cores meet
     c.sync_all();
+    c.stage("combine");
     v.combine();
   }
   v.finish();

@@ -91,6 +91,7 @@ Buffers allocate(CoreCtx& c, const MatmulPlan& p) {
 void load_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot) {
   const auto& s = p.s;
   const int64_t e = p.elem();
+  c.stage("load", ch.tile, ch.k0 / p.t.k_l1);  // trace span: this chunk's GM -> L1 copies
   tile::wait(c, kChunkFree.at(slot));
   if (!s.transpose_a)  // A (M x K): rows m, columns k
     c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.m0 * s.k + ch.k0) * e)}, s.in, ch.mt, ch.kc, s.k}, b.a[slot].tile));
@@ -119,6 +120,7 @@ void load_step(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& 
 }
 
 void load_bias(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b) {
+  c.stage("bias", ch.tile);
   tile::wait(c, kBiasRowFree);
   c.issue(tile::copy_bytes(b.bias_l1, {Buf::GM, p.bias_gm + uint64_t(ch.n0) * 4}, ch.nt * 4));
   tile::handover(c, kBiasRowLoaded);
@@ -135,6 +137,7 @@ Fixpipe tile_fixpipe(const MatmulPlan& p, const Chunk& ch, const Buffers& b, Add
 }
 
 void store_tile(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b) {
+  c.stage("store", ch.tile);  // trace span: L0C -> GM of one output tile
   const auto& s = p.s;
   const int oe = bytes_of(s.out);
   const Addr out{Buf::GM, p.c_gm + uint64_t((ch.m0 * s.n + ch.n0) * oe)};
@@ -158,6 +161,7 @@ void store_tile(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers&
 // accumulators (from zero or from the bias table).
 void compute_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot, int64_t& step) {
   const int64_t k0 = p.k0(), steps = ceil_div(ch.kc, p.t.base_k);
+  c.stage("mmad", ch.tile, ch.k0 / p.t.k_l1);  // trace span: L1 -> L0 loads and mmads of this chunk
   tile::wait(c, kChunkLoaded.at(slot));
   for (int64_t st = 0; st < steps; ++st, ++step) {
     const int l0 = static_cast<int>(step % 2);

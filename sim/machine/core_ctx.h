@@ -4,6 +4,7 @@
 // by its pipe at simulated time. Buffers are allocated with capacity checks. See kernels/README.md.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "isa/instr/instr.h"
 #include "isa/instr/sync_rules.h"
@@ -36,6 +37,12 @@ class CoreCtx {
   virtual void issue(const isa::Instr& in) = 0;
   // GM scalar load through the scalar unit (waits for the data: costs the load latency).
   virtual int64_t load_scalar(isa::DType t, isa::Addr gm_addr) = 0;
+
+  // --- trace annotation (no instruction, no simulated cost) ---
+  // The instructions issued from here to this core's next stage() form one stage of the kernel's pipeline: the
+  // trace draws it as a span labelled "NAME uUNIT bBLOCK" (a negative unit / block is left out) from its first
+  // start to its last end, and instructions.csv gives each row its stage. Nothing happens without a trace.
+  virtual void stage(std::string_view name, int64_t unit = -1, int64_t block = -1) = 0;
 
   // --- sync helpers (each issues one instruction) ---
   void set_flag(isa::Pipe src, isa::Pipe dst, int event) { issue(isa::SetFlag{src, dst, static_cast<uint8_t>(event)}); }

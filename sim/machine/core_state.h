@@ -22,6 +22,7 @@ struct QueuedInstr {
   isa::Instr in;
   uint64_t id = 0;
   uint64_t ready = 0;  // the scalar unit's (decoupled) time at issue
+  uint32_t stage = 0;  // the trace stage it was issued under (TraceWriter::open_stage; 0 = none)
 };
 
 // A pipe's instruction queue: a ring over a fixed array (its depth is the config's), so issuing and popping
@@ -116,6 +117,7 @@ struct CoreState {
   isa::Pipe wait_pipe = isa::Pipe::S;  // Queue: the full queue's pipe; Flag: the slot's src pipe
   int wait_arg = 0;                    // Flag: event id; Cross: flag id
   uint64_t wait_id = 0;                // the instruction it waits in (reports)
+  uint32_t stage = 0;                  // the trace stage its next instructions belong to (0 = none)
   CoreStats stats;
   FlagSlot& flag(isa::Pipe src, isa::Pipe dst, int e) { return flags[size_t(src)][size_t(dst)][size_t(e)]; }
 };

@@ -42,7 +42,7 @@ int blocks_of(const Operand& o, uint32_t r, int nblocks, uint64_t* out) {
 // for each operand, so it repeats with period 16: compute one period and extrapolate. (The bank-row term
 // addr / row_bytes can change within a long instruction that crosses a 64 KiB row; the extrapolation
 // then uses the first period's rows: an approximation of at most one beat per repeat.)
-uint64_t vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
+PipeCost vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
                                    uint32_t repeats, int src_blocks, int dst_blocks, int64_t class_beats);
 
 // Kernels issue the same vector instruction shapes over and over; the bank-conflict walk is a pure
@@ -57,9 +57,9 @@ struct OccKey {
   bool operator==(const OccKey&) const = default;
 };
 
-uint64_t vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write, uint32_t repeats,
+PipeCost vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write, uint32_t repeats,
                           int src_blocks, int dst_blocks, int64_t class_beats) {
-  if (repeats == 0) return 0;
+  if (repeats == 0) return {};
   OccKey k{};
   for (int j = 0; j < 4; ++j) k.addr[j] = ~0ull, k.stride[j] = ~0u;  // unused slots differ from any operand
   k.groups = ub.groups, k.row_bytes = ub.row_bytes;
@@ -77,7 +77,7 @@ uint64_t vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> read
                      static_cast<uint64_t>(class_beats)})
     h = (h ^ v) * 1099511628211ull;
   h = (h ^ static_cast<uint64_t>(ub.groups * 131 + ub.row_bytes)) * 1099511628211ull;
-  struct Entry { OccKey key; uint64_t value; bool valid; };
+  struct Entry { OccKey key; PipeCost value; bool valid; };
   static thread_local std::vector<Entry> memo(65536);  // a kernel's distinct shapes fit; 4096 thrashed on FIA
   Entry& e = memo[h & 65535];
   if (e.valid && e.key == k) return e.value;
@@ -85,7 +85,7 @@ uint64_t vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> read
   return e.value;
 }
 
-uint64_t vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
+PipeCost vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
                                    uint32_t repeats, int src_blocks, int dst_blocks, int64_t class_beats) {
   const uint32_t period = std::min<uint32_t>(repeats, 16);
   uint64_t per[16];
@@ -96,9 +96,16 @@ uint64_t vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Oper
     const int nw = blocks_of(write, r, dst_blocks, wr);
     per[r] = std::max<uint64_t>(repeat_conflict_beats(ub, rd, nr, wr, nw), class_beats);
   }
-  uint64_t total = 0;
-  for (uint32_t r = 0; r < period; ++r) total += per[r] * ((repeats - r + period - 1) / period);
-  return total;
+  PipeCost c;
+  for (uint32_t r = 0; r < period; ++r) c.occupancy += per[r] * ((repeats - r + period - 1) / period);
+  // The beats above the class's own rate are what the bank conflicts cost (report.json pipe_summary).
+  c.conflict_beats = c.occupancy - uint64_t(std::max<int64_t>(class_beats, 0)) * repeats;
+  return c;
+}
+
+PipeCost with_latency(PipeCost c, int64_t latency) {
+  c.latency = static_cast<uint64_t>(latency);
+  return c;
 }
 
 int blocks_for(DType t, int lanes) { return lanes * std::max(1, bytes_of(t)) / kBlockBytes; }
@@ -109,8 +116,8 @@ PipeCost reduce_cost(const V& v, const HwConfig& hw) {
   const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
   const auto r = rates(VecClass::Reduce, hw);
   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-  return {vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
-          static_cast<uint64_t>(r.latency)};
+  return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
+          r.latency);
 }
 
 template <class V>
@@ -119,8 +126,8 @@ PipeCost vec_unary(const V& v, VecClass c, const HwConfig& hw) {
   const int lanes = lanes_per_repeat(e);
   const auto r = rates(c, hw);
   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-  return {vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
-          static_cast<uint64_t>(r.latency)};
+  return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
+          r.latency);
 }
 }  // namespace
 
@@ -230,9 +237,9 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, v.dst_s, true},
+            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, v.dst_s, true},
                                      reps, 8, 8, r.beats),
-                    static_cast<uint64_t>(r.latency)};
+                    r.latency);
           },
           [&](const VScalar& v) { return vec_unary(v, VecClass::Simple, hw); },
           [&](const VUnary& v) { return vec_unary(v, vec_class(in), hw); },
@@ -242,36 +249,36 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             const int lanes = lanes_per_repeat(std::max(se, de));
             const auto r = rates(VecClass::Cast, hw);
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return {vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, blocks_for(v.src_dtype, lanes),
+            return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, blocks_for(v.src_dtype, lanes),
                                      blocks_for(v.dst_dtype, lanes), r.beats),
-                    static_cast<uint64_t>(r.latency)};
+                    r.latency);
           },
           [&](const VReduce& v) { return reduce_cost(v, hw); },
           [&](const VBlockReduce& v) { return reduce_cost(v, hw); },
           [&](const VPairAdd& v) { return reduce_cost(v, hw); },
           [&](const VBrcb& v) -> PipeCost {
             const auto r = rates(VecClass::Simple, hw);
-            return {vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), static_cast<uint64_t>(r.latency)};
+            return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), r.latency);
           },
           [&](const VDup& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(VecClass::Simple, hw);
-            return {vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
-                    static_cast<uint64_t>(r.latency)};
+            return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
+                    r.latency);
           },
           [&](const VCmp& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
-            return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
+            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
                                      effective_repeats(v.mask, v.repeat, lanes), 8, 0, r.beats),
-                    static_cast<uint64_t>(r.latency)};
+                    r.latency);
           },
           [&](const VSel& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
-            return {vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
+            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
                                      effective_repeats(v.mask, v.repeat, lanes), 8, 8, r.beats),
-                    static_cast<uint64_t>(r.latency)};
+                    r.latency);
           },
           [&](const SLoad&) -> PipeCost { return {0, static_cast<uint64_t>(hw.scalar.gm_load_latency_cycles)}; },
           // Nd2Nz always reads GM: the memory system costs it (pipe_exec.cpp). Register and posted-store scalar

@@ -14,6 +14,7 @@ namespace npusim::sim {
 struct PipeCost {
   uint64_t occupancy = 0;
   uint64_t latency = 0;
+  uint64_t conflict_beats = 0;  // vector: the part of occupancy that UB bank conflicts add (statistics only)
 };
 
 // Simple: one tile operand (and a scalar); Binary: two tile operands (hardware.md, configs/README.md "Vector").

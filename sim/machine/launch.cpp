@@ -61,6 +61,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, 
     for (auto& d : s)
       for (auto& f : d) f.set = false;
   for (auto& x : c.cross) x.visible_at.clear();
+  c.stage = 0;
   c.alloc_top.fill(0);
   c.dcache.reset(dcache_lines);
   c.ctx.mem[Buf::GM] = gm_span;
@@ -69,6 +70,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, 
   c.wait = ScalarWait::None;
   c.scalar_scheduled = false;
   c.stats.pipes = {};
+  c.stats.scalar_waits = {};
   c.stats.buffer_peak = {};
   c.stats.used = true;
 }

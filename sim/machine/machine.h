@@ -43,12 +43,24 @@ struct LaunchSpec {
 
 struct PipeStats {
   uint64_t busy_cycles = 0, instructions = 0;
+  uint64_t flag_wait_cycles = 0;   // in wait_flag for a flag not yet set (the S entry: the scalar unit's wait_flag)
+  uint64_t queue_full_cycles = 0;  // the scalar unit blocked because this pipe's queue was full
+  uint64_t conflict_beats = 0;     // of busy_cycles, those UB bank conflicts added (vector)
+};
+
+// Cycles the scalar unit spent blocked on something other than its own issue time or a full queue.
+struct ScalarWaitStats {
+  uint64_t cross_wait = 0;  // cross_wait: a cross-core flag not yet delivered
+  uint64_t sync_all = 0;    // sync_all: the other cores not yet arrived (and the release cost)
+  uint64_t drain = 0;       // pipe_barrier(all), sync_all and the kernel's end: its pipes draining
+  uint64_t gm_load = 0;     // scalar GM loads: the load latency
 };
 
 struct CoreStats {
   std::string name;  // aic0, aiv1, core0
   bool used = false;
   std::array<PipeStats, 8> pipes{};  // indexed by isa::Pipe
+  ScalarWaitStats scalar_waits;
   uint64_t end_cycle = 0;
   std::array<uint64_t, isa::kNumBufs> buffer_peak{};  // highest local-buffer offset the kernel allocated, per isa::Buf
 };

@@ -109,6 +109,8 @@ class PipeRunner {
   PipeCost execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start);
   void check_bounds(const CoreState& c, const std::vector<isa::Access>& acc);
   void finished(CoreState& c, PipeState& p, const PipeCost& cost, uint64_t slice_start, uint64_t bytes);
+  // The trace's traffic counters: what one GM transfer added to the memory statistics, over its data phase.
+  void trace_traffic(const MemStats& before, uint64_t start, uint64_t end);
   MachineState& m_;
   SyncFabric& sync_;
 };
@@ -122,7 +124,8 @@ class ScalarRunner {
 
  private:
   // Yields the core's fiber until something schedules its scalar event; throws AbortLaunch on a fatal fault.
-  void block(CoreState& c, ScalarWait why, uint64_t id);
+  // The simulated cycles it waited are added to *waited (a statistics counter) when given.
+  void block(CoreState& c, ScalarWait why, uint64_t id, uint64_t* waited = nullptr);
   void sync_time(CoreState& c);  // catch up with the decoupled issue time
   void drain(CoreState& c);
   void scalar_side(CoreState& c, const isa::Instr& in, const QueuedInstr& q);

@@ -43,6 +43,7 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
       }
       p.cur = std::move(p.q.front());
       p.q.pop_front();
+      if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
       p.activity = PipeActivity::Starting;
       if (c.wait == ScalarWait::Queue && c.wait_pipe == p.pipe) m_.wake_scalar(c, m_.now());  // a slot is free
       uint64_t start = std::max({m_.now(), p.cur.ready, p.next_free});
@@ -74,6 +75,7 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
         p.activity = PipeActivity::Waiting;
         if (!sync_.wait_flag(c, p, *w, q, p.start)) return false;
         start = m_.now();  // the wait has no cost of its own
+        c.stats.pipes[size_t(p.pipe)].flag_wait_cycles += start - p.start;
       } else if (auto* f = std::get_if<SetFlag>(&q.in)) {
         sync_.set_flag(c, p, *f, q);
       } else if (auto* s = std::get_if<CrossSet>(&q.in)) {
@@ -100,6 +102,7 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
 void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint64_t slice_start, uint64_t bytes) {
   auto& st = c.stats.pipes[static_cast<size_t>(p.pipe)];
   st.busy_cycles += cost.occupancy;
+  st.conflict_beats += cost.conflict_beats;
   ++st.instructions;
   ++m_.instructions;
   if (!m_.trace) return;
@@ -107,7 +110,15 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
   TraceSlice sl{c.index, c.name, p.pipe, slice_start, p.next_free, q.id, to_asm(q.in), bytes,
                 std::holds_alternative<Mmad>(q.in) ? mmad_flops(std::get<Mmad>(q.in)) : 0};
   if (std::holds_alternative<SetFlag>(q.in) || std::holds_alternative<CrossSet>(q.in)) sl.flow_out = q.id;
+  sl.stage = q.stage;
   m_.trace->slice(sl);
+}
+
+void PipeRunner::trace_traffic(const MemStats& before, uint64_t start, uint64_t end) {
+  const MemStats& after = m_.mem->stats();
+  m_.trace->traffic(start, end,
+                    {double(after.bytes_read - before.bytes_read), double(after.bytes_written - before.bytes_written),
+                     double(after.l2_hit_bytes - before.l2_hit_bytes), double(after.hbm_bytes - before.hbm_bytes)});
 }
 
 void PipeRunner::check_bounds(const CoreState& c, const std::vector<Access>& acc) {
@@ -149,22 +160,27 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   for (const auto& a : scratch)
     if (a.buf == Buf::GM) (a.write ? gm_writes : gm_reads).push_back(a);
   const auto& hw = m_.hw;
+  const bool traffic = m_.trace && m_.trace->counters_on();
+  const MemStats before = traffic ? m_.mem->stats() : MemStats{};
   if (cost_class_of(q.in) == CostClass::Dma) {
     if (!gm_reads.empty()) {
       const auto t = m_.mem->read(gm_reads, start,
                                   {double(hw.mte2.port_bytes_per_cycle), double(hw.mte2.l2_hit_bytes_per_cycle),
                                    uint64_t(hw.mte2.startup_cycles), uint64_t(hw.mte2.segment_cycles)});
+      if (traffic) trace_traffic(before, start, start + t.occupancy);
       return {t.occupancy, t.latency};
     }
     if (!gm_writes.empty()) {
       const auto t = m_.mem->write(gm_writes, start,
                                    {double(hw.mte3.port_bytes_per_cycle), 0, uint64_t(hw.mte3.startup_cycles), uint64_t(hw.mte3.segment_cycles)});
+      if (traffic) trace_traffic(before, start, start + t.occupancy);
       return {t.occupancy, t.latency};
     }
   }
   PipeCost cost = local_cost(q.in, hw);
   if (auto* f = std::get_if<Fixpipe>(&q.in); f && !gm_writes.empty()) {
     const auto t = m_.mem->write(gm_writes, start, {fixpipe_bytes_per_cycle(*f, hw), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
+    if (traffic) trace_traffic(before, start, start + t.occupancy);
     cost.occupancy = std::max(cost.occupancy, t.occupancy);
     cost.latency = std::max(cost.latency, t.latency);
   }

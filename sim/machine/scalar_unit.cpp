@@ -25,10 +25,12 @@ bool is_scalar_side(const Instr& in) {
 }
 }  // namespace
 
-void ScalarRunner::block(CoreState& c, ScalarWait why, uint64_t id) {
+void ScalarRunner::block(CoreState& c, ScalarWait why, uint64_t id, uint64_t* waited) {
   (void)why;
   c.wait_id = id;
+  const uint64_t began = m_.now();
   c.fiber->yield();
+  if (waited) *waited += m_.now() - began;
   if (m_.fatal) throw AbortLaunch{};
 }
 
@@ -46,14 +48,14 @@ void ScalarRunner::drain(CoreState& c) {
   sync_time(c);
   while (!PipeRunner::drained(c)) {
     c.wait = ScalarWait::Drain;  // the pipe that empties last wakes it
-    block(c, ScalarWait::Drain, 0);
+    block(c, ScalarWait::Drain, 0, &c.stats.scalar_waits.drain);
   }
   uint64_t done = m_.now();
   for (const auto& p : c.pipes) done = std::max(done, p.last_completion);
   if (done > m_.now()) {
     c.wait = ScalarWait::Time;
     m_.wake_scalar(c, done);
-    block(c, ScalarWait::Time, 0);
+    block(c, ScalarWait::Time, 0, &c.stats.scalar_waits.drain);
   }
   // Everything the pipes did is now ordered before whatever the scalar unit issues or releases next.
   if (!m_.checking()) return;
@@ -92,17 +94,18 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   auto& sstat = c.stats.pipes[static_cast<size_t>(Pipe::S)];
   sstat.busy_cycles += cost;
   ++sstat.instructions;
-  QueuedInstr q{in, id, m_.now() + c.local_offset};
+  QueuedInstr q{in, id, m_.now() + c.local_offset, c.stage};
   if (!is_scalar_side(in)) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
     if (p.q.size() >= p.depth) sync_time(c);  // catch up with simulated time, then look again
     while (p.q.size() >= p.depth) {
       c.wait = ScalarWait::Queue;  // the pipe's next pop wakes it
       c.wait_pipe = pipe;
-      block(c, ScalarWait::Queue, id);
+      block(c, ScalarWait::Queue, id, &c.stats.pipes[size_t(pipe)].queue_full_cycles);
     }
     q.ready = std::max(q.ready, m_.now());
     p.q.push_back(std::move(q));
+    if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, pipe, m_.now(), uint32_t(p.q.size()));
     pipes_.kick(c, p);
     return;
   }
@@ -155,7 +158,7 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
   if (latency == 0) return;
   c.wait = ScalarWait::Time;
   m_.wake_scalar(c, begin + latency);
-  block(c, ScalarWait::Time, q.id);
+  block(c, ScalarWait::Time, q.id, &c.stats.scalar_waits.gm_load);
 }
 
 void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr& q) {
@@ -169,7 +172,7 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
     for (;;) {
       c.wait = ScalarWait::Flag, c.wait_pipe = w->src, c.wait_arg = w->event;
       if (sync_.wait_flag(c, s, *w, q, begin)) break;
-      block(c, ScalarWait::Flag, q.id);
+      block(c, ScalarWait::Flag, q.id, &c.stats.pipes[size_t(Pipe::S)].flag_wait_cycles);
     }
     c.wait = ScalarWait::None;
   } else if (auto* x = std::get_if<CrossSet>(&in)) {
@@ -178,7 +181,7 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
     for (;;) {
       c.wait = ScalarWait::Cross, c.wait_arg = x->flag_id;
       if (sync_.cross_wait(c, s, *x, q, begin)) break;
-      block(c, ScalarWait::Cross, q.id);
+      block(c, ScalarWait::Cross, q.id, &c.stats.scalar_waits.cross_wait);
     }
     c.wait = ScalarWait::None;
   } else if (auto* b = std::get_if<PipeBarrier>(&in)) {
@@ -188,7 +191,7 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
     const uint64_t arrived = m_.now();
     c.wait = ScalarWait::SyncAll;
     sync_.sync_all_arrive(c, s, q);  // the last arrival schedules every core's release
-    block(c, ScalarWait::SyncAll, q.id);
+    block(c, ScalarWait::SyncAll, q.id, &c.stats.scalar_waits.sync_all);
     sync_.sync_all_leave(c, s, q, arrived);
   }
   if (m_.fatal) throw AbortLaunch{};
@@ -200,6 +203,7 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
       !std::holds_alternative<SyncAll>(in)) {
     TraceSlice sl{c.index, c.name, Pipe::S, begin, m_.now(), q.id, to_asm(in), 0, 0};
     if (is_set) sl.flow_out = q.id;  // the arrow to the wait this set releases starts here
+    sl.stage = q.stage;
     m_.trace->slice(sl);
   }
 }
@@ -265,5 +269,13 @@ Addr ScalarCtx::gm(const std::string& name, uint64_t offset) const {
 void ScalarCtx::issue(const Instr& in) { m_.scalar.issue(c_, in); }
 
 int64_t ScalarCtx::load_scalar(DType t, Addr a) { return m_.scalar.load_scalar(c_, t, a); }
+
+void ScalarCtx::stage(std::string_view name, int64_t unit, int64_t block) {
+  if (!m_.s.trace) return;
+  std::string label(name);
+  if (unit >= 0) label += " u" + std::to_string(unit);
+  if (block >= 0) label += " b" + std::to_string(block);
+  c_.stage = m_.s.trace->open_stage(c_.index, std::move(label));
+}
 
 }  // namespace npusim::sim

@@ -20,6 +20,7 @@ class ScalarCtx final : public CoreCtx {
   isa::Addr gm(const std::string& name, uint64_t offset = 0) const override;
   void issue(const isa::Instr& in) override;
   int64_t load_scalar(isa::DType t, isa::Addr gm_addr) override;
+  void stage(std::string_view name, int64_t unit, int64_t block) override;
 
  private:
   Machine::Impl& m_;

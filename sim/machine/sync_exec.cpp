@@ -72,7 +72,7 @@ bool SyncFabric::wait_flag(CoreState& c, PipeState& p, const WaitFlag& f, const 
     // Pipe-side waits get their slice from the pipe; a scalar-side wait (dst = s) draws its own, zero-length
     // when it did not wait, so that the trace has one row per counted instruction.
     if (p.pipe == Pipe::S)
-      m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});
+      m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0, std::nullopt, q.stage});
   }
   return true;
 }
@@ -164,7 +164,7 @@ bool SyncFabric::cross_wait(CoreState& c, PipeState& p, const CrossWait& w, cons
   }
   if (m_.trace) {
     m_.trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S, m_.now());
-    m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0});  // one row per instruction
+    m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0, std::nullopt, q.stage});
   }
   return true;
 }
@@ -196,7 +196,7 @@ void SyncFabric::sync_all_leave(CoreState& c, PipeState& p, const QueuedInstr& q
     m_.hb->acquire(p.agent, sync_all_released_);
     m_.hb->tick(p.agent);
   }
-  if (m_.trace) m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.in), 0, 0});
+  if (m_.trace) m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.in), 0, 0, std::nullopt, q.stage});
 }
 
 }  // namespace npusim::sim

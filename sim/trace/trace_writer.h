@@ -2,15 +2,18 @@
 // Streams the per-instruction trace to disk while the simulation runs: Chrome trace-event JSON (opens in
 // Perfetto / chrome://tracing; one process per core, each AIC followed by its two AIVs; one thread per pipe
 // the core uses, the scalar unit included; one slice per instruction, waits in category "wait" drawn grey; flow
-// arrows from each set to the wait it releases) and instructions.csv.
+// arrows from each set to the wait it releases; the kernel's stages as spans; counter tracks of queue depths and
+// GM traffic) and instructions.csv, either plain or gzip-compressed.
 #include <cstdint>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "isa/instr/instr.h"
+#include "sim/trace/trace_aggregates.h"
+#include "sim/trace/trace_file.h"
 
 namespace npusim::sim {
 
@@ -18,6 +21,11 @@ struct TraceFilter {
   std::optional<std::set<int>> cores;  // only these global core indices
   uint64_t from_cycle = 0;             // only slices overlapping [from_cycle, to_cycle)
   uint64_t to_cycle = UINT64_MAX;
+};
+
+struct TraceOptions {
+  bool gzip = false;              // write both files gzip-compressed (the caller names them .gz)
+  uint64_t counter_cycles = 1000; // window of the counter tracks in cycles; 0 = no counter tracks
 };
 
 struct TraceSlice {
@@ -33,14 +41,25 @@ struct TraceSlice {
   // Recording the tail with the set keeps it next to the set in the file, where Perfetto binds it to the
   // set even when the next instruction on the lane starts on the same (sub-nanosecond) instant.
   std::optional<uint64_t> flow_out;
+  uint32_t stage = 0;  // the stage (open_stage) the instruction was issued under; 0 = none
 };
 
 class TraceWriter {
  public:
   // Either path may be empty to skip that file. clock_mhz converts cycles to the JSON's microseconds.
-  TraceWriter(const std::string& json_path, const std::string& csv_path, double clock_mhz, TraceFilter filter = {});
-  ~TraceWriter();  // closes the JSON array
+  TraceWriter(const std::string& json_path, const std::string& csv_path, double clock_mhz, TraceFilter filter = {},
+              TraceOptions options = {});
+  ~TraceWriter();  // close(), errors swallowed: call close() to see them
+  // Writes the stage spans and counter tracks, closes the JSON array and both files. Later calls do nothing.
+  void close();
   void slice(const TraceSlice& s);
+  // A kernel stage begins on `core` (CoreCtx::stage): the instructions issued under the returned id until the
+  // core's next stage form one span, drawn at close() on the core's process.
+  uint32_t open_stage(int core, std::string label);
+  // Counter samples: a pipe queue's depth after a push or pop; the bytes of one GM transfer over [start, end).
+  void queue_depth(int core, isa::Pipe pipe, uint64_t cycle, uint32_t depth);
+  void traffic(uint64_t start, uint64_t end, const TrafficBytes& bytes);
+  bool counters_on() const { return counters_.on(); }
   // A flow arrow from the set instruction that ended at from_cycle on (from_core, from_pipe) to the first
   // slice that starts at or after to_cycle on (to_core, to_pipe): the wait, or, when the wait's slice spans
   // the stall, the instruction its release let through (to_cycle = the release). If the set's slice carried
@@ -58,15 +77,22 @@ class TraceWriter {
   bool keep_core(int core) const;
   bool keep_point(int core, uint64_t half_cycle) const;
   uint64_t picoseconds(uint64_t half_cycles) const;  // simulated time of a half-cycle count
-  void emit(const std::string& event);               // one traceEvents element, comma-separated
-  void check_stream(std::ofstream& out, const std::string& path) const;
+  void emit(std::string_view event);                 // one traceEvents element, comma-separated
   void write_csv_row(const TraceSlice& s);
+  void write_stage_spans();
+  void write_queue_counters();
+  void write_traffic_counters();
+  void counter_event(int64_t pid, const std::string& name, uint64_t window, const std::string& args);
   void emit_flow_tail(uint64_t flow_id, int core, int lane, uint64_t half_cycle, uint64_t cycle);
   void name_lane(int core, int lane);
-  std::ofstream json_, csv_;
-  std::string json_path_, csv_path_;
+  TraceFile json_, csv_;
   double cycles_per_us_;
   TraceFilter filter_;
+  TraceOptions options_;
+  StageSpans stages_;
+  CounterWindows counters_;
+  std::vector<uint8_t> lanes_used_;  // per core: bit k = lane k had a queue sample
+  std::string line_;                 // the event or CSV row being formatted (reused: no allocation per slice)
   bool first_ = true;
   uint64_t written_ = 0;
   std::set<int> named_;                      // cores whose process names were written

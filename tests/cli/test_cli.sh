@@ -249,6 +249,18 @@ if grep -q '<svg id="utilisation"' "$T/u9/report.html" && grep -q '<svg id="roof
 expect 0 "sweep report, 4 points, heatmap 4 cells" -- "$NPUSIM" report "$T/sw" --out "$T/sw.html"
 if [[ $(sed -n '/<svg id="heatmap"/,/<\/svg>/p' "$T/sw.html" | grep -c '<rect') -eq 4 ]] && grep -q '<svg id="ranked"' "$T/sw.html"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the sweep report's heatmap is not 2 x 2"; fi
+# the stage spans, counter tracks and per-core summary; the gzip trace holds the same events and the report reads it
+expect 0 "stages" -- "$NPUSIM" report "$T/u9"
+if grep -q 'id=pipe-summary' "$T/u9/report.html" && grep -q '"pipe_summary"' "$T/u9/report.json" &&
+   grep -q '"cat":"stage","ph":"b"' "$T/u9/trace.json" && grep -q '"name":"queue depth"' "$T/u9/trace.json" &&
+   grep -q '"GM traffic (B/cycle)"' "$T/u9/trace.json" && grep -q ',C1 u0 b0$' "$T/u9/instructions.csv"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the trace lacks stage spans / counters or the report its summary"; fi
+expect 0 "trace.json.gz" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --trace-gzip --out "$T/u9"
+if [[ ! -e "$T/u9/trace.json" && -s "$T/u9/trace.json.gz" ]] && zcat "$T/u9/instructions.csv.gz" | sed -n 1p | grep -q ',stage$' &&
+   [[ $(zcat "$T/u9/trace.json.gz" | grep -c '"ph":"X"') -eq $n_sum ]]; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --trace-gzip did not replace trace.json by a complete trace.json.gz"; fi
+expect 0 "timeline [0-9]+ cores, .* [1-9][0-9]* stages" -- "$NPUSIM" report "$T/u9"
+expect 2 "--trace-counters -1 must be 0 \(no counter tracks\) or a window of at least 1 cycle" -- "$NPUSIM" run "$T/mm.yaml" --trace --trace-counters -1 --out "$T/u1"
 expect 2 "holds neither report.json .* nor results.jsonl" -- "$NPUSIM" report "$T"
 expect 2 "--x tiling.bogus is not an axis of this sweep .*axes: tiling" -- "$NPUSIM" report "$T/sw" --x tiling.bogus
 expect 2 "--objective speed is not one of cycles" -- "$NPUSIM" report "$T/sw" --objective speed

@@ -56,6 +56,7 @@ TEST(CostModel, ContiguousVectorOpTakesItsClassBeatsPerRepeat) {
   const auto c = local_cost(v, b2());
   EXPECT_EQ(c.occupancy, 16u);
   EXPECT_EQ(c.latency, 24u);  // vector.binary_latency_cycles
+  EXPECT_EQ(c.conflict_beats, 0u);  // report.json pipe_summary: nothing of it is bank conflicts
   // The same shape with one tile and a scalar is the simple class: 1 beat per repeat.
   VScalar sc{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = {Buf::UB, 0x14000}, .src = {Buf::UB, 0}, .repeat = 8};
   EXPECT_EQ(local_cost(sc, b2()).occupancy, 8u);
@@ -89,6 +90,8 @@ TEST(CostModel, BroadcastOperandReadsItsBlockOnce) {
   // src0 (groups 8-15) adds a ninth read of group 8: 8 * 8 + 8 * 9.
   v.src1_s = {16, 128};
   EXPECT_EQ(local_cost(v, b2()).occupancy, 8u * 8 + 8u * 9);
+  // What the conflicts add is what exceeds the class's 2 beats per repeat.
+  EXPECT_EQ(local_cost(v, b2()).conflict_beats, 8u * 8 + 8u * 9 - 16u * 2);
 }
 
 TEST(CostModel, BankGeometryComesFromTheConfig) {

@@ -103,7 +103,7 @@ TEST(TraceFile, ZeroSlicesStillMakeValidJson) {
   EXPECT_TRUE(trace["traceEvents"].is_array());
   EXPECT_TRUE(trace["traceEvents"].empty());
   EXPECT_EQ(violations_of(trace), "");
-  EXPECT_EQ(read_text(csv.path()), "core,core_name,pipe,start,end,cycles,id,bytes,flops,instruction\n");
+  EXPECT_EQ(read_text(csv.path()), "core,core_name,pipe,start,end,cycles,id,bytes,flops,instruction,stage\n");
 }
 
 TEST(TraceFile, FilterThatDropsEverythingStillMakesValidJson) {
@@ -172,13 +172,13 @@ TEST(TraceCsv, HeaderThenOneRowPerSlice) {
   TempFile file(".json"), csv(".csv");
   small_trace(file, {}, csv.path());
   std::string text = read_text(csv.path());
-  EXPECT_EQ(text.substr(0, text.find('\n')), "core,core_name,pipe,start,end,cycles,id,bytes,flops,instruction");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "core,core_name,pipe,start,end,cycles,id,bytes,flops,instruction,stage");
   auto rows = parse_csv(text);
   ASSERT_EQ(rows.size(), 1u + 12);
-  for (const auto& row : rows) EXPECT_EQ(row.size(), 10u);
-  // mmad: core 0, CUBE, cycles 141..205
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 11u);
+  // mmad: core 0, CUBE, cycles 141..205, no stage
   EXPECT_EQ(rows[6], (std::vector<std::string>{"0", "aic0", "CUBE", "141", "205", "64", "6", "0", "32768",
-                                               "mmad.f16 c=l0c:0x0 a=l0a:0x0 b=l0b:0x0 m=32 init=0"}));
+                                               "mmad.f16 c=l0c:0x0 a=l0a:0x0 b=l0b:0x0 m=32 init=0", ""}));
 }
 
 TEST(TraceCsv, InstructionIsQuotedAndRoundTrips) {

@@ -1,10 +1,13 @@
 // npusim report DIR: one self-contained HTML file (inline SVG, no scripts, no network) for a run folder (written by
 // npusim run / check: report.json, and trace.json with --trace) or a sweep folder (results.jsonl of npusim sweep /
 // tune). Charts: report_charts.h.
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tools/cli/options.h"
@@ -32,6 +35,30 @@ nlohmann::json read_json(const fs::path& p) {
   return j;
 }
 
+// The run's trace: trace.json or trace.json.gz (zlib reads both). nullopt when there is none; `too_large` when its
+// JSON text passes kMaxTraceBytes (a gzip file is read until it does).
+std::optional<std::string> read_trace(const fs::path& dir, std::string& name, bool& too_large) {
+  too_large = false;
+  for (const char* n : {"trace.json", "trace.json.gz"}) {
+    if (!fs::exists(dir / n)) continue;
+    name = n;
+    gzFile f = gzopen((dir / n).c_str(), "rb");
+    if (!f) throw InputError((dir / n).string() + " cannot be read");
+    std::string text;
+    char buf[1 << 16];
+    for (int got; (got = gzread(f, buf, sizeof buf)) > 0;) {
+      text.append(buf, size_t(got));
+      if (text.size() > kMaxTraceBytes) {
+        too_large = true;
+        break;
+      }
+    }
+    gzclose(f);
+    return text;
+  }
+  return std::nullopt;
+}
+
 std::string row(const std::string& k, const std::string& v) {
   return "<tr><th>" + xml_escape(k) + "</th><td>" + xml_escape(v) + "</td></tr>";
 }
@@ -50,21 +77,32 @@ std::string run_page(const fs::path& dir, std::string& summary) {
   h += "<h2>Pipe utilisation (busy fraction, mean over the cores of a kind)</h2>" + utilisation_chart(rep);
   const std::string roof = roofline_chart(rep);
   h += "<h2>Roofline</h2>" + (roof.empty() ? "<p class=note>report.json has no roof values (written by an older npusim)</p>" : roof);
+  const std::string table = pipe_summary_table(rep);
+  if (!table.empty())
+    h += "<h2>Where the time went (per core kind: mean share of the launch's cycles)</h2><p class=note>busy: the pipe "
+         "executing; waiting on a flag: a wait_flag at the head of its queue; scalar blocked: the scalar unit could "
+         "not issue because this pipe's queue was full; bank-conflict beats: the part of the busy cycles UB bank "
+         "conflicts added.</p>" + table;
   summary = "run report";
-  const uintmax_t trace_bytes = fs::exists(dir / "trace.json") ? fs::file_size(dir / "trace.json") : 0;
-  if (trace_bytes > kMaxTraceBytes) {
-    h += "<h2>Timeline</h2><p class=note>trace.json has " + std::to_string(trace_bytes >> 20) + " MiB, more than the " +
-         std::to_string(kMaxTraceBytes >> 20) + " MiB this page reads: record fewer cores (--trace-cores) or a cycle "
-         "window (--trace-window)</p>";
-    summary += ", timeline skipped (trace.json too large)";
-  } else if (trace_bytes > 0) {
+  std::string trace_name;
+  bool too_large = false;
+  const std::optional<std::string> trace = read_trace(dir, trace_name, too_large);
+  if (trace && too_large) {
+    h += "<h2>Timeline</h2><p class=note>" + trace_name + " holds more than the " + std::to_string(kMaxTraceBytes >> 20) +
+         " MiB of JSON this page reads: record fewer cores (--trace-cores) or a cycle window (--trace-window)</p>";
+    summary += ", timeline skipped (" + trace_name + " too large)";
+  } else if (trace && !trace->empty()) {
+    const auto tj = nlohmann::json::parse(*trace, nullptr, false);
+    if (tj.is_discarded()) throw InputError((dir / trace_name).string() + " is not valid JSON (a run killed before it closed the trace?)");
     TimelineStats st;
-    h += "<h2>Timeline (trace.json)</h2><p class=note>One lane per core and pipe (an AIC followed by its AIVs), "
+    h += "<h2>Timeline (" + trace_name + ")</h2><p class=note>One lane per core and pipe (an AIC followed by its AIVs), "
          "shade = the share of a pixel's cycles the pipe was busy; grey strips under a lane: waiting on a flag; "
-         "blue lines: set_flag to the wait it releases (the first " + std::to_string(400) + ").</p>" +
-         timeline_chart(read_json(dir / "trace.json"), st);
+         "blue lines: set_flag to the wait it releases (the first " + std::to_string(400) + "); the stage row above a "
+         "core's lanes: the kernel's stages (C1 = Q K^T, V1 = softmax, C2 = P V, V2 = the O update; GEMM: load, mmad, "
+         "store), overlapping stages on alternate half rows.</p>" + timeline_chart(tj, st);
     summary += ", timeline " + std::to_string(st.cores) + " cores, " + std::to_string(st.lanes) + " lanes, " +
-               std::to_string(st.slices) + " slices, " + std::to_string(st.arrows) + " arrows";
+               std::to_string(st.slices) + " slices, " + std::to_string(st.arrows) + " arrows, " +
+               std::to_string(st.stages) + " stages";
   } else {
     h += "<h2>Timeline</h2><p class=note>no trace.json: run with --trace (and --trace-cores) for the pipe timeline</p>";
   }

@@ -180,10 +180,10 @@ int run_like(const Args& args, bool check) {
   try {
     RunResult rr = run_case(so, case_path, check, save);
     if (!json && rr.status != kExitOk)  // no rate and no outputs for a run a fault stopped
-      std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml" << (so.trace ? ", trace.json" : "")
+      std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml" << (so.trace ? ", " + trace_json_name(so) : std::string())
                 << ": " << rr.report["out_dir"].get<std::string>() << "\n";
     else if (!json)
-      std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml" << (so.trace ? ", trace.json" : "")
+      std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml" << (so.trace ? ", " + trace_json_name(so) : std::string())
                 << (save ? ", inputs/, replay.yaml" : "") << ": " << rr.report["out_dir"].get<std::string>() << "\n";
     if (!check || rr.status != kExitOk) return rr.status;
     bool pass = true;

@@ -56,6 +56,46 @@ json buffer_use(const sim::HwConfig& hw, const sim::LaunchResult& r) {
 }
 }  // namespace
 
+namespace {
+// Where each core's time went, per pipe (busy, waiting on a flag, the scalar unit blocked on its full queue, UB
+// bank-conflict beats) and for the scalar unit's other waits; per_kind sums the cores of a kind (divide by
+// `cores` and the launch's cycles for a mean fraction).
+json pipe_summary(const sim::LaunchResult& r) {
+  json per_core = json::object(), per_kind = json::object();
+  auto add = [](json& into, const char* k, uint64_t v) {
+    if (!into.is_object()) into = json::object();
+    into[k] = into.value(k, uint64_t{0}) + v;
+  };
+  for (const auto& c : r.cores) {
+    if (!c.used) continue;
+    json core = json::object();
+    json& kind = per_kind[kind_of(c.name)];
+    add(kind, "cores", 1);
+    for (int p = 0; p < isa::kNumPipes; ++p) {
+      const auto& ps = c.pipes[size_t(p)];
+      if (!ps.instructions && !ps.queue_full_cycles) continue;
+      const std::string pn(isa::pipe_name(static_cast<isa::Pipe>(p)));
+      core[pn] = {{"busy_cycles", ps.busy_cycles},
+                  {"instructions", ps.instructions},
+                  {"flag_wait_cycles", ps.flag_wait_cycles},
+                  {"queue_full_cycles", ps.queue_full_cycles},
+                  {"conflict_beats", ps.conflict_beats}};
+      json& k = kind["pipes"][pn];
+      for (const auto& [key, v] : core[pn].items()) add(k, key.c_str(), v.get<uint64_t>());
+    }
+    const auto& w = c.scalar_waits;
+    core["scalar_waits"] = {{"cross_wait_cycles", w.cross_wait},
+                            {"sync_all_cycles", w.sync_all},
+                            {"drain_cycles", w.drain},
+                            {"gm_load_cycles", w.gm_load}};
+    for (const auto& [key, v] : core["scalar_waits"].items()) add(kind["scalar_waits"], key.c_str(), v.get<uint64_t>());
+    core["end_cycle"] = c.end_cycle;
+    per_core[c.name] = core;
+  }
+  return {{"per_kind", per_kind}, {"per_core", per_core}};
+}
+}  // namespace
+
 json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std::string& op, const std::string& case_name) {
   const auto& hw = m.hw();
   json j;
@@ -99,6 +139,7 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
   j["buffers"] = buffer_use(hw, r);
   j["busy_cycles"] = busy;
   j["utilisation"] = util;
+  j["pipe_summary"] = pipe_summary(r);
   j["bound"] = bound;
   j["gm_bytes_read"] = r.mem.bytes_read;
   j["gm_bytes_written"] = r.mem.bytes_written;

@@ -16,6 +16,7 @@ constexpr int kLabelW = 120, kPlotW = 1000;  // timeline / bar label column and 
 constexpr int kBins = kPlotW;                // the timeline draws one pixel column per bin
 constexpr int kLaneH = 9, kCoreGap = 6;
 constexpr size_t kMaxArrows = 400;           // set -> wait arrows drawn (the earliest)
+constexpr size_t kMaxStages = 4000;          // stage spans drawn (the earliest recorded)
 
 const char* pipe_colour(const std::string& lane) {
   static const std::map<std::string, const char*> c = {{"CUBE", "#d9534f"}, {"VECTOR", "#428bca"}, {"MTE1", "#5cb85c"},
@@ -95,11 +96,25 @@ struct Lane {
   std::string name;
   std::vector<double> work, wait;  // cycles covered per bin
 };
+struct StageBar {
+  double c0, c1;
+  std::string label;
+};
 struct Core {
   int pid = 0;
   std::string name;
-  std::map<int, Lane> lanes;  // tid -> lane
+  std::map<int, Lane> lanes;     // tid -> lane
+  std::vector<StageBar> stages;  // the kernel's stage spans (CoreCtx::stage), in trace order
 };
+
+// A stage's colour by its name (the label's first word): the cube stages reds, the vector stages blues.
+const char* stage_colour(const std::string& label) {
+  static const std::map<std::string, const char*> c = {{"C1", "#e8847f"}, {"C2", "#b52b27"}, {"V1", "#7fb2e0"},
+                                                       {"V2", "#25639b"}, {"load", "#f0ad4e"}, {"mmad", "#d9534f"},
+                                                       {"store", "#9b59b6"}};
+  const auto it = c.find(label.substr(0, label.find(' ')));
+  return it == c.end() ? "#95a5a6" : it->second;
+}
 
 // Sort key of a core: its AI core index, AIC before its AIVs (aic k; aiv 2k, 2k + 1).
 std::pair<int, int> core_order(const std::string& name) {
@@ -131,6 +146,11 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
     if (ph == "M" && e.value("name", "") == "process_name") cores[e["pid"]].name = e["args"].value("name", ""), cores[e["pid"]].pid = e["pid"];
     if (ph == "M" && e.value("name", "") == "thread_name") lane_names[{e["pid"], e["tid"]}] = e["args"].value("name", "");
     if (ph == "X") end = std::max(end, e["args"].value("end_cycle", 0.0));
+    if (ph == "b" && e.value("cat", "") == "stage" && e.contains("args") && cores[e["pid"]].stages.size() < kMaxStages) {
+      const auto& a = e["args"];
+      cores[e["pid"]].stages.push_back({a.value("start_cycle", 0.0), a.value("end_cycle", 0.0), e.value("name", "")});
+      end = std::max(end, a.value("end_cycle", 0.0));
+    }
   }
   const double per_bin = end / kBins;
   std::vector<std::pair<double, std::pair<int, int>>> sets, waits;  // flow start / finish: cycle, (pid, tid)
@@ -158,11 +178,12 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   }
   std::vector<const Core*> order;
   for (auto& [pid, c] : cores)
-    if (!c.lanes.empty()) order.push_back(&c);
+    if (!c.lanes.empty() || !c.stages.empty()) order.push_back(&c);
   std::sort(order.begin(), order.end(), [](const Core* a, const Core* b) { return core_order(a->name) < core_order(b->name); });
   std::map<std::pair<int, int>, double> lane_y;
   double y = 20;
   for (const Core* c : order) {
+    if (!c->stages.empty()) y += kLaneH + 3;
     for (const auto& [tid, l] : c->lanes) lane_y[{c->pid, tid}] = y, y += kLaneH + 3;
     y += kCoreGap;
   }
@@ -173,6 +194,16 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   }
   double cy = 20;
   for (const Core* c : order) {
+    if (!c->stages.empty()) {  // stages overlap (the next block's loads run under this one's drain): two half rows
+      s.text(kLabelW - 6, cy + kLaneH - 1, c->name + " stages", "end", 9);
+      for (size_t i = 0; i < c->stages.size(); ++i) {
+        const StageBar& b = c->stages[i];
+        s.rect(kLabelW + b.c0 / per_bin, cy + (i % 2) * (kLaneH / 2.0), std::max(1.0, (b.c1 - b.c0) / per_bin), kLaneH / 2.0,
+               stage_colour(b.label), b.label + ": cycles " + fmt_num(b.c0) + " to " + fmt_num(b.c1));
+        ++st.stages;
+      }
+      cy += kLaneH + 3;
+    }
     for (const auto& [tid, l] : c->lanes) {
       s.text(kLabelW - 6, cy + kLaneH - 1, c->name + " " + l.name, "end", 9);
       ++st.lanes;
@@ -203,6 +234,47 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
     ++st.arrows;
   }
   return s.str();
+}
+
+namespace {
+std::string pct(double part, double whole) { return whole > 0 ? fmt_num(100 * part / whole) + "%" : "-"; }
+std::string cell(const std::string& v) { return "<td>" + xml_escape(v) + "</td>"; }
+std::string count(double v) { return std::to_string(std::llround(v)); }
+}  // namespace
+
+std::string pipe_summary_table(const nlohmann::json& report) {
+  const nlohmann::json& ps = report.value("pipe_summary", nlohmann::json::object());
+  const double cycles = report.value("cycles", 0.0);
+  if (!ps.contains("per_kind") || cycles <= 0) return "";
+  std::string h = "<table id=pipe-summary><tr><th>cores</th><th>pipe</th><th>instructions / core</th><th>busy</th>"
+                  "<th>waiting on a flag</th><th>scalar blocked on its full queue</th><th>bank-conflict beats (of busy)</th></tr>";
+  for (const auto& [kind, k] : ps["per_kind"].items()) {
+    const double n = k.value("cores", 1.0), all = cycles * std::max(1.0, n);
+    const nlohmann::json pipes = k.value("pipes", nlohmann::json::object());
+    for (const auto& [pipe, v] : pipes.items())
+      h += "<tr>" + cell(kind + " x " + fmt_num(n)) + cell(pipe) + cell(count(v.value("instructions", 0.0) / n)) +
+           cell(pct(v.value("busy_cycles", 0.0), all)) + cell(pct(v.value("flag_wait_cycles", 0.0), all)) +
+           cell(pct(v.value("queue_full_cycles", 0.0), all)) +
+           cell(pct(v.value("conflict_beats", 0.0), v.value("busy_cycles", 0.0))) + "</tr>";
+    const auto& w = k.value("scalar_waits", nlohmann::json::object());
+    h += "<tr>" + cell(kind + " x " + fmt_num(n)) + cell("scalar waits") +
+         "<td colspan=5>" + xml_escape("cross-core flags " + pct(w.value("cross_wait_cycles", 0.0), all) + ", sync_all " +
+                                       pct(w.value("sync_all_cycles", 0.0), all) + ", draining its pipes " +
+                                       pct(w.value("drain_cycles", 0.0), all) + ", GM scalar loads " +
+                                       pct(w.value("gm_load_cycles", 0.0), all)) + "</td></tr>";
+  }
+  h += "</table><details><summary>per core</summary><table id=pipe-summary-cores><tr><th>core</th><th>pipe</th>"
+       "<th>instructions</th><th>busy</th><th>waiting on a flag</th><th>scalar blocked on its full queue</th>"
+       "<th>bank-conflict beats</th></tr>";
+  const nlohmann::json cores = ps.value("per_core", nlohmann::json::object());
+  for (const auto& [core, c] : cores.items())
+    for (const auto& [pipe, v] : c.items()) {
+      if (pipe == "scalar_waits" || !v.is_object()) continue;
+      h += "<tr>" + cell(core) + cell(pipe) + cell(count(v.value("instructions", 0.0))) +
+           cell(pct(v.value("busy_cycles", 0.0), cycles)) + cell(pct(v.value("flag_wait_cycles", 0.0), cycles)) +
+           cell(pct(v.value("queue_full_cycles", 0.0), cycles)) + cell(count(v.value("conflict_beats", 0.0))) + "</tr>";
+    }
+  return h + "</table></details>";
 }
 
 // ---- sweep ----

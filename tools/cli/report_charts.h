@@ -2,7 +2,7 @@
 // The charts of npusim report (README "Exploration"), each one inline SVG element with a stable id:
 //   run:   utilisation (busy fraction per core type and pipe), roofline (the case's roofs and the run's point),
 //          timeline (trace.json: one lane per core and pipe, an AIC followed by its AIVs, waits as thin grey
-//          strips under the lane, set -> wait arrows);
+//          strips under the lane, set -> wait arrows, a stage row per core), pipe summary (an HTML table);
 //   sweep: heatmap (the objective over two axes, the best over the other axes per cell), ranked (the points
 //          sorted by the objective), pareto (two objectives, the front joined).
 #include <string>
@@ -16,10 +16,13 @@ std::string utilisation_chart(const nlohmann::json& report);
 std::string roofline_chart(const nlohmann::json& report);  // empty when report.json lacks the roofs
 
 struct TimelineStats {
-  int cores = 0, lanes = 0, rects = 0, arrows = 0;
+  int cores = 0, lanes = 0, rects = 0, arrows = 0, stages = 0;
   long slices = 0;
 };
 std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st);
+// report.json pipe_summary as an HTML table (per core kind: mean fractions of the launch's cycles) with the per-core
+// rows folded under <details>; empty when report.json has none.
+std::string pipe_summary_table(const nlohmann::json& report);
 
 // results: results.jsonl objects; x / y: point keys; objective: a results field (cycles, time_us, ...).
 std::string heatmap_chart(const std::vector<nlohmann::json>& results, const std::string& x, const std::string& y,

@@ -23,6 +23,10 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
       "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
       "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
+      "trace-gzip", po::bool_switch(&o.trace_gzip), "write trace.json.gz and instructions.csv.gz (about 10x smaller; "
+                                                    "Perfetto and npusim report read them as they are)")(
+      "trace-counters", po::value(&o.trace_counters), "window of the trace's counter tracks (queue depths, GM / L2 / HBM "
+                                                       "bytes per cycle) in cycles; 0 = no counter tracks (default 1000)")(
       "host-memory", po::value(&o.host_memory),
       "full / functional mode: refuse a case whose inputs and GM need more host memory than this (bytes, or with "
       "K / M / G; default NPUSIM_HOST_MEMORY or 80% of physical memory)")(
@@ -33,6 +37,9 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "check-thread", po::value(&o.check_thread), "auto (default: on with 2+ host CPUs) | on | off: race checks on a second "
                                                   "host thread (same faults, overlapped with the simulation)");
 }
+
+std::string trace_json_name(const SimOptions& o) { return o.trace_gzip ? "trace.json.gz" : "trace.json"; }
+std::string trace_csv_name(const SimOptions& o) { return o.trace_gzip ? "instructions.csv.gz" : "instructions.csv"; }
 
 sim::SimMode parse_mode(const std::string& s) {
   if (s == "full") return sim::SimMode::Full;
@@ -111,17 +118,28 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   machine_->set_checks(checks);
   machine_->set_reverse_ties(o.tie_order == "reversed");
   if (o.check_thread != "auto") machine_->set_check_thread(o.check_thread == "on");
+  if (o.trace_counters < 0)
+    throw InputError("--trace-counters " + std::to_string(o.trace_counters) +
+                     " must be 0 (no counter tracks) or a window of at least 1 cycle");
   if (o.trace) {
-    trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / "trace.json").string(),
-                                                (fs::path(out_) / "instructions.csv").string(),
-                                                machine_->hw().chip.clock_mhz, parse_trace_filter(o.trace_cores, o.trace_window));
+    // The other variant of each file (plain / gzip) would be a previous run's: npusim report must not read it.
+    for (const bool gz : {false, true}) {
+      SimOptions other = o;
+      other.trace_gzip = gz;
+      if (gz != o.trace_gzip) fs::remove(fs::path(out_) / trace_json_name(other), ec), fs::remove(fs::path(out_) / trace_csv_name(other), ec);
+    }
+    trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / trace_json_name(o)).string(),
+                                                (fs::path(out_) / trace_csv_name(o)).string(), machine_->hw().chip.clock_mhz,
+                                                parse_trace_filter(o.trace_cores, o.trace_window),
+                                                sim::TraceOptions{o.trace_gzip, uint64_t(o.trace_counters)});
     machine_->set_trace(trace_.get());
   }
 }
 
 void SimSession::write_outputs(const nlohmann::json& report, const std::string& extra_yaml) {
   machine_->set_trace(nullptr);
-  trace_.reset();  // closes trace.json
+  if (trace_) trace_->close();  // stage spans and counters, then the files (errors surface here)
+  trace_.reset();
   std::ofstream(fs::path(out_) / "report.json") << report.dump(2) << "\n";
   std::ofstream(fs::path(out_) / "resolved.yaml") << "hw:\n"
                                                    << [&] {

@@ -16,8 +16,13 @@ struct SimOptions {
   std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo", check_thread = "auto";
   std::string host_memory;  // --host-memory: budget in bytes (suffix K / M / G allowed); empty = the default
   std::vector<std::string> sets;
-  bool trace = false;
+  bool trace = false, trace_gzip = false;
+  int64_t trace_counters = 1000;  // --trace-counters: counter-track window in cycles, 0 = none
 };
+
+// The trace file names of a run: trace.json / instructions.csv, with .gz appended under --trace-gzip.
+std::string trace_json_name(const SimOptions& o);
+std::string trace_csv_name(const SimOptions& o);
 
 void add_sim_options(po::options_description& desc, SimOptions& o);
 

@@ -1,0 +1,33 @@
+#pragma once
+// One output file of the trace, plain or gzip-compressed (zlib): the writer streams text into it either way.
+// A gzip trace is ~10x smaller; Perfetto and chrome://tracing open `trace.json.gz` directly.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace npusim::sim {
+
+class TraceFile {
+ public:
+  TraceFile() = default;
+  ~TraceFile();
+  TraceFile(const TraceFile&) = delete;
+  TraceFile& operator=(const TraceFile&) = delete;
+  // Opens `path` for writing (gzip when `gzip`); throws std::runtime_error naming the path when it cannot.
+  void open(const std::string& path, bool gzip);
+  bool is_open() const { return open_; }
+  // Throws std::runtime_error naming the path when the write fails (disk full, file removed).
+  void write(std::string_view text);
+  void close();  // flushes; throws like write() when the last bytes cannot be written
+  const std::string& path() const { return path_; }
+
+ private:
+  void fail() const;
+  std::string path_;
+  bool open_ = false;
+  std::ofstream plain_;
+  void* gz_ = nullptr;  // gzFile (zlib.h stays out of this header)
+};
+
+}  // namespace npusim::sim
