@@ -1,6 +1,6 @@
 #pragma once
 // One output file of the trace, plain or gzip-compressed (zlib): the writer streams text into it either way.
-// A gzip trace is ~10x smaller; Perfetto and chrome://tracing open `trace.json.gz` directly.
+// A gzip trace is about 8x smaller; Perfetto and npusim report open `trace.json.gz` directly.
 #include <cstdio>
 #include <fstream>
 #include <string>

@@ -23,7 +23,7 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
       "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
       "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
-      "trace-gzip", po::bool_switch(&o.trace_gzip), "write trace.json.gz and instructions.csv.gz (about 10x smaller; "
+      "trace-gzip", po::bool_switch(&o.trace_gzip), "write trace.json.gz and instructions.csv.gz (about 8x smaller; "
                                                     "Perfetto and npusim report read them as they are)")(
       "trace-counters", po::value(&o.trace_counters), "window of the trace's counter tracks (queue depths, GM / L2 / HBM "
                                                        "bytes per cycle) in cycles; 0 = no counter tracks (default 1000)")(
