@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "isa/numeric/numeric.h"
+
 namespace npusim::op::attn {
 
 namespace {
@@ -51,6 +53,12 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
     require_size(t_.query_rope, q_rows * p_.N * p_.Dr, "query_rope");
     require_size(t_.key_rope, (p_.layout == Layout::TND ? 1 : p_.B) * p_.kv_s * p_.KV_N * p_.Dr, "key_rope");
   }
+  if (p_.antiquant.on) {
+    require(p_.Dv == p_.D && !p_.prefix, "KV antiquantisation needs Dv = D and no shared prefix");
+    const int64_t n = 2 * (p_.antiquant.per_tensor ? 1 : p_.KV_N * p_.D);
+    require_size(t_.antiquant_scale, n, "antiquant_scale");
+    if (p_.antiquant.offset) require_size(t_.antiquant_offset, n, "antiquant_offset");
+  }
   if (p_.post_quant.on) {
     const int64_t channels = p_.post_quant.per_channel ? p_.N * p_.Dv : 1;
     require_size(t_.quant_scale2, channels, "quant_scale2");
@@ -93,7 +101,7 @@ double AttnData::q(int64_t b, int64_t n, int64_t i, int64_t d) const {
 }
 
 double AttnData::k(int64_t b, int64_t n2, int64_t j, int64_t d) const {
-  if (d < p_.D) return kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d);
+  if (d < p_.D) return dequant(kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d), false, n2, d);
   const Strides s = layout_strides(p_.layout, p_.KV_N, p_.kv_s, p_.Dr);
   return at(*t_.key_rope, b * s.b + n2 * s.n + (p_.kv_start(b) + j) * s.s + d - p_.D, "key_rope");
 }
@@ -130,6 +138,22 @@ std::vector<double> AttnData::q_rows(int64_t b, int64_t n) const {
   for (int64_t i = 0; i < p_.act_q[size_t(b)]; ++i)
     for (int64_t d = 0; d < w; ++d) r[size_t(i * w + d)] = q(b, n, i, d);
   return r;
+}
+
+double AttnData::dequant(double x, bool value, int64_t n2, int64_t d) const {
+  if (!p_.antiquant.on) return x;
+  const int64_t c = p_.antiquant_index(value, n2, d);
+  const double scale = at(*t_.antiquant_scale, c, "antiquant_scale");
+  const double offset = p_.antiquant.offset ? at(*t_.antiquant_offset, c, "antiquant_offset") : 0.0;
+  auto f16 = [](float v) { return isa::f16_to_f32(isa::f16_round(v)); };
+  switch (kv_values_) {
+    case KvValues::Exact: return (x + offset) * scale;
+    case KvValues::Fp16: {  // the vector unit: vadd.f16 then vmul.f16, each in fp32 and rounded to fp16
+      const float sum = f16(float(x) + float(offset));
+      return f16(sum * float(scale));
+    }
+  }
+  return x;
 }
 
 std::vector<double> AttnData::k_rows(int64_t b, int64_t n2) const {

@@ -24,7 +24,15 @@ struct AttnTensors {
   const HostTensor* key_rope = nullptr;
   const HostTensor* quant_scale2 = nullptr;   // post-quant (p.post_quant.on): 1 or N * Dv elements
   const HostTensor* quant_offset2 = nullptr;  // ... optional, same size
+  const HostTensor* antiquant_scale = nullptr;   // KV antiquant (p.antiquant.on): (2, ...) K's then V's
+  const HostTensor* antiquant_offset = nullptr;  // ... optional, same shape
 };
+
+// What k() / v() return for antiquantised (int8) K and V: the exact dequantisation (x + offset) * scale for the
+// fp64 reference, or the dequantisation evaluated in fp16 one operation at a time, f16(f16(x + offset) * scale):
+// the operator's own definition in its working dtype, which both the naive low-precision result and the golden
+// model (the kernel's vadd.f16 / vmul.f16) use. Without antiquantisation both are the stored value.
+enum class KvValues { Exact, Fp16 };
 
 class AttnData {
  public:
@@ -33,6 +41,7 @@ class AttnData {
   AttnData(const AttnProblem& p, AttnTensors t);
 
   const AttnProblem& problem() const { return p_; }
+  void set_kv_values(KvValues v) { kv_values_ = v; }
 
   // Logical row i of batch b (physical row q_start(b) + i), head n, dim d < D + Dr: d >= D reads the rope
   // tensor at d - D (the second pair's columns follow the first's, as in the kernel's Q tile).
@@ -42,7 +51,7 @@ class AttnData {
   // (d >= D: key_rope, dense only), d < Dv for v.
   double k(int64_t b, int64_t n2, int64_t j, int64_t d) const;
   double v(int64_t b, int64_t n2, int64_t j, int64_t d) const {
-    return kv_at(t_.value, t_.value_prefix, p_.Dv, b, n2, j, d);
+    return dequant(kv_at(t_.value, t_.value_prefix, p_.Dv, b, n2, j, d), true, n2, d);
   }
   // Whole matrices of one (b, head), row-major, for loops that visit every element many times: q_rows (act_q[b]
   // x qk_dim), k_rows (skv_eff(b) x qk_dim), v_rows (skv_eff(b) x Dv).
@@ -75,6 +84,8 @@ class AttnData {
  private:
   double kv_at(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim, int64_t b, int64_t n2,
                int64_t j, int64_t d) const;
+  double dequant(double stored, bool value, int64_t n2, int64_t d) const;  // KvValues applied (antiquant only)
+  KvValues kv_values_ = KvValues::Exact;
   void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,
                 const char* name) const;
 

@@ -64,6 +64,17 @@ struct FullQuant {
   double given_deq1 = 1, given_deq2 = 1;  // the scales as given (fp32, or a uint64 word's fp32): the fp64 truth's
 };
 
+// KV antiquantisation, prompt branch with a float16 query and the combined parameters (FIA antiquant_scale /
+// antiquant_offset, spec §1.6; kernels/fia/README.md "KV antiquantisation"): key and value are int8 and each
+// element is dequantised to fp16 before attention as the vendor's AscendAntiQuant does,
+// x' = f16(f16(f16(x) + offset[c]) * scale[c]), c = n2 * D + d (per-channel) or 0 (per-tensor); the parameters are
+// (2, ...) float16 with the key's at [0] and the value's at [1]. No offset adds 0.
+struct AntiQuant {
+  bool on = false;
+  bool per_tensor = false;  // antiquant_scale has shape (2): one scale per K and V
+  bool offset = false;      // antiquant_offset given
+};
+
 struct AttnProblem {
   // ---- shapes and types ----
   int64_t B = 0, N = 0, KV_N = 0, G = 1;  // G = N / KV_N query heads per KV head
@@ -113,12 +124,19 @@ struct AttnProblem {
   bool cast_round = false;                 // P and the output cast with CAST_ROUND (FA) instead of RINT
   PostQuant post_quant;                    // int8 attention_out (out = I8)
   FullQuant full_quant;                    // int8 Q / K / V (in = I8)
+  AntiQuant antiquant;                     // int8 K / V dequantised to the query's fp16 (in = F16)
 
   // ---- derived (attn_problem.cpp) ----
   // Query S = 1 in a padded layout: FIA's incremental (IFA) branch. TND with T1 = 1 stays a prompt problem.
   bool incremental() const { return Sq == 1 && layout != Layout::TND; }
   int64_t kv_n_of(int64_t n) const { return n / G; }
   int64_t qk_dim() const { return D + Dr; }  // the reduction length of Q K^T
+  ElemType kv_in() const { return antiquant.on ? ElemType::I8 : in; }  // the dtype key / value are stored in
+  // Antiquant parameter element of K (value = false) or V for KV head n2, dim d: the V part follows the K part.
+  int64_t antiquant_index(bool value, int64_t n2, int64_t d) const {
+    const int64_t per = antiquant.per_tensor ? 1 : KV_N * D;
+    return (value ? per : 0) + (antiquant.per_tensor ? 0 : n2 * D + d);
+  }
   int64_t skv_eff(int64_t b) const { return prefix_len + act_kv[b]; }
   // First physical query row of batch b (left padding: Sq - q_pad - act_q[b]; else 0).
   int64_t q_start(int64_t b) const;

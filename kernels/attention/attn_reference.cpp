@@ -206,7 +206,11 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   if (p.out != ElemType::F16 && p.out != ElemType::BF16 && p.out != ElemType::F32 && !p.post_quant.on)
     throw std::invalid_argument("attention references: output dtype " + elem_type_name(p.out) +
                                 " is not float16, bfloat16 or float32");
-  AttnValues ref = attention_ref64(p, d), naive = attention_naive(p, d);
+  // Antiquantised K / V: the truth dequantises exactly; the naive result evaluates the dequantisation in fp16, one
+  // operation at a time, like every other step of its formula (whatever view the caller's d has).
+  AttnData exact = d, rounded = d;
+  exact.set_kv_values(KvValues::Exact), rounded.set_kv_values(KvValues::Fp16);
+  AttnValues ref = attention_ref64(p, exact), naive = attention_naive(p, rounded);
   if (p.post_quant.on) {  // the int8 rule (accuracy.h) compares the output with the quantised fp64 truth
     quantize_outputs(p, d, ref.out);
     quantize_outputs(p, d, naive.out);
@@ -263,6 +267,7 @@ std::vector<Reference> fia_references(const attn::AttnProblem& p, const CaseFile
   attn::AttnTensors t{first("query"), list("key"), list("value"), first("pse_shift"), first("atten_mask"),
                       first("block_table"), first("key_shared_prefix"), first("value_shared_prefix")};
   t.quant_scale2 = first("quant_scale2"), t.quant_offset2 = first("quant_offset2");
+  t.antiquant_scale = first("antiquant_scale"), t.antiquant_offset = first("antiquant_offset");
   return attention_references(p, attn::AttnData(p, std::move(t)));
 }
 

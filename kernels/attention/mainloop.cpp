@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/attention/antiquant.h"
 #include "kernels/attention/cube_blocks.h"
 #include "kernels/attention/schedule.h"
 #include "kernels/attention/vec_blocks.h"
@@ -33,11 +34,19 @@ void cube_steps(sim::CoreCtx& c, const Plan& pl) {
 }  // namespace
 
 void cube_mainloop(sim::CoreCtx& c, const Plan& pl) {
+  if (pl.dequant.on) c.sync_all();  // the AIVs' fp16 K / V are in GM (antiquant.h)
   cube_steps(c, pl);
   if (pl.has_splits()) c.sync_all();  // every core of the launch takes part before the AIVs combine
 }
 
 void vector_mainloop(sim::CoreCtx& c, const Plan& pl) {
+  if (pl.dequant.on) {  // every AIV dequantises its share of K and V; every core meets before the mainloops
+    c.stage("dequant");
+    dequant_kv(c, pl);
+    c.pipe_barrier(isa::Pipe::ALL);
+    c.free_all(isa::Buf::UB);
+    c.sync_all();
+  }
   VecBlocks v(c, pl);
   const std::vector<Step> steps = core_steps(pl, c.block_idx());
   std::vector<int64_t> parity;  // unit parity of each step (m / l buffers)

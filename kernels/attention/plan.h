@@ -60,6 +60,18 @@ struct OutputDesc {
   isa::RoundMode out_round = isa::RoundMode::RINT;  // O (fp32) -> output dtype
 };
 
+// KV antiquantisation (p.antiquant; antiquant.h): before the mainloops the AIVs dequantise the int8 key / value
+// (GM `key`, `value`) into fp16 copies that gm.key / gm.value then name; the cube reads those.
+struct DequantPlan {
+  bool on = false;
+  std::string src_key = "key", src_value = "value";  // the int8 tensors
+  int64_t seg = 0;       // elements of one contiguous run that uses one channel row: BSH / BSND a token's KV_N * D,
+                         // BNSD one row of D
+  int64_t segments = 0;  // runs per tensor
+  int64_t slab = 0;      // BNSD: runs per (b, n2), which share KV head n2's D channels; 0 (BSH / BSND): all heads
+  int64_t chunk = 0;     // runs per UB chunk (never across a slab)
+};
+
 struct Plan {
   AttnProblem p;
   BlockTiling t;
@@ -79,6 +91,7 @@ struct Plan {
   std::vector<int64_t> fd_splits, fd_off;
   uint64_t fd_bytes = 0;
   std::vector<int64_t> core_first;   // units [core_first[k], core_first[k+1]) run on core k (block_dim + 1 entries)
+  DequantPlan dequant;
   // Workspace (one GM allocation): per core, S slots, P slots, O slots.
   uint64_t ws_s_bytes = 0, ws_p_bytes = 0, ws_o_bytes = 0, ws_core_bytes = 0;
 

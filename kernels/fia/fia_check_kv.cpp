@@ -16,11 +16,22 @@ constexpr int64_t kBlockAlign = 128, kMinBlock = 128, kMaxBlock = 512;  // page 
 constexpr int64_t kMaxDecodeBlock = 512;                                // query S = 1: any size in [1, 512]
 constexpr int64_t kMaxPagedHidden = 65535;                              // KV_N * D, BnBsH paged layout
 
+// K / V are in the query's dtype, or int8 with a float16 query and inputs.antiquant_scale (KV antiquantisation).
 void check_kv_dtype(const Ctx& x, const std::string& label, ElemType t) {
+  if (x.p.antiquant.on) {
+    if (t == ElemType::I8) return;
+    fail("inputs.antiquant_scale is given but " + label + " is " + elem_type_name(t) + ": KV antiquantisation needs "
+         "int8 key and value (the vendor: \"KV antiquant is unenabled, but antiquant antiquantScale/antiquantOffset "
+         "exist\"; spec §1.6)");
+  }
   if (t == x.p.in) return;
+  if (t == ElemType::I8 && x.p.in == ElemType::F16)
+    fail(label + " dtype int8 with a float16 query is KV antiquantisation: it needs inputs.antiquant_scale (and "
+         "optionally inputs.antiquant_offset; spec §1.6)");
   if (t == ElemType::I8 || t == ElemType::I4 || t == ElemType::I32)
-    fail(label + " dtype " + elem_type_name(t) + " with a " + elem_type_name(x.p.in) +
-         " query is KV antiquantisation (spec §1.6), not supported yet (quantised FIA kernels are not implemented)");
+    fail(label + " dtype " + elem_type_name(t) + " with a " + elem_type_name(x.p.in) + " query is KV antiquantisation "
+         "with the separated key_ / value_antiquant parameters or int4 (spec §1.6), not supported yet (npusim runs int8 "
+         "K / V with a float16 query and the combined antiquant_scale)");
   fail(label + " dtype " + elem_type_name(t) + " must equal the query dtype " + elem_type_name(x.p.in));
 }
 

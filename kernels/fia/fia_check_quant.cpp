@@ -25,8 +25,6 @@ struct QuantTensor {
 std::vector<QuantTensor> unsupported_tensors() {
   const std::set<ElemType> antiquant = {ElemType::F16, ElemType::BF16, ElemType::F32};
   return {
-      {"antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-      {"antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"key_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
       {"value_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
@@ -60,6 +58,9 @@ void check_modes(const Ctx& x) {
   if (km != vm && !(km == 0 && vm == 1))
     fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) +
          " must be equal, or 0 and 1 (spec §1.6)");
+  if (legacy != 0 && x.p.Sq != 1)
+    fail("attrs.antiquant_mode = " + str(legacy) + " is not allowed with query S > 1 (the vendor: \"antiquant_mode is "
+         "not supported!\"; the prompt branch's combined parameters are per-channel or per-tensor; spec §1.6)");
   if (legacy != 0) fail("attrs.antiquant_mode = " + str(legacy) + ": KV antiquantisation" + kNotYet);
   if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + ": KV antiquantisation" + kNotYet);
   if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + ": KV antiquantisation" + kNotYet);
@@ -133,6 +134,7 @@ void check_skipped_rows(const Ctx& x) {
 void check_quant(Ctx& x) {
   check_full_quant_tensors(x);
   check_post_quant_tensors(x);
+  check_antiquant_tensors(x);
   for (const auto& q : unsupported_tensors()) check_unsupported_tensor(x, q);
   check_modes(x);
 }
@@ -140,6 +142,7 @@ void check_quant(Ctx& x) {
 void check_post_quant(Ctx& x) {
   const attn::AttnProblem& p = x.p;
   check_full_quant_rules(x);
+  check_antiquant_rules(x);
   if (!p.post_quant.on) return;
   // Any int8 tensor needs D aligned to 32 elements (FIA tiling: "D should be 32 elements aligned when int8 is
   // involved").

@@ -41,6 +41,10 @@ void check_decode_scores(Ctx& x);   // from check_scores: sparse / pre / next ig
 // feature restrictions (from check_post_quant).
 void check_full_quant_tensors(Ctx& x);
 void check_full_quant_rules(const Ctx& x);
+// KV antiquantisation with the combined parameters (fia_check_antiquant.cpp): the tensors (from check_quant, before
+// check_kv's dtype rule), the storage / D rules (from check_post_quant).
+void check_antiquant_tensors(Ctx& x);
+void check_antiquant_rules(const Ctx& x);
 
 // ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
 // The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).

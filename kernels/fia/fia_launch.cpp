@@ -2,6 +2,7 @@
 #include "kernels/fia/fia_launch.h"
 
 
+#include "kernels/attention/antiquant.h"
 #include "kernels/attention/mainloop.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/op/gm_inputs.h"
@@ -29,6 +30,9 @@ uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p
                           "quant_offset2"})
     if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], false);
   if (c.inputs.count("block_table")) put("block_table", c.inputs.at("block_table")[0], true);
+  // KV antiquant parameters: per-tensor values are read by the AIVs' scalar units (materialised in timing mode).
+  for (const char* opt : {"antiquant_scale", "antiquant_offset"})
+    if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], true);
   return bytes;
 }
 
@@ -59,6 +63,11 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
     out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
   }
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
+  if (p.antiquant.on) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
+    attn::plan_dequant(pl, m.hw());
+    m.gm().allocate(pl.gm.key, attn::dequant_bytes(pl));
+    m.gm().allocate(pl.gm.value, attn::dequant_bytes(pl));
+  }
   if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
   r.tiling = tiling.used();
   if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks

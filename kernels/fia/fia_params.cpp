@@ -25,9 +25,10 @@ std::vector<ParamSpec> fia_param_specs() {
       {"quant_scale2", "tensor", false, "none", "int8 attention_out: float32 (or bfloat16 with a bfloat16 query), [1] per-tensor or N*D per-channel"},
       {"quant_offset2", "tensor", false, "none", "int8 attention_out: offset, quant_scale2's dtype and size (default 0)"},
       {"antiquant_scale", "tensor", false, "none",
-       "int8 / int4 KV dequant scale, K and V combined (not supported yet)"},
+       "int8 K / V with a float16 query (query S > 1): float16 dequant scale, K's at [0] and V's at [1]: (2) per-tensor, "
+       "or per-channel (2, KV_N, 1, D) BNSD / (2, H) BSH / (2, KV_N, D) BSND; x' = f16(f16(x + offset) * scale)"},
       {"antiquant_offset", "tensor", false, "none",
-       "int8 / int4 KV dequant offset, K and V combined (not supported yet)"},
+       "KV antiquant offset: antiquant_scale's dtype and shape (default 0)"},
       {"block_table", "tensor", false, "none", "page attention: int32 (B, max_blocks) block ids"},
       {"query_padding_size", "tensor", false, "none", "left padding: int64 [1], query rows end this many before S"},
       {"kv_padding_size", "tensor", false, "none", "left padding: int64 [1], K/V rows end this many before S"},

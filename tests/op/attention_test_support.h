@@ -13,6 +13,7 @@
 #include "kernels/attention/attn_data.h"
 #include "kernels/attention/attn_problem.h"
 #include "kernels/host/det_math.h"
+#include "isa/numeric/numeric.h"
 #include "kernels/host/host_tensor.h"
 #include "isa/numeric/numeric.h"
 
@@ -45,6 +46,7 @@ struct AttnCase {
   HostTensor q, pse, mask, bt, kp, vp;
   HostTensor qs2, qo2;  // post-quant scale / offset (p.post_quant)
   HostTensor deq1, qs1, deq2;  // full quantisation (p.full_quant): [1] each, float32 or uint64 words
+  HostTensor aqs, aqo;         // KV antiquant (p.antiquant): antiquant_scale / antiquant_offset, (2, ...) float16
   std::vector<HostTensor> k, v;
 
   AttnData data() const {
@@ -58,6 +60,8 @@ struct AttnCase {
     if (p.prefix) t.key_prefix = &kp, t.value_prefix = &vp;
     if (p.post_quant.on) t.quant_scale2 = &qs2;
     if (p.post_quant.offset) t.quant_offset2 = &qo2;
+    if (p.antiquant.on) t.antiquant_scale = &aqs;
+    if (p.antiquant.offset) t.antiquant_offset = &aqo;
     return AttnData(p, t);
   }
   int64_t q_start(int64_t b) const { return p.left_pad ? p.Sq - p.q_pad - p.act_q[size_t(b)] : 0; }
@@ -130,19 +134,20 @@ inline void fill(AttnCase& c, uint64_t seed, double mask_density = 0.3) {
     const int64_t dim = value ? p.Dv : p.D;
     std::vector<HostTensor>& t = value ? c.v : c.k;
     t.clear();
-    if (p.kv == KvStorage::Dense) t.push_back(nan_tensor(p.in, layout_shape(p.layout, p.B, p.KV_N, p.kv_s, dim)));
+    const ElemType kt = p.kv_in();  // int8 with antiquantisation
+    if (p.kv == KvStorage::Dense) t.push_back(nan_tensor(kt, layout_shape(p.layout, p.B, p.KV_N, p.kv_s, dim)));
     if (p.kv == KvStorage::List)
       for (int64_t b = 0; b < p.B; ++b)
-        t.push_back(nan_tensor(p.in, layout_shape(p.layout, 1, p.KV_N, p.list_s[size_t(b)], dim)));
-    if (p.kv == KvStorage::PagedBsH) t.push_back(nan_tensor(p.in, {p.block_num, p.block_size, p.KV_N * dim}));
-    if (p.kv == KvStorage::PagedNBsD) t.push_back(nan_tensor(p.in, {p.block_num, p.KV_N, p.block_size, dim}));
-    if (p.prefix) (value ? c.vp : c.kp) = nan_tensor(p.in, layout_shape(p.layout, 1, p.KV_N, p.prefix_s, dim));
+        t.push_back(nan_tensor(kt, layout_shape(p.layout, 1, p.KV_N, p.list_s[size_t(b)], dim)));
+    if (p.kv == KvStorage::PagedBsH) t.push_back(nan_tensor(kt, {p.block_num, p.block_size, p.KV_N * dim}));
+    if (p.kv == KvStorage::PagedNBsD) t.push_back(nan_tensor(kt, {p.block_num, p.KV_N, p.block_size, dim}));
+    if (p.prefix) (value ? c.vp : c.kp) = nan_tensor(kt, layout_shape(p.layout, 1, p.KV_N, p.prefix_s, dim));
     for (int64_t b = 0; b < p.B; ++b)
       for (int64_t n2 = 0; n2 < p.KV_N; ++n2)
         for (int64_t j = 0; j < p.skv_eff(b); ++j)
           for (int64_t d = 0; d < dim; ++d) {
             const auto [tt, idx] = c.kv_ref(value, b, n2, j, d);
-            tt->set(idx, value ? draw(r, p.in, -1, 1) : draw(r, p.in, -2, 2));
+            tt->set(idx, value ? draw(r, p.kv_in(), -1, 1) : draw(r, p.kv_in(), -2, 2));
           }
   }
   if (p.pse) {
@@ -187,6 +192,24 @@ inline void add_full_quant(AttnCase& c, bool u64 = false, double f1 = 1, double 
   };
   const ElemType dt = u64 ? ElemType::U64 : ElemType::F32;
   c.deq1 = scalar(dt, f1 / 1024), c.qs1 = scalar(ElemType::F32, 127 * fq), c.deq2 = scalar(dt, f2 / (127 * 32));
+}
+
+// KV antiquant parameters for a problem with p.antiquant set (before fill): (2) per-tensor or the layout's
+// per-channel shape, float16 scales around 1 / 32 (int8 K, V near +-64 dequantise to about +-2) and, with an
+// offset, fractional float16 offsets in [-3, 3], so the kernel's two fp16 roundings differ from the exact value.
+inline void add_antiquant(AttnCase& c, uint64_t seed) {
+  const AttnProblem& p = c.p;
+  std::vector<int64_t> shape = {2};
+  if (!p.antiquant.per_tensor)
+    shape = p.layout == Layout::BSH ? std::vector<int64_t>{2, p.KV_N * p.D}
+            : p.layout == Layout::BSND ? std::vector<int64_t>{2, p.KV_N, p.D} : std::vector<int64_t>{2, p.KV_N, 1, p.D};
+  Rng r{seed * 7919 + 17};
+  auto f16 = [](double v) { return double(isa::f16_to_f32(isa::f16_round(float(v)))); };
+  c.aqs = HostTensor::zeros(ElemType::F16, shape), c.aqo = HostTensor::zeros(ElemType::F16, shape);
+  for (int64_t e = 0; e < c.aqs.numel(); ++e) {
+    c.aqs.set(e, f16(r.uniform(0.5, 1.5) / 32));
+    c.aqo.set(e, f16(r.uniform(-3, 3)));
+  }
 }
 
 // Per-channel scales exactly halfway between two f16 values ((2k + 1) / 32 in [64, 128), where the f16 step is

@@ -50,11 +50,14 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   if (p.prefix) w.attr("actual_shared_prefix_len", test::CaseWriter::list({p.prefix_len}));
   const char* in = dtype_name(p.in);
   w.file("query", c.q, in);
+  const char* kv = dtype_name(p.kv_in());
   if (p.kv == KvStorage::List) {
-    w.file_list("key", c.k, in).file_list("value", c.v, in);
+    w.file_list("key", c.k, kv).file_list("value", c.v, kv);
   } else {
-    w.file("key", c.k[0], in).file("value", c.v[0], in);
+    w.file("key", c.k[0], kv).file("value", c.v[0], kv);
   }
+  if (p.antiquant.on) w.file("antiquant_scale", c.aqs, "float16", "aqs");
+  if (p.antiquant.offset) w.file("antiquant_offset", c.aqo, "float16", "aqo");
   if (p.pse) w.file("pse_shift", c.pse, dtype_name(c.pse.type), "pse");
   if (p.full_quant.on)
     w.file("dequant_scale1", c.deq1, dtype_name(c.deq1.type), "deq1").file("quant_scale1", c.qs1, "float32", "qs1")

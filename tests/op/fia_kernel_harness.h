@@ -62,6 +62,8 @@ inline attn::AttnTensors tensors(const attntest::AttnCase& c) {
   if (c.p.prefix) t.key_prefix = &c.kp, t.value_prefix = &c.vp;
   if (c.p.post_quant.on) t.quant_scale2 = &c.qs2;
   if (c.p.post_quant.offset) t.quant_offset2 = &c.qo2;
+  if (c.p.antiquant.on) t.antiquant_scale = &c.aqs;
+  if (c.p.antiquant.offset) t.antiquant_offset = &c.aqo;
   return t;
 }
 
@@ -79,7 +81,8 @@ inline attn::Plan plan_of(const CaseFile& c, const attn::AttnProblem& p) {
 // The kernel's outputs equal the golden model's bits and pass the accuracy policy against the op's references.
 inline void expect_golden_and_accurate(const CaseFile& c, const attntest::AttnCase& ac, const attn::AttnProblem& p,
                                        const attn::Plan& plan, const KernelRun& k) {
-  const attn::AttnData d(p, tensors(ac));
+  attn::AttnData d(p, tensors(ac));
+  d.set_kv_values(attn::KvValues::Fp16);  // antiquantised K / V as the kernel dequantises them
   const golden::AttnGoldenOut g = golden::attention_golden(p, d, plan.t.s1_block, plan.t.s2_block, plan.t.kv_splits);
   expect_same_bits(k.out, g.out, "attention_out");
   if (p.lse) expect_same_bits(k.lse, g.lse, "softmax_lse");

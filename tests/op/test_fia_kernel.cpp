@@ -219,6 +219,38 @@ std::vector<FiaCase> cases() {
     p.pre_tokens = 40, p.next_tokens = 10;
     return make(p, 69, [](AttnCase& c) { add_full_quant(c); });
   });
+  // KV antiquantisation (int8 K / V, float16 query, combined antiquant_scale / antiquant_offset; spec §1.6): per-channel
+  // in each layout's shape and per-tensor, with and without an offset, GQA, causal, actual lengths, int8 output;
+  // the long ones give each AIV several UB chunks (slot alternation) and BNSD shares that cross a (b, n2) slab, so
+  // the channel tiles are rebuilt mid-share.
+  auto antiquant = [](attn::AttnProblem p, bool per_tensor, bool offset) {
+    p.antiquant = {true, per_tensor, offset};
+    return p;
+  };
+  add("AntiquantPerChannelOffsetBsndGqa", [=] {
+    return make(antiquant(dense(2, 4, 2, 130, 300, 64, Layout::BSND), false, true), 80, [](AttnCase& c) { add_antiquant(c, 80); });
+  });
+  add("AntiquantPerTensorBshD128", [=] {
+    return make(antiquant(dense(1, 2, 2, 200, 500, 128, Layout::BSH), true, false), 81, [](AttnCase& c) { add_antiquant(c, 81); });
+  });
+  add("AntiquantPerTensorOffsetBnsdCausal", [=] {
+    return make(antiquant(causal(dense(1, 2, 1, 256, 300, 64, Layout::BNSD), 3), true, true), 82,
+                [](AttnCase& c) { add_antiquant(c, 82); });
+  });
+  add("AntiquantPerChannelBnsdSlabsCrossShares", [=] {
+    return make(antiquant(dense(2, 2, 2, 64, 4096, 64, Layout::BNSD), false, true), 83, [](AttnCase& c) { add_antiquant(c, 83); });
+  });
+  add("AntiquantPerChannelBshSeveralChunks", [=] {
+    return make(antiquant(dense(2, 4, 2, 64, 4096, 64, Layout::BSH), false, false), 84, [](AttnCase& c) { add_antiquant(c, 84); });
+  });
+  add("AntiquantEmptyKv", [=] {
+    return make(antiquant(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), false, true), 86, [](AttnCase& c) { add_antiquant(c, 86); });
+  });
+  add("AntiquantBnsdBsndActualLengthsInt8Out", [=] {
+    auto p = antiquant(dense(2, 2, 2, 128, 256, 32, Layout::BNSD_BSND), false, true);
+    p.act_q = {100, 37}, p.act_kv = {250, 1};
+    return make(p, 85, [](AttnCase& c) { add_antiquant(c, 85), add_post_quant(c, true, true, 85); });
+  }, {.lengths = true});
   // Post-quantisation (int8 attention_out; spec §1.7): per-tensor / per-channel, with / without offset, fp16 /
   // bf16 (fp32 and bf16 parameters), high performance (ties-away parameter casts), causal modes, GQA, actual
   // lengths (rows past them stay 0), fully masked rows with invalid-row correction (quantised 0), saturation.

@@ -195,9 +195,8 @@ TEST(FiaPrefix, NotWithPagesOrLists) {
   expect_parts(parse_error(kN4, list + pre), {"inputs.key_shared_prefix", "tensor-list"});
 }
 
-TEST(FiaQuant, AntiquantTensorsAreCheckedThenRejected) {
-  for (const char* name : {"antiquant_scale", "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset",
-                           "value_antiquant_scale", "value_antiquant_offset"}) {
+TEST(FiaQuant, SeparatedAntiquantTensorsAreCheckedThenRejected) {
+  for (const char* name : {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"}) {
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "float32")),
                  {std::string("inputs.") + name, "float32 [1]", "not supported yet (quantised FIA kernels are not implemented)"});
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "int8")),
@@ -283,7 +282,8 @@ TEST(FiaPostQuant, OffsetRejectsSparseModesThatSkipRows) {
 TEST(FiaQuant, AntiquantModesAreRangeCheckedThenRejected) {
   expect_parts(parse_error(kN4 + ", antiquant_mode: 2", bsh_qkv()),
                {"attrs.antiquant_mode = 2", "0 (per-channel) or 1"});
-  expect_parts(parse_error(kN4 + ", antiquant_mode: 1", bsh_qkv()), {"attrs.antiquant_mode = 1", "not supported yet"});
+  expect_parts(parse_error(kN4 + ", antiquant_mode: 1", bsh_qkv()),
+               {"attrs.antiquant_mode = 1 is not allowed with query S > 1", "antiquant_mode is not supported!"});
   expect_parts(parse_error(kN4 + ", key_antiquant_mode: 6", bsh_qkv()), {"attrs.key_antiquant_mode = 6", "[0, 5]"});
   expect_parts(parse_error(kN4 + ", value_antiquant_mode: 3", bsh_qkv()),
                {"attrs.value_antiquant_mode = 3", "0 or 1 when query S > 1"});
