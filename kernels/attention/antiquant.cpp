@@ -140,13 +140,17 @@ void plan_dequant(Plan& pl, const sim::HwConfig& hw) {
   q.seg = bnsd ? p.D : p.KV_N * p.D;
   q.segments = p.B * p.kv_s * (bnsd ? p.KV_N : 1);
   q.slab = bnsd ? p.kv_s : 0;
-  const int64_t per_elem = ub_bytes_per_elem(p.antiquant), cap = int64_t(hw.core.ub_bytes) / per_elem;
+  // A chunk is one counter-mode instruction per step: at most 255 repeats of 128 fp16 lanes.
+  constexpr int64_t kMaxChunkElems = 255 * 128;
+  const int64_t per_elem = ub_bytes_per_elem(p.antiquant);
+  const int64_t cap = std::min(int64_t(hw.core.ub_bytes) / per_elem, kMaxChunkElems);
   q.chunk = std::max<int64_t>(1, cap / q.seg);
   if (q.slab > 0) q.chunk = std::min(q.chunk, std::max<int64_t>(1, q.slab));
   if (q.seg > cap)
     throw CaseError("KV antiquantisation streams runs of " + std::to_string(q.seg) + " elements (" +
                     (bnsd ? std::string("D") : std::string("KV_N * D")) + ") through UB at " + std::to_string(per_elem) +
-                    " bytes each, more than core.ub_bytes = " + std::to_string(hw.core.ub_bytes));
+                    " bytes each; a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) + " and one vector "
+                    "instruction (" + std::to_string(kMaxChunkElems) + " elements)");
   pl.gm.key = "key_fp16", pl.gm.value = "value_fp16";
 }
 

@@ -7,7 +7,8 @@
 //
 //   FiaPrompt: dtypes, the four layouts, GQA, D, lengths and actual lengths, left padding, system prefix, paged
 //     (both cache layouts), tensor lists, mask tensors and sparse modes 0-4 with pre / next, pse, inner_precise
-//     0-3, softmax_lse, post-quantisation (per-tensor / per-channel, with / without offset), tiling overrides.
+//     0-3, softmax_lse, post-quantisation (per-tensor / per-channel, with / without offset), KV antiquantisation
+//     (int8 K / V, per-tensor / per-channel, with / without offset), tiling overrides.
 //   FiaDecode: query S = 1 with the same families (masks (B, 1, Skv), pse rows, page sizes 1-512, flash-decoding
 //     splits, empty KV batches).
 //   FaVarLen: TND batches with zero lengths, GQA, D / Dv / rope Dr, sparse modes 0-4, 7, 8, local and global
@@ -160,7 +161,13 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   AttnCase& c = d.c;
   c.p = p;
   c.p.lse = g.coin(0.5);
+  // KV antiquantisation (int8 K / V, float16 query, prompt; spec §1.6): drawn from a stream of its own so that the
+  // other families keep their draws; dense K / V without a prefix, D a multiple of 32.
+  Draw ga{Rng{seed * 104729 + 11}};
+  if (!decode && t == ElemType::F16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.prefix && ga.coin(0.6))
+    c.p.antiquant = {true, ga.coin(0.4), ga.coin(0.6)};
   if (tensors) fill(c, seed + 1000);
+  if (tensors && c.p.antiquant.on) add_antiquant(c, seed);
   // qs1 at most 127 (P <= 1 never saturates P8): a larger qs1 saturates against the kernel's running max where the
   // truth's row max does not, a divergence of the operator's definition (test_fia_kernel FullQuantPSaturatesD256).
   if (full_quant) add_full_quant(c, g.coin(0.5), g.r.uniform(0.5, 2), g.r.uniform(0.5, 2), g.r.uniform(0.5, 1));
@@ -187,6 +194,7 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   o << "B " << B << " N " << p.N << "/" << p.KV_N << " Sq " << Sq << " Skv " << Skv << " D " << D << " " << layout_name(l)
     << " " << elem_type_name(t) << (full_quant ? " full-quant" : "") << " kv " << int(kv) << " mode " << p.sparse_mode << " mask " << int(p.mask) << " pse "
     << p.pse << " ip " << p.inner_precise << " lpad " << p.left_pad << " prefix " << p.prefix << " pq " << post_quant
+    << (c.p.antiquant.on ? c.p.antiquant.per_tensor ? " antiquant per-tensor" : " antiquant per-channel" : "")
     << " tiling {" << d.x.tiling << "}";
   d.desc = o.str();
   return d;
@@ -206,14 +214,14 @@ TEST(FiaRandomGenerator, DrawsEveryFeatureFamily) {
       n["mask tensor"] += p.mask == MaskKind::Full, n["row fix bit"] += (p.inner_precise & 2) != 0;
       n["post-quant per-tensor"] += q.on && !q.per_channel, n["post-quant per-channel"] += q.per_channel;
       n["post-quant offset"] += q.offset, n["tiling override"] += !d.x.tiling.empty();
-      if (!decode) n["full quantisation"] += p.full_quant.on;
+      if (!decode) n["full quantisation"] += p.full_quant.on, n["kv antiquant"] += p.antiquant.on;
       if (!decode) n["sparse_mode " + std::to_string(p.sparse_mode)] += 1, n["high performance"] += p.high_perf;
     }
     std::cout << (decode ? "decode" : "prompt") << " draws:";
     for (const auto& [k, v] : n) std::cout << " " << k << " " << v << ";";
     std::cout << "\n";
     for (const auto& [k, v] : n) EXPECT_GE(v, 15) << (decode ? "decode " : "prompt ") << k;
-    EXPECT_EQ(n.size(), decode ? 17u : 25u) << "a family the generator should draw never appears";
+    EXPECT_EQ(n.size(), decode ? 17u : 26u) << "a family the generator should draw never appears";
   }
 }
 

@@ -243,6 +243,10 @@ std::vector<FiaCase> cases() {
   add("AntiquantPerChannelBshSeveralChunks", [=] {
     return make(antiquant(dense(2, 4, 2, 64, 4096, 64, Layout::BSH), false, false), 84, [](AttnCase& c) { add_antiquant(c, 84); });
   });
+  // Per-tensor chunks at the instruction limit (255 repeats of 128 fp16 lanes; found by the random property tests).
+  add("AntiquantPerTensorFullChunks", [=] {
+    return make(antiquant(dense(2, 4, 4, 32, 4096, 128, Layout::BSH), true, false), 87, [](AttnCase& c) { add_antiquant(c, 87); });
+  });
   add("AntiquantEmptyKv", [=] {
     return make(antiquant(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), false, true), 86, [](AttnCase& c) { add_antiquant(c, 86); });
   });
