@@ -73,6 +73,9 @@ struct HwConfig {
   struct Memory {
     std::string impl;  // the memory-system model (a registered name, sim/registry.h)
   } memory;
+  struct Cost {
+    std::string impl;  // the pipes' cost model (a registered name, sim/registry.h; sim/machine/cost_model.h)
+  } cost;
   struct L2 {
     int64_t bytes = 0, line_bytes = 0, hit_latency_cycles = 0;
     int64_t bytes_per_cycle = 0;  // L2 bandwidth shared by all cores (every GM byte moved passes it)

@@ -95,6 +95,10 @@ std::vector<KeySpec> build() {
   mem.info = {"memory.impl", "string", "memory-system model by name (sim/README.md \"Implementations\")"};
   mem.ref_string = [](HwConfig& c) -> std::string& { return c.memory.impl; };
   v.push_back(mem);
+  KeySpec cost;
+  cost.info = {"cost.impl", "string", "pipe cost model by name (sim/README.md \"Implementations\")"};
+  cost.ref_string = [](HwConfig& c) -> std::string& { return c.cost.impl; };
+  v.push_back(cost);
   v.push_back(key("l2.bytes", &H::l2, &H::L2::bytes, "shared L2 capacity"));
   v.push_back(key("l2.line_bytes", &H::l2, &H::L2::line_bytes, "L2 line (LRU replacement unit)"));
   v.push_back(key("l2.hit_latency_cycles", &H::l2, &H::L2::hit_latency_cycles, "GM access latency on an L2 hit"));

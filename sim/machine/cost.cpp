@@ -6,6 +6,8 @@
 #include "isa/instr/footprint.h"
 #include "isa/instr/overloaded.h"
 #include "isa/numeric/int_math.h"
+#include "sim/machine/cost_model.h"
+#include "sim/registry.h"
 
 namespace npusim::sim {
 
@@ -290,6 +292,26 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           [&](const PipeBarrier&) -> PipeCost { return {0, 0}; }, [&](const CrossSet&) -> PipeCost { return {0, 0}; },
           [&](const CrossWait&) -> PipeCost { return {0, 0}; }, [&](const SyncAll&) -> PipeCost { return {0, 0}; }},
       in);
+}
+
+namespace {
+// `class_rates`: the per-class rates of the config's cube / mte1 / fixpipe / vector / scalar keys (the functions
+// above), the calibrated model every bundled config uses.
+class ClassRatesModel final : public PipeCostModel {
+ public:
+  explicit ClassRatesModel(const HwConfig& hw) : hw_(hw) {}
+  PipeCost local(const Instr& in) const override { return local_cost(in, hw_); }
+  double fixpipe_bytes_per_cycle(const Fixpipe& f) const override { return sim::fixpipe_bytes_per_cycle(f, hw_); }
+
+ private:
+  HwConfig hw_;
+};
+}  // namespace
+
+NPUSIM_REGISTER_IMPL(PipeCostModel, "class_rates", ClassRatesModel);
+
+std::unique_ptr<PipeCostModel> make_cost_model(const HwConfig& hw) {
+  return ImplRegistry<PipeCostModel>::instance().create("cost.impl", hw.cost.impl, hw);
 }
 
 }  // namespace npusim::sim

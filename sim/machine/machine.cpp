@@ -82,7 +82,8 @@ std::string scalar_wait_text(const CoreState& c) {
 }  // namespace
 
 MachineState::MachineState(HwConfig h, SimMode m)
-    : hw(std::move(h)), mode(m), gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing), mem(make_memory_model(hw)) {
+    : hw(std::move(h)), mode(m), gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing), mem(make_memory_model(hw)),
+      cost(make_cost_model(hw)) {
   const bool split = hw.topology == Topology::Split;
   const int aics = static_cast<int>(hw.chip.ai_cores);
   const int aivs = split ? static_cast<int>(hw.chip.ai_cores * hw.chip.aiv_per_core) : 0;

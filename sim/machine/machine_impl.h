@@ -21,6 +21,7 @@
 #include "sim/engine/engine.h"
 #include "sim/machine/core_state.h"
 #include "sim/machine/cost.h"
+#include "sim/machine/cost_model.h"
 #include "sim/machine/machine.h"
 #include "sim/machine/memory_model.h"
 #include "sim/trace/trace_writer.h"
@@ -38,6 +39,7 @@ struct MachineState {
   bool check_thread = std::thread::hardware_concurrency() > 1;  // the race checker on a second host thread
   GlobalMemory gm;
   std::unique_ptr<MemoryModel> mem;
+  std::unique_ptr<PipeCostModel> cost;  // hw.cost.impl
   std::vector<std::unique_ptr<CoreState>> cores;
   Engine* engine = nullptr;
   TraceWriter* trace = nullptr;

@@ -177,9 +177,9 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
       return {t.occupancy, t.latency};
     }
   }
-  PipeCost cost = local_cost(q.in, hw);
+  PipeCost cost = m_.cost->local(q.in);
   if (auto* f = std::get_if<Fixpipe>(&q.in); f && !gm_writes.empty()) {
-    const auto t = m_.mem->write(gm_writes, start, {fixpipe_bytes_per_cycle(*f, hw), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
+    const auto t = m_.mem->write(gm_writes, start, {m_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
     if (traffic) trace_traffic(before, start, start + t.occupancy);
     cost.occupancy = std::max(cost.occupancy, t.occupancy);
     cost.latency = std::max(cost.latency, t.latency);

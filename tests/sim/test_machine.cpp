@@ -257,3 +257,29 @@ TEST(MachineTiming, LongStreamOfShortInstructionsFillsTheQueueWithoutStalling) {
 
 }  // namespace
 }  // namespace npusim::sim::testing
+
+namespace npusim::sim::testing {
+namespace {
+
+// The seams chosen by name (sim/registry.h): an unknown implementation is a ConfigError naming the key, the value
+// and the valid names, raised when the machine is built (each in a child: one machine per process).
+TEST(MachineSeams, UnknownImplementationNamesTheKeyAndTheValidOnes) {
+  for (const auto& [key, valid] : {std::pair<std::string, std::string>{"memory.impl", "lru_write_back"}, {"cost.impl", "class_rates"}}) {
+    const auto got = in_child([&] {
+      const HwConfig hw = load_hw("ascend910b2", {key + "=bogus"});
+      try {
+        Machine m(hw, SimMode::Timing);
+      } catch (const ConfigError& e) {
+        const std::string msg = e.what();
+        const bool ok = msg.find(key + " = 'bogus' is not a registered implementation") != std::string::npos &&
+                        msg.find("valid: " + valid) != std::string::npos;
+        return std::vector<uint64_t>{ok ? 1u : 2u};
+      }
+      return std::vector<uint64_t>{0};
+    });
+    EXPECT_EQ(got, std::vector<uint64_t>{1}) << key;
+  }
+}
+
+}  // namespace
+}  // namespace npusim::sim::testing
