@@ -251,7 +251,7 @@ if [[ $(sed -n '/<svg id="heatmap"/,/<\/svg>/p' "$T/sw.html" | grep -c '<rect') 
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the sweep report's heatmap is not 2 x 2"; fi
 # the stage spans, counter tracks and per-core summary; the gzip trace holds the same events and the report reads it
 expect 0 "stages" -- "$NPUSIM" report "$T/u9"
-if grep -q 'id=pipe-summary' "$T/u9/report.html" && grep -q '"pipe_summary"' "$T/u9/report.json" &&
+if grep -q 'id=pipe-summary' "$T/u9/report.html" && grep -q '<table id=stages><tr>.*<td>C1</td>' "$T/u9/report.html" && grep -q '"pipe_summary"' "$T/u9/report.json" &&
    grep -q '"cat":"stage","ph":"b"' "$T/u9/trace.json" && grep -q '"name":"queue depth"' "$T/u9/trace.json" &&
    grep -q '"GM traffic (B/cycle)"' "$T/u9/trace.json" && grep -q ',C1 u0 b0$' "$T/u9/instructions.csv"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the trace lacks stage spans / counters or the report its summary"; fi

@@ -100,6 +100,10 @@ std::string run_page(const fs::path& dir, std::string& summary) {
          "blue lines: set_flag to the wait it releases (the first " + std::to_string(400) + "); the stage row above a "
          "core's lanes: the kernel's stages (C1 = Q K^T, V1 = softmax, C2 = P V, V2 = the O update; GEMM: load, mmad, "
          "store), overlapping stages on alternate half rows.</p>" + timeline_chart(tj, st);
+    if (const std::string stages = stage_table(tj); !stages.empty())
+      h += "<h2>Stages (trace)</h2><p class=note>Per stage kind: its spans (first start to last end of the "
+           "instructions issued under it, waits left out; spans of one core overlap), the cores that ran it, and "
+           "their lengths in cycles.</p>" + stages;
     summary += ", timeline " + std::to_string(st.cores) + " cores, " + std::to_string(st.lanes) + " lanes, " +
                std::to_string(st.slices) + " slices, " + std::to_string(st.arrows) + " arrows, " +
                std::to_string(st.stages) + " stages";

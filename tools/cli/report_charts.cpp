@@ -277,6 +277,28 @@ std::string pipe_summary_table(const nlohmann::json& report) {
   return h + "</table></details>";
 }
 
+std::string stage_table(const nlohmann::json& trace) {
+  struct Kind {
+    uint64_t spans = 0, total = 0, max = 0;
+    std::set<int> cores;
+  };
+  std::map<std::string, Kind> kinds;
+  for (const auto& e : trace.value("traceEvents", nlohmann::json::array())) {
+    if (e.value("ph", "") != "b" || e.value("cat", "") != "stage" || !e.contains("args")) continue;
+    const std::string name = e.value("name", "");
+    Kind& k = kinds[name.substr(0, name.find(' '))];
+    const uint64_t cycles = e["args"].value("cycles", uint64_t{0});
+    ++k.spans, k.total += cycles, k.max = std::max(k.max, cycles), k.cores.insert(e.value("pid", 0));
+  }
+  if (kinds.empty()) return "";
+  std::string h = "<table id=stages><tr><th>stage</th><th>spans</th><th>cores</th><th>mean cycles</th><th>max cycles</th>"
+                  "<th>total span cycles</th></tr>";
+  for (const auto& [name, k] : kinds)
+    h += "<tr>" + cell(name) + cell(std::to_string(k.spans)) + cell(std::to_string(k.cores.size())) +
+         cell(count(double(k.total) / double(k.spans))) + cell(std::to_string(k.max)) + cell(std::to_string(k.total)) + "</tr>";
+  return h + "</table>";
+}
+
 // ---- sweep ----
 
 namespace {

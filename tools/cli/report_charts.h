@@ -2,7 +2,7 @@
 // The charts of npusim report (README "Exploration"), each one inline SVG element with a stable id:
 //   run:   utilisation (busy fraction per core type and pipe), roofline (the case's roofs and the run's point),
 //          timeline (trace.json: one lane per core and pipe, an AIC followed by its AIVs, waits as thin grey
-//          strips under the lane, set -> wait arrows, a stage row per core), pipe summary (an HTML table);
+//          strips under the lane, set -> wait arrows, a stage row per core), pipe summary and stages (HTML tables);
 //   sweep: heatmap (the objective over two axes, the best over the other axes per cell), ranked (the points
 //          sorted by the objective), pareto (two objectives, the front joined).
 #include <string>
@@ -23,6 +23,9 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st);
 // report.json pipe_summary as an HTML table (per core kind: mean fractions of the launch's cycles) with the per-core
 // rows folded under <details>; empty when report.json has none.
 std::string pipe_summary_table(const nlohmann::json& report);
+// The trace's stage spans by kind (the label's first word: C1, V1, ..., load, mmad): spans, cores, mean / max / total
+// span cycles; empty when the trace has none.
+std::string stage_table(const nlohmann::json& trace);
 
 // results: results.jsonl objects; x / y: point keys; objective: a results field (cycles, time_us, ...).
 std::string heatmap_chart(const std::vector<nlohmann::json>& results, const std::string& x, const std::string& y,
