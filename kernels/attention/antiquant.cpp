@@ -77,11 +77,12 @@ class Dequantiser {
   }
 
   void load_scalars(bool value) {
-    const auto bits = [&](const char* name) {
-      return double(isa::f16_to_f32(uint16_t(c_.load_scalar(DType::F16, c_.gm(name, uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2))))));
+    const auto bits = [&](bool offset) {
+      const Addr at = c_.gm(pl_.p.antiquant_tensor(value, offset), uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2));
+      return double(isa::f16_to_f32(uint16_t(c_.load_scalar(DType::F16, at))));
     };
-    scale_ = bits("antiquant_scale");
-    offset_ = pl_.p.antiquant.offset ? bits("antiquant_offset") : 0.0;
+    scale_ = bits(false);
+    offset_ = pl_.p.antiquant.offset ? bits(true) : 0.0;
   }
 
   // The tiles repeat the channel row (BSH / BSND: all KV_N * D channels; BNSD: head n2's D) once per run. The
@@ -89,8 +90,9 @@ class Dequantiser {
   void build_tiles(bool value, int64_t n2) {
     c_.pipe_barrier(Pipe::ALL);
     const int64_t w = q_.seg, row = pl_.p.antiquant_index(value, n2, 0);
-    c_.issue(tile::copy_bytes(ub_.tscale, c_.gm("antiquant_scale", uint64_t(row * 2)), w * 2));
-    if (pl_.p.antiquant.offset) c_.issue(tile::copy_bytes(ub_.toff, c_.gm("antiquant_offset", uint64_t(row * 2)), w * 2));
+    c_.issue(tile::copy_bytes(ub_.tscale, c_.gm(pl_.p.antiquant_tensor(value, false), uint64_t(row * 2)), w * 2));
+    if (pl_.p.antiquant.offset)
+      c_.issue(tile::copy_bytes(ub_.toff, c_.gm(pl_.p.antiquant_tensor(value, true), uint64_t(row * 2)), w * 2));
     tile::handover(c_, kRowLoaded);
     for (int64_t have = 1; have < q_.chunk;) {  // doubling copies: 1, 2, 4, ... runs
       const int64_t n = std::min(have, q_.chunk - have);
@@ -135,11 +137,15 @@ class Dequantiser {
 void plan_dequant(Plan& pl, const sim::HwConfig& hw) {
   const AttnProblem& p = pl.p;
   DequantPlan& q = pl.dequant;
-  const bool bnsd = p.layout == Layout::BNSD || p.layout == Layout::BNSD_BSND;
+  // Runs by storage: dense in the query's layout (B x kv_s tokens), or the page cache's (block_num, block_size,
+  // KV_N * D) / (block_num, KV_N, block_size, D), dequantised whole (unused blocks too: the same bytes either way).
+  const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
+  const bool bnsd = paged ? p.kv == KvStorage::PagedNBsD : p.layout == Layout::BNSD || p.layout == Layout::BNSD_BSND;
+  const int64_t slabs = paged ? p.block_num : p.B, rows = paged ? p.block_size : p.kv_s;
   q.on = true;
   q.seg = bnsd ? p.D : p.KV_N * p.D;
-  q.segments = p.B * p.kv_s * (bnsd ? p.KV_N : 1);
-  q.slab = bnsd ? p.kv_s : 0;
+  q.segments = slabs * rows * (bnsd ? p.KV_N : 1);
+  q.slab = bnsd ? rows : 0;
   // A chunk is one counter-mode instruction per step: at most 255 repeats of 128 fp16 lanes.
   constexpr int64_t kMaxChunkElems = 255 * 128;
   const int64_t per_elem = ub_bytes_per_elem(p.antiquant);

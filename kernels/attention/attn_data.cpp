@@ -55,9 +55,10 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
   }
   if (p_.antiquant.on) {
     require(p_.Dv == p_.D && !p_.prefix, "KV antiquantisation needs Dv = D and no shared prefix");
-    const int64_t n = 2 * (p_.antiquant.per_tensor ? 1 : p_.KV_N * p_.D);
-    require_size(t_.antiquant_scale, n, "antiquant_scale");
-    if (p_.antiquant.offset) require_size(t_.antiquant_offset, n, "antiquant_offset");
+    const int64_t n = (p_.antiquant.separated ? 1 : 2) * (p_.antiquant.per_tensor ? 1 : p_.KV_N * p_.D);
+    for (const bool value : {false, true})
+      for (const bool offset : {false, true})
+        if (!offset || p_.antiquant.offset) require_size(antiquant_param(value, offset), n, p_.antiquant_tensor(value, offset));
   }
   if (p_.post_quant.on) {
     const int64_t channels = p_.post_quant.per_channel ? p_.N * p_.Dv : 1;
@@ -140,11 +141,17 @@ std::vector<double> AttnData::q_rows(int64_t b, int64_t n) const {
   return r;
 }
 
+const HostTensor* AttnData::antiquant_param(bool value, bool offset) const {
+  if (!p_.antiquant.separated) return offset ? t_.antiquant_offset : t_.antiquant_scale;
+  if (value) return offset ? t_.value_antiquant_offset : t_.value_antiquant_scale;
+  return offset ? t_.key_antiquant_offset : t_.key_antiquant_scale;
+}
+
 double AttnData::dequant(double x, bool value, int64_t n2, int64_t d) const {
   if (!p_.antiquant.on) return x;
   const int64_t c = p_.antiquant_index(value, n2, d);
-  const double scale = at(*t_.antiquant_scale, c, "antiquant_scale");
-  const double offset = p_.antiquant.offset ? at(*t_.antiquant_offset, c, "antiquant_offset") : 0.0;
+  const double scale = at(*antiquant_param(value, false), c, "antiquant scale");
+  const double offset = p_.antiquant.offset ? at(*antiquant_param(value, true), c, "antiquant offset") : 0.0;
   auto f16 = [](float v) { return isa::f16_to_f32(isa::f16_round(v)); };
   switch (kv_values_) {
     case KvValues::Exact: return (x + offset) * scale;

@@ -26,6 +26,11 @@ struct AttnTensors {
   const HostTensor* quant_offset2 = nullptr;  // ... optional, same size
   const HostTensor* antiquant_scale = nullptr;   // KV antiquant (p.antiquant.on): (2, ...) K's then V's
   const HostTensor* antiquant_offset = nullptr;  // ... optional, same shape
+  // Separated (p.antiquant.separated): K's and V's parameters in tensors of their own.
+  const HostTensor* key_antiquant_scale = nullptr;
+  const HostTensor* key_antiquant_offset = nullptr;
+  const HostTensor* value_antiquant_scale = nullptr;
+  const HostTensor* value_antiquant_offset = nullptr;
 };
 
 // What k() / v() return for antiquantised (int8) K and V: the exact dequantisation (x + offset) * scale for the
@@ -85,6 +90,7 @@ class AttnData {
   double kv_at(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim, int64_t b, int64_t n2,
                int64_t j, int64_t d) const;
   double dequant(double stored, bool value, int64_t n2, int64_t d) const;  // KvValues applied (antiquant only)
+  const HostTensor* antiquant_param(bool value, bool offset) const;        // K's / V's scale or offset tensor
   KvValues kv_values_ = KvValues::Exact;
   void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,
                 const char* name) const;

@@ -68,11 +68,13 @@ struct FullQuant {
 // antiquant_offset, spec §1.6; kernels/fia/README.md "KV antiquantisation"): key and value are int8 and each
 // element is dequantised to fp16 before attention as the vendor's AscendAntiQuant does,
 // x' = f16(f16(f16(x) + offset[c]) * scale[c]), c = n2 * D + d (per-channel) or 0 (per-tensor); the parameters are
-// (2, ...) float16 with the key's at [0] and the value's at [1]. No offset adds 0.
+// (2, ...) float16 with the key's at [0] and the value's at [1], or, with page attention, the separated
+// key_antiquant_scale / value_antiquant_scale (and offsets) of shape (1, ...), per-channel. No offset adds 0.
 struct AntiQuant {
   bool on = false;
   bool per_tensor = false;  // antiquant_scale has shape (2): one scale per K and V
-  bool offset = false;      // antiquant_offset given
+  bool offset = false;      // antiquant_offset (key_ / value_antiquant_offset) given
+  bool separated = false;   // key_antiquant_* / value_antiquant_* instead of the combined antiquant_*
 };
 
 struct AttnProblem {
@@ -132,10 +134,16 @@ struct AttnProblem {
   int64_t kv_n_of(int64_t n) const { return n / G; }
   int64_t qk_dim() const { return D + Dr; }  // the reduction length of Q K^T
   ElemType kv_in() const { return antiquant.on ? ElemType::I8 : in; }  // the dtype key / value are stored in
-  // Antiquant parameter element of K (value = false) or V for KV head n2, dim d: the V part follows the K part.
+  // Antiquant parameter element of K (value = false) or V for KV head n2, dim d: in the combined tensor the V part
+  // follows the K part; the separated tensors hold one part each.
   int64_t antiquant_index(bool value, int64_t n2, int64_t d) const {
     const int64_t per = antiquant.per_tensor ? 1 : KV_N * D;
-    return (value ? per : 0) + (antiquant.per_tensor ? 0 : n2 * D + d);
+    return (value && !antiquant.separated ? per : 0) + (antiquant.per_tensor ? 0 : n2 * D + d);
+  }
+  // The GM / case tensor that holds K's (value = false) or V's antiquant scale or offset.
+  std::string antiquant_tensor(bool value, bool offset) const {
+    const std::string what = offset ? "antiquant_offset" : "antiquant_scale";
+    return antiquant.separated ? (value ? "value_" : "key_") + what : what;
   }
   int64_t skv_eff(int64_t b) const { return prefix_len + act_kv[b]; }
   // First physical query row of batch b (left padding: Sq - q_pad - act_q[b]; else 0).

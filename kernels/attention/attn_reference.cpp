@@ -272,6 +272,8 @@ std::vector<Reference> fia_references(const attn::AttnProblem& p, const CaseFile
                       first("block_table"), first("key_shared_prefix"), first("value_shared_prefix")};
   t.quant_scale2 = first("quant_scale2"), t.quant_offset2 = first("quant_offset2");
   t.antiquant_scale = first("antiquant_scale"), t.antiquant_offset = first("antiquant_offset");
+  t.key_antiquant_scale = first("key_antiquant_scale"), t.key_antiquant_offset = first("key_antiquant_offset");
+  t.value_antiquant_scale = first("value_antiquant_scale"), t.value_antiquant_offset = first("value_antiquant_offset");
   return attention_references(p, attn::AttnData(p, std::move(t)));
 }
 

@@ -1,8 +1,11 @@
-// FIA parameter checks: KV antiquantisation with the combined parameters (antiquant_scale / antiquant_offset), the
-// prompt branch's float16 path (spec §1.6; vendor PFA: mechanism 1 of /work/notes/fia_quant_research.md §C.3,
-// cited in kernels/fia/README.md "KV antiquantisation"). The tensors are checked at stage 2 (they decide the
-// key / value dtype rule of stage 3), the storage rules at the end. What the vendor admits and npusim does not run
-// yet (query S = 1: MSD; page attention, tensor lists; the separated key_ / value_ parameters) exits 2 saying so.
+// FIA parameter checks: KV antiquantisation on the prompt branch's float16 path (spec §1.6; the vendor's PFA tiling,
+// cited in kernels/fia/README.md "KV antiquantisation"): the combined parameters (antiquant_scale /
+// antiquant_offset) with dense K / V, the separated key_ / value_antiquant ones with page attention. The tensors are
+// checked at stage 2 (they decide the key / value dtype rule of stage 3), the storage and page-attention rules at
+// the end. What the vendor runs and npusim does not yet (everything through MSD: query S = 1, a bfloat16 query, the
+// separated parameters at S <= 16; tensor lists, prefix) exits 2 saying so.
+#include <set>
+
 #include "kernels/fia/fia_checks.h"
 #include "kernels/op/op.h"
 
@@ -12,17 +15,67 @@ namespace {
 const char* const kNotYet = ": not supported yet (npusim runs the prompt branch's dense float16 path)";
 
 // The per-channel shape the vendor binds to the layout (PFA tiling: BNSD (2, N, 1, D), BSH (2, H), BSND
-// (2, N, D); N = KV heads); per-tensor is (2).
-std::vector<int64_t> per_channel_shape(const attn::AttnProblem& p) {
+// (2, N, D); N = KV heads; the separated parameters have 1 for the 2); per-tensor is (2).
+std::vector<int64_t> per_channel_shape(const attn::AttnProblem& p, int64_t first = 2) {
   switch (p.layout) {
-    case attn::Layout::BSH: return {2, p.KV_N * p.D};
-    case attn::Layout::BSND: return {2, p.KV_N, p.D};
-    default: return {2, p.KV_N, 1, p.D};
+    case attn::Layout::BSH: return {first, p.KV_N * p.D};
+    case attn::Layout::BSND: return {first, p.KV_N, p.D};
+    default: return {first, p.KV_N, 1, p.D};
   }
+}
+
+const char* const kSeparated[] = {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale",
+                                  "value_antiquant_offset"};
+
+// The separated key_ / value_antiquant parameters. With a float16 query and query S > 16 the vendor dequantises
+// in fp16 as for the combined ones, and reads the separated ones only with page attention (PFA tiling
+// CheckAntiquantParamsShape: per-channel, modes 0, shape (1, H) BSH / (1, KV_N, D) BSND); everything else runs MSD.
+void check_separated(Ctx& x) {
+  const std::set<ElemType> allowed = {ElemType::F16, ElemType::BF16, ElemType::F32};
+  for (const char* name : kSeparated)
+    if (has(x.c, name) && !allowed.count(single(x.c, name).dtype))
+      fail(std::string("inputs.") + name + " dtype " + elem_type_name(single(x.c, name).dtype) +
+           " is not allowed (float16, bfloat16 or float32; spec §1.6)");
+  const std::string given = "inputs.key_antiquant_scale / value_antiquant_scale";
+  if (x.p.in != ElemType::F16 || x.decode() || x.p.Sq <= 16)
+    fail(given + " with a " + elem_type_name(x.p.in) + " query and query S = " + str(x.p.Sq) + " run the vendor's MSD " +
+         "path (int8 limbs of the query)" + std::string(kNotYet));
+  if (has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset"))
+    fail("inputs.antiquant_scale and " + given + " are both given" + std::string(kNotYet));
+  for (const char* side : {"key", "value"}) {
+    const std::string s = std::string(side) + "_antiquant_scale", o = std::string(side) + "_antiquant_offset";
+    if (!has(x.c, s))
+      fail("inputs." + s + " is missing: " + given + " go together (spec §1.6)");
+    if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
+      fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
+    const TensorEntry& st = single(x.c, s);
+    if (st.dtype != ElemType::F16)
+      fail("inputs." + s + " dtype " + elem_type_name(st.dtype) + " must be float16 with a float16 query and query S > 16");
+    if (!has(x.c, "block_table"))
+      fail("inputs." + s + " with a float16 query and query S > 16 is read by the vendor's float16 path only with page "
+           "attention (without inputs.block_table it reads the combined inputs.antiquant_scale: \"antiquant scale is "
+           "nullptr\")");
+    if (x.p.layout != attn::Layout::BSH && x.p.layout != attn::Layout::BSND)
+      fail("inputs." + s + " with page attention needs input_layout BSH or BSND, not " + attn::layout_name(x.p.layout) +
+           " (the vendor: \"not support antiquant when layout is not BSH or BSND\")");
+    const std::vector<int64_t> want = per_channel_shape(x.p, 1);
+    if (shape_of(st) != want)
+      fail("inputs." + s + " has shape " + dims(shape_of(st)) + " but must be " + dims(want) + " (per-channel with input_layout " +
+           attn::layout_name(x.p.layout) + "; spec §1.6)");
+    if (has(x.c, o)) {
+      const TensorEntry& ot = single(x.c, o);
+      if (ot.dtype != st.dtype || shape_of(ot) != want)
+        fail("inputs." + o + " (" + elem_type_name(ot.dtype) + " " + dims(shape_of(ot)) + ") must have inputs." + s +
+             "'s dtype and shape (" + elem_type_name(st.dtype) + " " + dims(want) + ")");
+    }
+  }
+  x.p.antiquant = {true, false, has(x.c, "key_antiquant_offset"), true};
 }
 }  // namespace
 
 void check_antiquant_tensors(Ctx& x) {
+  for (const char* name : kSeparated)
+    if (has(x.c, name)) return check_separated(x);
   const bool s = has(x.c, "antiquant_scale"), o = has(x.c, "antiquant_offset");
   if (o && !s) fail("inputs.antiquant_offset is given without inputs.antiquant_scale (spec §1.6)");
   if (!s) return;
@@ -59,8 +112,25 @@ void check_antiquant_rules(const Ctx& x) {
   const attn::AttnProblem& p = x.p;
   if (!p.antiquant.on) return;
   if (p.kv == attn::KvStorage::List) fail("inputs.antiquant_scale with a tensor list key / value" + std::string(kNotYet));
-  if (p.kv != attn::KvStorage::Dense)
-    fail("inputs.antiquant_scale with page attention (inputs.block_table)" + std::string(kNotYet));
+  const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
+  if (paged && !p.antiquant.separated)
+    fail(std::string("inputs.antiquant_scale with page attention (inputs.block_table): ") +
+         (p.antiquant.per_tensor ? "the vendor: \"not support antiquant when blockTable is not null and antiquant mode is not "
+                                   "perchannel\""
+                                 : "the vendor's page-attention path reads the separated key_antiquant_scale / "
+                                   "value_antiquant_scale (per-channel, modes 0) instead") + " (spec §1.6)");
+  if (paged) {  // the vendor's CheckPAAntiquantSupportScenarios
+    if (p.inner_precise != 1)
+      fail("attrs.inner_precise = " + str(p.inner_precise) + " with page attention and KV antiquantisation must be 1 "
+           "(the vendor: \"PA perchannel antiquant only support high performance\")");
+    if (p.sparse_mode != 3 || p.mask == attn::MaskKind::None)
+      fail("attrs.sparse_mode = " + str(p.sparse_mode) + (p.mask == attn::MaskKind::None ? " without inputs.atten_mask" : "") +
+           ": page attention with KV antiquantisation needs sparse_mode 3 with an atten_mask (the vendor: \"PA perchannel "
+           "antiquant only support sparse mode 3\")");
+    if (p.pse)
+      fail("inputs.pse_shift cannot be combined with page attention and KV antiquantisation (the vendor: \"PA perchannel "
+           "antiquant not support PSE\")");
+  }
   if (p.prefix) fail("inputs.antiquant_scale with a shared prefix (inputs.key_shared_prefix)" + std::string(kNotYet));
   if (p.D % 32 != 0)
     fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +

@@ -1,9 +1,9 @@
 // FIA parameter checks, stage 2 and the last stage: quantisation parameters (spec §1.6, §1.7).
 // Post-quantisation (quant_scale2 / quant_offset2: int8 attention_out) and full quantisation
 // (fia_check_full_quant.cpp) are implemented; their shape / dtype rules run at stage 2 and the rules that need
-// the lengths, the mask and the lse flag at the end (check_post_quant). KV antiquant is validated for its basic
-// dtype / mode range -- so a malformed case gets the precise rule -- and then rejected as not implemented:
-// silently ignoring it would compute a different operator.
+// the lengths, the mask and the lse flag at the end (check_post_quant). KV antiquantisation: fia_check_antiquant.cpp;
+// its modes are range-checked here, and the ones npusim does not run are rejected (silently ignoring them would
+// compute a different operator).
 // kernels/fia/README.md "Post-quantisation" cites the vendor sources of each rule.
 #include <set>
 
@@ -14,32 +14,6 @@ namespace npusim::op::fia {
 
 namespace {
 const char* const kNotYet = " is not supported yet (quantised FIA kernels are not implemented)";
-
-struct QuantTensor {
-  const char* name;
-  std::set<ElemType> dtypes;
-  const char* dtypes_text;
-  const char* feature;
-};
-
-std::vector<QuantTensor> unsupported_tensors() {
-  const std::set<ElemType> antiquant = {ElemType::F16, ElemType::BF16, ElemType::F32};
-  return {
-      {"key_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-      {"key_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-      {"value_antiquant_scale", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"},
-      {"value_antiquant_offset", antiquant, "float16, bfloat16 or float32", "KV antiquantisation (int8 / int4 K, V)"}};
-}
-
-void check_unsupported_tensor(const Ctx& x, const QuantTensor& q) {
-  if (!has(x.c, q.name)) return;
-  const TensorEntry& t = single(x.c, q.name);
-  const std::string label = std::string("inputs.") + q.name;
-  if (!q.dtypes.count(t.dtype))
-    fail(label + " dtype " + elem_type_name(t.dtype) + " is not allowed (" + q.dtypes_text + "; query " +
-         elem_type_name(x.p.in) + ")");
-  fail(label + " (" + elem_type_name(t.dtype) + " " + dims(shape_of(t)) + ") is given: " + q.feature + kNotYet);
-}
 
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
 // with query S > 1 (all of 0-5 with S = 1), equal except K per-channel (0) + V per-token (1) (spec §1.6).
@@ -135,7 +109,6 @@ void check_quant(Ctx& x) {
   check_full_quant_tensors(x);
   check_post_quant_tensors(x);
   check_antiquant_tensors(x);
-  for (const auto& q : unsupported_tensors()) check_unsupported_tensor(x, q);
   check_modes(x);
 }
 

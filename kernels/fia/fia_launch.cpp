@@ -31,7 +31,8 @@ uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p
     if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], false);
   if (c.inputs.count("block_table")) put("block_table", c.inputs.at("block_table")[0], true);
   // KV antiquant parameters: per-tensor values are read by the AIVs' scalar units (materialised in timing mode).
-  for (const char* opt : {"antiquant_scale", "antiquant_offset"})
+  for (const char* opt : {"antiquant_scale", "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset",
+                          "value_antiquant_scale", "value_antiquant_offset"})
     if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], true);
   return bytes;
 }

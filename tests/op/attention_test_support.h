@@ -46,7 +46,8 @@ struct AttnCase {
   HostTensor q, pse, mask, bt, kp, vp;
   HostTensor qs2, qo2;  // post-quant scale / offset (p.post_quant)
   HostTensor deq1, qs1, deq2;  // full quantisation (p.full_quant): [1] each, float32 or uint64 words
-  HostTensor aqs, aqo;         // KV antiquant (p.antiquant): antiquant_scale / antiquant_offset, (2, ...) float16
+  HostTensor aqs, aqo;         // KV antiquant (p.antiquant): antiquant_scale / antiquant_offset, (2, ...) float16,
+  HostTensor vaqs, vaqo;       // ... or, separated, K's (aqs / aqo) and V's (vaqs / vaqo), (1, ...) each
   std::vector<HostTensor> k, v;
 
   AttnData data() const {
@@ -60,9 +61,18 @@ struct AttnCase {
     if (p.prefix) t.key_prefix = &kp, t.value_prefix = &vp;
     if (p.post_quant.on) t.quant_scale2 = &qs2;
     if (p.post_quant.offset) t.quant_offset2 = &qo2;
-    if (p.antiquant.on) t.antiquant_scale = &aqs;
-    if (p.antiquant.offset) t.antiquant_offset = &aqo;
+    set_antiquant(t);
     return AttnData(p, t);
+  }
+  void set_antiquant(AttnTensors& t) const {
+    if (!p.antiquant.on) return;
+    if (!p.antiquant.separated) {
+      t.antiquant_scale = &aqs;
+      if (p.antiquant.offset) t.antiquant_offset = &aqo;
+      return;
+    }
+    t.key_antiquant_scale = &aqs, t.value_antiquant_scale = &vaqs;
+    if (p.antiquant.offset) t.key_antiquant_offset = &aqo, t.value_antiquant_offset = &vaqo;
   }
   int64_t q_start(int64_t b) const { return p.left_pad ? p.Sq - p.q_pad - p.act_q[size_t(b)] : 0; }
   int64_t kv_rows(int64_t b) const { return p.kv == KvStorage::List ? p.list_s[size_t(b)] : p.kv_s; }
@@ -197,19 +207,23 @@ inline void add_full_quant(AttnCase& c, bool u64 = false, double f1 = 1, double 
 // KV antiquant parameters for a problem with p.antiquant set (before fill): (2) per-tensor or the layout's
 // per-channel shape, float16 scales around 1 / 32 (int8 K, V near +-64 dequantise to about +-2) and, with an
 // offset, fractional float16 offsets in [-3, 3], so the kernel's two fp16 roundings differ from the exact value.
+// Separated (p.antiquant.separated): K's in aqs / aqo and V's in vaqs / vaqo, (1, ...) each.
 inline void add_antiquant(AttnCase& c, uint64_t seed) {
   const AttnProblem& p = c.p;
+  const int64_t first = p.antiquant.separated ? 1 : 2;
   std::vector<int64_t> shape = {2};
   if (!p.antiquant.per_tensor)
-    shape = p.layout == Layout::BSH ? std::vector<int64_t>{2, p.KV_N * p.D}
-            : p.layout == Layout::BSND ? std::vector<int64_t>{2, p.KV_N, p.D} : std::vector<int64_t>{2, p.KV_N, 1, p.D};
+    shape = p.layout == Layout::BSH    ? std::vector<int64_t>{first, p.KV_N * p.D}
+            : p.layout == Layout::BSND ? std::vector<int64_t>{first, p.KV_N, p.D}
+                                       : std::vector<int64_t>{first, p.KV_N, 1, p.D};
   Rng r{seed * 7919 + 17};
   auto f16 = [](double v) { return double(isa::f16_to_f32(isa::f16_round(float(v)))); };
-  c.aqs = HostTensor::zeros(ElemType::F16, shape), c.aqo = HostTensor::zeros(ElemType::F16, shape);
-  for (int64_t e = 0; e < c.aqs.numel(); ++e) {
-    c.aqs.set(e, f16(r.uniform(0.5, 1.5) / 32));
-    c.aqo.set(e, f16(r.uniform(-3, 3)));
-  }
+  for (HostTensor* t : {&c.aqs, &c.aqo, &c.vaqs, &c.vaqo}) *t = HostTensor::zeros(ElemType::F16, shape);
+  for (int64_t e = 0; e < c.aqs.numel(); ++e)
+    for (auto [s, o] : {std::pair{&c.aqs, &c.aqo}, {&c.vaqs, &c.vaqo}}) {
+      s->set(e, f16(r.uniform(0.5, 1.5) / 32));
+      o->set(e, f16(r.uniform(-3, 3)));
+    }
 }
 
 // Per-channel scales exactly halfway between two f16 values ((2k + 1) / 32 in [64, 128), where the f16 step is

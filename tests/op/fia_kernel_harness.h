@@ -62,8 +62,7 @@ inline attn::AttnTensors tensors(const attntest::AttnCase& c) {
   if (c.p.prefix) t.key_prefix = &c.kp, t.value_prefix = &c.vp;
   if (c.p.post_quant.on) t.quant_scale2 = &c.qs2;
   if (c.p.post_quant.offset) t.quant_offset2 = &c.qo2;
-  if (c.p.antiquant.on) t.antiquant_scale = &c.aqs;
-  if (c.p.antiquant.offset) t.antiquant_offset = &c.aqo;
+  c.set_antiquant(t);
   return t;
 }
 

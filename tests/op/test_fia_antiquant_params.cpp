@@ -79,10 +79,49 @@ TEST(FiaAntiquant, StorageAndDRules) {
       tensor("query", {2, 64, 256}) + "  key: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n" +
       "  value: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n";
   expect_parts(parse_error(kN4, list + scale()), {"tensor list", "not supported yet"});
-  const std::string paged = tensor("query", {2, 64, 256}) + tensor("key", {4, 128, 256}, "int8") +
-                            tensor("value", {4, 128, 256}, "int8") + tensor("block_table", {2, 2}, "int32");
-  expect_parts(parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100]", paged + scale()),
-               {"page attention", "not supported yet"});
+}
+
+// Page attention (the vendor's CheckAntiquantParamsShape / CheckPAAntiquantSupportScenarios): the separated
+// per-channel parameters, inner_precise 1, sparse_mode 3 with a mask, no pse, BSH / BSND.
+const std::string kPaged = tensor("query", {2, 64, 256}) + tensor("key", {4, 128, 256}, "int8") +
+                           tensor("value", {4, 128, 256}, "int8") + tensor("block_table", {2, 2}, "int32") +
+                           tensor("atten_mask", {2048, 2048}, "bool");
+const std::string kPagedAttrs = kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 1, sparse_mode: 3";
+std::string separated(const std::string& dtype = "float16", std::vector<int64_t> shape = {1, 256}) {
+  return tensor("key_antiquant_scale", shape, dtype) + tensor("value_antiquant_scale", shape, dtype);
+}
+
+TEST(FiaAntiquant, PageAttentionTakesTheSeparatedPerChannelParameters) {
+  const attn::AttnProblem p = parse(kPagedAttrs, kPaged + separated() + tensor("key_antiquant_offset", {1, 256}) +
+                                                     tensor("value_antiquant_offset", {1, 256}));
+  EXPECT_TRUE(p.antiquant.on && p.antiquant.separated && p.antiquant.offset && !p.antiquant.per_tensor);
+  EXPECT_EQ(p.antiquant_index(true, 1, 3), 64 + 3);  // V's own tensor
+  EXPECT_EQ(p.antiquant_tensor(true, true), "value_antiquant_offset");
+  expect_parts(parse_error(kPagedAttrs, kPaged + scale()), {"with page attention", "separated key_antiquant_scale"});
+  expect_parts(parse_error(kPagedAttrs, kPaged + scale({2})), {"not support antiquant when blockTable is not null"});
+  expect_parts(parse_error(kPagedAttrs, kPaged + separated("float16", {2, 256})),
+               {"inputs.key_antiquant_scale has shape [2, 256]", "[1, 256]"});
+  expect_parts(parse_error(kPagedAttrs, kPaged + tensor("key_antiquant_scale", {1, 256})),
+               {"inputs.value_antiquant_scale is missing"});
+  expect_parts(parse_error(kPagedAttrs, kPaged + separated() + tensor("key_antiquant_offset", {1, 256})),
+               {"key_antiquant_offset and inputs.value_antiquant_offset go together"});
+  expect_parts(parse_error(kPagedAttrs, kPaged + separated("float32")), {"inputs.key_antiquant_scale dtype float32 must be float16"});
+}
+
+TEST(FiaAntiquant, PageAttentionRulesOfTheVendor) {
+  const std::string in = kPaged + separated();
+  expect_parts(parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 0, sparse_mode: 3", in),
+               {"attrs.inner_precise = 0", "only support high performance"});
+  expect_parts(parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 1, sparse_mode: 2", in),
+               {"attrs.sparse_mode = 2", "only support sparse mode 3"});
+  expect_parts(parse_error(kPagedAttrs, in + tensor("pse_shift", {1, 4, 64, 256})), {"pse_shift", "not support PSE"});
+  // Without page attention the vendor's float16 path reads the combined antiquant_scale; S <= 16 runs MSD.
+  expect_parts(parse_error(kN4, i8_kv() + separated()), {"only with page attention", "antiquant scale is nullptr"});
+  const std::string short_q = tensor("query", {2, 16, 256}) + tensor("key", {2, 128, 256}, "int8") +
+                              tensor("value", {2, 128, 256}, "int8");
+  expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "MSD", "not supported yet"});
+  expect_parts(parse_error(kN4, i8_kv() + separated() + scale()), {"both given", "not supported yet"});
+  expect_parts(parse_error(kN4, i8_kv() + separated("int8")), {"inputs.key_antiquant_scale dtype int8 is not allowed"});
 }
 
 }  // namespace

@@ -247,6 +247,23 @@ std::vector<FiaCase> cases() {
   add("AntiquantPerTensorFullChunks", [=] {
     return make(antiquant(dense(2, 4, 4, 32, 4096, 128, Layout::BSH), true, false), 87, [](AttnCase& c) { add_antiquant(c, 87); });
   });
+  // Page attention: the vendor's float16 path reads the separated key_ / value_antiquant parameters (per-channel),
+  // with inner_precise 1, sparse_mode 3 and a mask.
+  auto paged_antiquant = [=](attn::AttnProblem p, int64_t block, std::vector<int64_t> act_kv, bool offset) {
+    p = causal(p, 3);
+    p.kv = attn::KvStorage::PagedBsH, p.block_size = block, p.act_kv = std::move(act_kv);
+    p.inner_precise = 1, p.high_perf = true;
+    p.antiquant = {true, false, offset, true};
+    return p;
+  };
+  add("AntiquantPagedBshSeparatedOffset", [=] {
+    return make(paged_antiquant(dense(2, 4, 2, 64, 0, 64, Layout::BSH), 128, {300, 200}, true), 88,
+                [](AttnCase& c) { add_antiquant(c, 88); });
+  });
+  add("AntiquantPagedBsndSeparatedBlock256", [=] {
+    return make(paged_antiquant(dense(2, 2, 2, 96, 0, 128, Layout::BSND), 256, {600, 97}, false), 89,
+                [](AttnCase& c) { add_antiquant(c, 89); });
+  });
   add("AntiquantEmptyKv", [=] {
     return make(antiquant(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), false, true), 86, [](AttnCase& c) { add_antiquant(c, 86); });
   });
