@@ -18,7 +18,7 @@ void TraceFile::open(const std::string& path, bool gzip) {
   path_ = path;
   if (gzip) {
     // Level 1: trace JSON is so repetitive that zlib's fastest level already compresses it 8x; the default level 6
-    // (13x) made a traced run 1.7x slower again (traces/README.md "Size").
+    // (13x) takes twice as long to compress (traces/README.md "Size").
     gz_ = gzopen(path.c_str(), "wb1");
     if (!gz_) throw std::runtime_error("cannot open trace file '" + path + "' for writing");
     gzbuffer(static_cast<gzFile>(gz_), 1 << 17);
