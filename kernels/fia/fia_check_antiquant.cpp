@@ -42,23 +42,24 @@ void check_separated(Ctx& x) {
          "path (int8 limbs of the query)" + std::string(kNotYet));
   if (has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset"))
     fail("inputs.antiquant_scale and " + given + " are both given" + std::string(kNotYet));
+  for (const char* side : {"key", "value"})
+    if (!has(x.c, std::string(side) + "_antiquant_scale"))
+      fail("inputs." + std::string(side) + "_antiquant_scale is missing: " + given + " go together (spec §1.6)");
+  if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
+    fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
+  if (!has(x.c, "block_table"))
+    fail(given + " with a float16 query and query S > 16 are read by the vendor's float16 path only with page "
+         "attention (without inputs.block_table it reads the combined inputs.antiquant_scale: \"antiquant scale is "
+         "nullptr\")");
+  if (x.p.layout != attn::Layout::BSH && x.p.layout != attn::Layout::BSND)
+    fail(given + " with page attention need input_layout BSH or BSND, not " + attn::layout_name(x.p.layout) +
+         " (the vendor: \"not support antiquant when layout is not BSH or BSND\")");
+  const std::vector<int64_t> want = per_channel_shape(x.p, 1);
   for (const char* side : {"key", "value"}) {
     const std::string s = std::string(side) + "_antiquant_scale", o = std::string(side) + "_antiquant_offset";
-    if (!has(x.c, s))
-      fail("inputs." + s + " is missing: " + given + " go together (spec §1.6)");
-    if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
-      fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
     const TensorEntry& st = single(x.c, s);
     if (st.dtype != ElemType::F16)
       fail("inputs." + s + " dtype " + elem_type_name(st.dtype) + " must be float16 with a float16 query and query S > 16");
-    if (!has(x.c, "block_table"))
-      fail("inputs." + s + " with a float16 query and query S > 16 is read by the vendor's float16 path only with page "
-           "attention (without inputs.block_table it reads the combined inputs.antiquant_scale: \"antiquant scale is "
-           "nullptr\")");
-    if (x.p.layout != attn::Layout::BSH && x.p.layout != attn::Layout::BSND)
-      fail("inputs." + s + " with page attention needs input_layout BSH or BSND, not " + attn::layout_name(x.p.layout) +
-           " (the vendor: \"not support antiquant when layout is not BSH or BSND\")");
-    const std::vector<int64_t> want = per_channel_shape(x.p, 1);
     if (shape_of(st) != want)
       fail("inputs." + s + " has shape " + dims(shape_of(st)) + " but must be " + dims(want) + " (per-channel with input_layout " +
            attn::layout_name(x.p.layout) + "; spec §1.6)");

@@ -5,8 +5,6 @@
 // its modes are range-checked here, and the ones npusim does not run are rejected (silently ignoring them would
 // compute a different operator).
 // kernels/fia/README.md "Post-quantisation" cites the vendor sources of each rule.
-#include <set>
-
 #include "kernels/fia/fia_checks.h"
 #include "kernels/op/op.h"
 

@@ -85,9 +85,9 @@ std::string csv_field(std::string_view text) {
 }
 
 // The slice name is the mnemonic, so viewers colour and aggregate by instruction kind.
-std::string mnemonic(std::string_view text) {
-  std::string_view head = text.substr(0, text.find(' '));
-  return head.empty() ? std::string("?") : std::string(head);
+std::string_view mnemonic(std::string_view text) {
+  const std::string_view head = text.substr(0, text.find(' '));
+  return head.empty() ? std::string_view("?") : head;
 }
 
 // Microseconds with exactly 6 decimals, from whole picoseconds (integer arithmetic: no float printing).
@@ -133,7 +133,9 @@ void append_pid_tid(std::string& out, int core, int lane) {
 }
 
 std::string lane_pid_tid(int core, int lane) {
-  return "\"pid\":" + std::to_string(pid_of(core)) + ",\"tid\":" + std::to_string(tid_of(core, lane));
+  std::string out;
+  append_pid_tid(out, core, lane);
+  return out;
 }
 
 }  // namespace
@@ -209,7 +211,7 @@ void TraceWriter::slice(const TraceSlice& s) {
   if (s.end < s.start)
     throw std::invalid_argument("trace: instruction " + std::to_string(s.id) + " ends (cycle " + std::to_string(s.end) +
                                 ") before it starts (cycle " + std::to_string(s.start) + "): " + s.text);
-  const std::string name = mnemonic(s.text);
+  const std::string_view name = mnemonic(s.text);  // a view: no allocation per slice
   if (s.stage && !is_wait(name)) stages_.add(s.stage, s.start, s.end);
   if (!keep(s.core, s.start, s.end)) return;
   if (!named_.count(s.core)) name_core(s.core, s.core_name);

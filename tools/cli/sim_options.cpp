@@ -123,11 +123,10 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
                      " must be 0 (no counter tracks) or a window of at least 1 cycle");
   if (o.trace) {
     // The other variant of each file (plain / gzip) would be a previous run's: npusim report must not read it.
-    for (const bool gz : {false, true}) {
-      SimOptions other = o;
-      other.trace_gzip = gz;
-      if (gz != o.trace_gzip) fs::remove(fs::path(out_) / trace_json_name(other), ec), fs::remove(fs::path(out_) / trace_csv_name(other), ec);
-    }
+    SimOptions other = o;
+    other.trace_gzip = !o.trace_gzip;
+    fs::remove(fs::path(out_) / trace_json_name(other), ec);
+    fs::remove(fs::path(out_) / trace_csv_name(other), ec);
     trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / trace_json_name(o)).string(),
                                                 (fs::path(out_) / trace_csv_name(o)).string(), machine_->hw().chip.clock_mhz,
                                                 parse_trace_filter(o.trace_cores, o.trace_window),
