@@ -1,6 +1,7 @@
 #include "sim/machine/cost.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "isa/instr/footprint.h"
@@ -48,43 +49,66 @@ PipeCost vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Oper
                                    uint32_t repeats, int src_blocks, int dst_blocks, int64_t class_beats);
 
 // Kernels issue the same vector instruction shapes over and over; the bank-conflict walk is a pure
-// function of the operands, so a small direct-mapped memo makes it nearly free.
+// function of the operands, so a direct-mapped memo makes it nearly free. The key is packed into 40 bytes
+// (UB offsets below 4 GiB; anything else is walked every time) so the table stays in the host's L2: with
+// 128-byte entries every lookup of the 64 K-entry table was a cache miss.
 struct OccKey {
-  uint64_t addr[4];
-  uint32_t stride[4];
-  int64_t groups, row_bytes;
+  uint32_t addr[4];    // read operands 0-2, then the write; ~0 = absent
+  uint32_t stride[4];  // blk << 16 | rep
   uint32_t repeats;
-  int32_t src_blocks, dst_blocks;
-  int64_t class_beats;
+  uint8_t src_blocks, dst_blocks, class_beats, pad = 0;
   bool operator==(const OccKey&) const = default;
 };
+struct OccEntry {
+  OccKey key;
+  uint32_t valid = 0;
+  uint64_t occupancy = 0, conflict_beats = 0;
+};
+static_assert(sizeof(OccEntry) == 64);
+
+bool packable(std::initializer_list<Operand> reads, Operand write, int src_blocks, int dst_blocks, int64_t class_beats) {
+  constexpr uint64_t kMax = UINT32_MAX - 1;
+  for (const auto& o : reads)
+    if (o.present && o.a.off > kMax) return false;
+  return !(write.present && write.a.off > kMax) && reads.size() <= 3 && src_blocks <= 255 && dst_blocks <= 255 &&
+         class_beats >= 0 && class_beats <= 255;
+}
 
 PipeCost vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write, uint32_t repeats,
                           int src_blocks, int dst_blocks, int64_t class_beats) {
   if (repeats == 0) return {};
+  if (!packable(reads, write, src_blocks, dst_blocks, class_beats))
+    return vector_occupancy_uncached(ub, reads, write, repeats, src_blocks, dst_blocks, class_beats);
   OccKey k{};
-  for (int j = 0; j < 4; ++j) k.addr[j] = ~0ull, k.stride[j] = ~0u;  // unused slots differ from any operand
-  k.groups = ub.groups, k.row_bytes = ub.row_bytes;
+  for (int j = 0; j < 4; ++j) k.addr[j] = ~0u, k.stride[j] = ~0u;  // unused slots differ from any operand
   int i = 0;
-  for (const auto& o : reads) {
-    k.addr[i] = o.present ? o.a.off : ~0ull;
-    k.stride[i++] = (uint32_t{o.s.blk} << 16) | o.s.rep;
+  auto put = [&](int slot, const Operand& o) {
+    k.addr[slot] = o.present ? static_cast<uint32_t>(o.a.off) : ~0u;
+    k.stride[slot] = (uint32_t{o.s.blk} << 16) | o.s.rep;
+  };
+  for (const auto& o : reads) put(i++, o);
+  put(3, write);
+  k.repeats = repeats, k.src_blocks = uint8_t(src_blocks), k.dst_blocks = uint8_t(dst_blocks);
+  k.class_beats = uint8_t(class_beats);
+  uint64_t words[5];
+  std::memcpy(words, &k, sizeof words);
+  uint64_t h = 0;
+  for (uint64_t v : words) {  // every key bit reaches the index bits (a plain FNV step only moves bits up)
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 32;
   }
-  k.addr[3] = write.present ? write.a.off : ~0ull;
-  k.stride[3] = (uint32_t{write.s.blk} << 16) | write.s.rep;
-  k.repeats = repeats, k.src_blocks = src_blocks, k.dst_blocks = dst_blocks, k.class_beats = class_beats;
-  uint64_t h = 1469598103934665603ull;
-  for (uint64_t v : {k.addr[0], k.addr[1], k.addr[2], k.addr[3], uint64_t{k.stride[0]} << 32 | k.stride[1],
-                     uint64_t{k.stride[2]} << 32 | k.stride[3], uint64_t{repeats} << 32 | uint32_t(src_blocks << 8 | dst_blocks),
-                     static_cast<uint64_t>(class_beats)})
-    h = (h ^ v) * 1099511628211ull;
-  h = (h ^ static_cast<uint64_t>(ub.groups * 131 + ub.row_bytes)) * 1099511628211ull;
-  struct Entry { OccKey key; PipeCost value; bool valid; };
-  static thread_local std::vector<Entry> memo(65536);  // a kernel's distinct shapes fit; 4096 thrashed on FIA
-  Entry& e = memo[h & 65535];
-  if (e.valid && e.key == k) return e.value;
-  e = {k, vector_occupancy_uncached(ub, reads, write, repeats, src_blocks, dst_blocks, class_beats), true};
-  return e.value;
+  // The geometry is fixed for a machine, but tests cost several configs in one process: a change empties it.
+  static thread_local std::vector<OccEntry> memo(65536);
+  static thread_local UbBanks memo_ub{0, 0};
+  if (memo_ub.groups != ub.groups || memo_ub.row_bytes != ub.row_bytes) {
+    std::fill(memo.begin(), memo.end(), OccEntry{});
+    memo_ub = ub;
+  }
+  OccEntry& e = memo[h & (memo.size() - 1)];
+  if (e.valid && e.key == k) return {e.occupancy, 0, e.conflict_beats};
+  const PipeCost c = vector_occupancy_uncached(ub, reads, write, repeats, src_blocks, dst_blocks, class_beats);
+  e.key = k, e.valid = 1, e.occupancy = c.occupancy, e.conflict_beats = c.conflict_beats;
+  return c;
 }
 
 PipeCost vector_occupancy_uncached(const UbBanks& ub, std::initializer_list<Operand> reads, Operand write,
@@ -140,21 +164,22 @@ UbBanks ub_banks(const HwConfig& hw) {
 }
 
 uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, const uint64_t* wr, int nw) {
-  const auto groups = static_cast<uint64_t>(ub.groups);
-  auto group = [&](uint64_t a) { return (a / kBlockBytes) % groups; };
+  auto group = [&](uint64_t a) { return ub.group(a); };
   // bank = groups * row + group, row = addr / row_bytes (910B: 3 rows of 64 KiB, 16 groups).
-  auto bank = [&](uint64_t a) { return groups * (a / static_cast<uint64_t>(ub.row_bytes)) + group(a); };
+  auto bank = [&](uint64_t a) { return ub.bank(a); };
   // A group serves one 32-byte row per cycle (hardware.md §2): several lanes reading the *same* block (block
   // stride 0, the broadcast operand of vendor softmax kernels) need that row once, so blocks count once each.
-  // Distinct blocks per group: sort (at most 24 reads, 8 writes), then count each run of equal addresses once.
+  // Distinct blocks per group: a block counts unless an earlier lane of the list has the same address (at most
+  // 24 reads, 8 writes: a branch-free scan is cheaper than sorting).
   auto busiest_group = [&](const uint64_t* a, int n) {
-    uint64_t v[24];
     const int k = std::min(n, 24);
-    std::copy(a, a + k, v);
-    std::sort(v, v + k);
-    int count[64] = {0}, most = 0;
-    for (int i = 0; i < k; ++i)
-      if (i == 0 || v[i] != v[i - 1]) most = std::max(most, ++count[group(v[i]) & 63]);
+    uint8_t count[64] = {};
+    int most = 0;
+    for (int i = 0; i < k; ++i) {
+      bool seen = false;
+      for (int j = 0; j < i; ++j) seen |= a[j] == a[i];
+      if (!seen) most = std::max<int>(most, ++count[group(a[i]) & 63]);
+    }
     return most;
   };
   const int beats = std::max({1, busiest_group(rd, nr), busiest_group(wr, nw)});

@@ -1,6 +1,11 @@
 // Exact cycle counts of the cost model, each with its derivation from the ascend910b2 config.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
 #include "sim/config/hw_config.h"
 #include "sim/machine/cost.h"
 #include "sim/machine/memsys.h"
@@ -142,6 +147,43 @@ TEST(CostModel, ReadAndWriteInTheSameBankCostAnExtraBeat) {
   EXPECT_EQ(repeat_conflict_beats(ub_banks(b2()), rd, 1, wr, 1), 2u);
   const uint64_t wr2[1] = {0x10000};  // group 0 but bank 16
   EXPECT_EQ(repeat_conflict_beats(ub_banks(b2()), rd, 1, wr2, 1), 1u);
+}
+
+// The per-repeat rule of sim/README.md written the plain way (sort, divisions) against the walk the model
+// runs (masks and shifts for power-of-two geometries, a scan instead of a sort), on random block lists with
+// repeated blocks, in the bundled geometry and in one that is not a power of two.
+uint64_t reference_conflict_beats(const UbBanks& ub, std::vector<uint64_t> rd, std::vector<uint64_t> wr) {
+  const auto groups = static_cast<uint64_t>(ub.groups);
+  auto group = [&](uint64_t a) { return (a / 32) % groups; };
+  auto bank = [&](uint64_t a) { return groups * (a / static_cast<uint64_t>(ub.row_bytes)) + group(a); };
+  auto busiest = [&](std::vector<uint64_t> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    std::map<uint64_t, int> per;
+    int most = 0;
+    for (uint64_t a : v) most = std::max(most, ++per[group(a) & 63]);
+    return most;
+  };
+  uint64_t beats = static_cast<uint64_t>(std::max({1, busiest(rd), busiest(wr)}));
+  for (uint64_t r : rd)
+    for (uint64_t w : wr)
+      if (bank(r) == bank(w) && r != w) return beats + 1;
+  return beats;
+}
+
+TEST(CostModel, ConflictWalkEqualsThePlainRuleOnRandomBlocks) {
+  std::mt19937_64 rng(7);
+  for (const UbBanks ub : {ub_banks(b2()), UbBanks{12, 12 * 4096}, UbBanks{16, 3 * 65536}}) {
+    for (int trial = 0; trial < 3000; ++trial) {
+      const int nr = int(rng() % 25), nw = int(rng() % 9);
+      const uint64_t span = trial % 2 ? 64 : 8192;  // small spans repeat blocks, large ones cross bank rows
+      std::vector<uint64_t> rd(static_cast<size_t>(nr)), wr(static_cast<size_t>(nw));
+      for (auto& a : rd) a = (rng() % span) * 32;
+      for (auto& a : wr) a = (rng() % span) * 32;
+      ASSERT_EQ(repeat_conflict_beats(ub, rd.data(), nr, wr.data(), nw), reference_conflict_beats(ub, rd, wr))
+          << "groups " << ub.groups << " trial " << trial;
+    }
+  }
 }
 
 TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {
