@@ -13,42 +13,6 @@ using namespace isa;
 namespace {
 constexpr size_t kKernelStackBytes = size_t{1} << 20;  // kernels/README.md "Mind the stack"
 
-struct Selection {
-  std::vector<int> cores;
-  std::vector<bool> runs_cube;  // parallel to cores: which program the core runs
-};
-
-Selection select_cores(const MachineState& m, const LaunchSpec& spec) {
-  const auto& hw = m.hw;
-  const int aics = static_cast<int>(hw.chip.ai_cores);
-  const bool split = hw.topology == Topology::Split;
-  const int aivs = split ? aics * static_cast<int>(hw.chip.aiv_per_core) : 0;
-  const int limit = split && spec.mix == MixMode::VectorOnly ? aivs : aics;
-  if (spec.block_dim < 1 || spec.block_dim > limit)
-    throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) +
-                           " must be in [1, " + std::to_string(limit) + "] on " + hw.name);
-  Selection s;
-  if (!split) {
-    if (!spec.cube) throw KernelInputError("launch '" + spec.name + "': a coupled core runs the cube program, which is empty");
-    for (int i = 0; i < spec.block_dim; ++i) s.cores.push_back(i), s.runs_cube.push_back(true);
-    return s;
-  }
-  const bool want_cube = spec.mix != MixMode::VectorOnly, want_vec = spec.mix != MixMode::CubeOnly;
-  if (want_cube && !spec.cube) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a cube program");
-  if (want_vec && !spec.vector) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a vector program");
-  if (spec.mix == MixMode::VectorOnly) {
-    for (int j = 0; j < spec.block_dim; ++j) s.cores.push_back(aics + j), s.runs_cube.push_back(false);
-    return s;
-  }
-  for (int i = 0; i < spec.block_dim; ++i) {
-    s.cores.push_back(i), s.runs_cube.push_back(true);
-    if (want_vec)
-      for (int k = 0; k < hw.chip.aiv_per_core; ++k)
-        s.cores.push_back(aics + i * static_cast<int>(hw.chip.aiv_per_core) + k), s.runs_cube.push_back(false);
-  }
-  return s;
-}
-
 void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, uint64_t now) {
   for (auto& p : c.pipes) {
     p.next_free = p.last_completion = now;
@@ -80,11 +44,13 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   MachineState& m = s;
   if (m.unusable) throw std::logic_error("the machine stopped after a fatal fault or deadlock; start a new process");
   const auto wall0 = std::chrono::steady_clock::now();
-  const Selection sel = select_cores(m, spec);
+  const std::vector<LaunchPlacement> placed = m.topology->place(spec);
+  std::vector<int> launch_cores;
+  for (const auto& pl : placed) launch_cores.push_back(pl.core);
   for (auto& c : m.cores) c->in_launch = false, c->stats.used = false;
   m.core_agent_base.assign(m.cores.size(), -1);
   std::vector<int> core_of_agent;
-  for (int core : sel.cores) {
+  for (int core : launch_cores) {
     m.core_agent_base[size_t(core)] = static_cast<int>(core_of_agent.size());
     for (int p = 0; p < kNumPipes; ++p) core_of_agent.push_back(core);
   }
@@ -106,21 +72,17 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     for (const auto& [lo, hi] : m.gm.read_only_ranges()) m.mem->warm(lo, hi);
   m.launch_start = engine.now();
   progress_printed = false;
-  sync.reset(sel.cores, m.checking() ? agents : 0);
-  int cube_blocks = 0, vec_blocks = 0;
-  for (size_t i = 0; i < sel.cores.size(); ++i) {
-    CoreState& c = *m.cores[size_t(sel.cores[i])];
+  sync.reset(launch_cores, m.checking() ? agents : 0);
+  for (const LaunchPlacement& pl : placed) {
+    CoreState& c = *m.cores[size_t(pl.core)];
     reset_core(c, m.gm.span(), m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0,
                engine.now());
     if (m.trace && m.trace_named.insert(c.index).second) m.trace->name_core(c.index, c.name);
     c.in_launch = true;
     for (int p = 0; p < kNumPipes; ++p) c.pipes[size_t(p)].agent = m.checking() ? m.agent(c.index, static_cast<Pipe>(p)) : 0;
-    const bool vec_only = spec.mix == MixMode::VectorOnly && m.hw.topology == Topology::Split;
     c.block_num = spec.block_dim;
-    if (sel.runs_cube[i]) c.block_idx = cube_blocks++, c.sub_block = 0;
-    else if (vec_only) c.block_idx = vec_blocks++, c.sub_block = 0;
-    else c.block_idx = c.ai_core, c.sub_block = c.sub;
-    const KernelFn fn = sel.runs_cube[i] ? spec.cube : spec.vector;
+    c.block_idx = pl.block_idx, c.sub_block = pl.sub_block;
+    const KernelFn fn = pl.runs_cube ? spec.cube : spec.vector;
     CoreState* cs = &c;
     c.fiber = std::make_unique<Fiber>(
         [this, cs, fn] {
@@ -152,14 +114,14 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   engine.run([this] { maybe_progress(); }, progress ? 1 : 0);
   if (progress_printed) std::fprintf(stderr, "\n");
   bool all_done = true;
-  for (int core : sel.cores) all_done &= m.cores[size_t(core)]->done;
+  for (int core : launch_cores) all_done &= m.cores[size_t(core)]->done;
   if (!all_done && !m.fatal) m.fault("deadlock", deadlock_report(), true);
   // Unwind every kernel program still blocked: it sees the fatal state and throws AbortLaunch to its end.
-  for (int core : sel.cores)
+  for (int core : launch_cores)
     if (auto& f = m.cores[size_t(core)]->fiber; f && !f->done()) f->resume();
-  for (int core : sel.cores) m.cores[size_t(core)]->fiber.reset();
+  for (int core : launch_cores) m.cores[size_t(core)]->fiber.reset();
   if (all_done)
-    for (int core : sel.cores)
+    for (int core : launch_cores)
       for (int id = 0; id < kNumCrossFlags; ++id)
         if (const auto& x = m.cores[size_t(core)]->cross[size_t(id)]; !x.visible_at.empty())
           m.fault("cross-flags-pending", m.cores[size_t(core)]->name + ": cross-core flag " + std::to_string(id) + " holds " +
@@ -170,7 +132,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   if (m.fatal) m.unusable = true;
   LaunchResult r;
   uint64_t end = m.launch_start;  // the launch ends when its last core does
-  for (int core : sel.cores) end = std::max(end, m.cores[size_t(core)]->stats.end_cycle);
+  for (int core : launch_cores) end = std::max(end, m.cores[size_t(core)]->stats.end_cycle);
   if (!all_done) end = std::max(end, engine.now());
   r.cycles = end - m.launch_start;
   for (const auto& c : m.cores) {

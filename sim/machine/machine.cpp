@@ -5,6 +5,7 @@
 
 #include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
+#include "sim/registry.h"
 
 namespace npusim::sim {
 
@@ -81,23 +82,27 @@ std::string scalar_wait_text(const CoreState& c) {
 }
 }  // namespace
 
+std::string topology_name(Topology t) { return t == Topology::Split ? "split" : "coupled"; }
+
+std::unique_ptr<TopologyModel> make_topology(const HwConfig& hw) {
+  return ImplRegistry<TopologyModel>::instance().create("topology", topology_name(hw.topology), hw);
+}
+
 MachineState::MachineState(HwConfig h, SimMode m)
     : hw(std::move(h)), mode(m), gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing), mem(make_memory_model(hw)),
-      cost(make_cost_model(hw)) {
-  const bool split = hw.topology == Topology::Split;
-  const int aics = static_cast<int>(hw.chip.ai_cores);
-  const int aivs = split ? static_cast<int>(hw.chip.ai_cores * hw.chip.aiv_per_core) : 0;
-  for (int i = 0; i < aics + aivs; ++i) {
+      cost(make_cost_model(hw)), topology(make_topology(hw)) {
+  const std::vector<CoreSlot> slots = topology->cores();
+  for (size_t i = 0; i < slots.size(); ++i) {
     auto c = std::make_unique<CoreState>();
-    c->index = i;
-    c->kind = !split ? CoreKind::Coupled : (i < aics ? CoreKind::Cube : CoreKind::Vector);
-    c->ai_core = i < aics ? i : (i - aics) / static_cast<int>(hw.chip.aiv_per_core);
-    c->sub = i < aics ? 0 : (i - aics) % static_cast<int>(hw.chip.aiv_per_core);
-    c->name = !split ? "core" + std::to_string(i) : (i < aics ? "aic" + std::to_string(i) : "aiv" + std::to_string(i - aics));
+    c->index = static_cast<int>(i);
+    c->kind = slots[i].kind;
+    c->ai_core = slots[i].ai_core;
+    c->sub = slots[i].sub;
+    c->name = slots[i].name;
     for (int b = 1; b < kNumBufs; ++b) c->local[size_t(b)].assign(buffer_bytes(hw, c->kind, static_cast<Buf>(b)), 0);
     for (int b = 1; b < kNumBufs; ++b) c->ctx.mem.buf[size_t(b)] = std::span<uint8_t>(c->local[size_t(b)]);
     c->ctx.regs = &c->regs;
-    c->ctx.coupled = !split;
+    c->ctx.coupled = topology->coupled_datapaths();
     for (int p = 0; p < kNumPipes; ++p) {
       c->pipes[size_t(p)].pipe = static_cast<Pipe>(p);
       c->pipes[size_t(p)].depth = queue_depth(hw, static_cast<Pipe>(p));

@@ -24,6 +24,7 @@
 #include "sim/machine/cost_model.h"
 #include "sim/machine/machine.h"
 #include "sim/machine/memory_model.h"
+#include "sim/machine/topology.h"
 #include "sim/trace/trace_writer.h"
 
 namespace npusim::sim {
@@ -40,6 +41,7 @@ struct MachineState {
   GlobalMemory gm;
   std::unique_ptr<MemoryModel> mem;
   std::unique_ptr<PipeCostModel> cost;  // hw.cost.impl
+  std::unique_ptr<TopologyModel> topology;  // hw.topology
   std::vector<std::unique_ptr<CoreState>> cores;
   Engine* engine = nullptr;
   TraceWriter* trace = nullptr;

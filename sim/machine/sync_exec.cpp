@@ -128,13 +128,10 @@ void SyncFabric::cross_set(CoreState& c, PipeState& p, const CrossSet& s, const 
                                "): " + why,
              true);
   };
-  const auto& hw = m_.hw;
-  const bool split = hw.topology == Topology::Split;
-  std::vector<int> aivs, same_kind;
-  if (split)
-    for (int k = 0; k < hw.chip.aiv_per_core; ++k) aivs.push_back(int(hw.chip.ai_cores) + c.ai_core * int(hw.chip.aiv_per_core) + k);
+  const std::vector<int> aivs = m_.topology->vector_cores_of(c.ai_core);
+  std::vector<int> same_kind;
   if (s.mode == 2) {
-    if (!split) return bad_mode("mode 2 (AIC <-> AIV pair) needs the split topology");
+    if (aivs.empty()) return bad_mode("mode 2 (AIC <-> AIV pair) needs the split topology");
     if (c.kind == CoreKind::Cube) {
       for (int v : aivs) deliver_cross(v, id, vc, q, c.index, p.pipe);
     } else {
