@@ -42,6 +42,13 @@ class TopologyModel {
   virtual bool coupled_datapaths() const = 0;
 };
 
+// The block-dim rule every topology applies: block_dim in [1, limit] on the chip named `chip`.
+inline void check_block_dim(const LaunchSpec& spec, int limit, const std::string& chip) {
+  if (spec.block_dim < 1 || spec.block_dim > limit)
+    throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) + " must be in [1, " +
+                           std::to_string(limit) + "] on " + chip);
+}
+
 // The key's value as a registry name.
 std::string topology_name(Topology t);
 std::unique_ptr<TopologyModel> make_topology(const HwConfig& hw);

@@ -20,9 +20,7 @@ class CoupledTopology final : public TopologyModel {
   }
 
   std::vector<LaunchPlacement> place(const LaunchSpec& spec) const override {
-    if (spec.block_dim < 1 || spec.block_dim > cores_)
-      throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) +
-                             " must be in [1, " + std::to_string(cores_) + "] on " + name_);
+    check_block_dim(spec, cores_, name_);
     if (!spec.cube) throw KernelInputError("launch '" + spec.name + "': a coupled core runs the cube program, which is empty");
     std::vector<LaunchPlacement> v;
     for (int i = 0; i < spec.block_dim; ++i) v.push_back({i, true, i, 0});

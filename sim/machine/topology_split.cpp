@@ -23,10 +23,7 @@ class SplitTopology final : public TopologyModel {
   // CubeOnly: AIC i is block i. VectorOnly: AIV j is block j. Mix1_2: AIC i and its AIVs are block i, the AIVs
   // sub-blocks 0..aiv_per_core-1.
   std::vector<LaunchPlacement> place(const LaunchSpec& spec) const override {
-    const int limit = spec.mix == MixMode::VectorOnly ? aics_ * per_ : aics_;
-    if (spec.block_dim < 1 || spec.block_dim > limit)
-      throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) +
-                             " must be in [1, " + std::to_string(limit) + "] on " + name_);
+    check_block_dim(spec, spec.mix == MixMode::VectorOnly ? aics_ * per_ : aics_, name_);
     const bool want_cube = spec.mix != MixMode::VectorOnly, want_vec = spec.mix != MixMode::CubeOnly;
     if (want_cube && !spec.cube) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a cube program");
     if (want_vec && !spec.vector) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a vector program");
