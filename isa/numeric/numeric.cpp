@@ -189,6 +189,12 @@ int32_t f32_to_s32(float x, RoundMode m) {
   return static_cast<int32_t>(clamp64(round_to_integer(x, m), INT32_MIN, INT32_MAX));
 }
 
+float f32_round_integral(float x, RoundMode m) {
+  if (!(std::fabs(x) < 8388608.0f)) return x;  // NaN, infinities and magnitudes that are integral already
+  const auto r = static_cast<float>(round_to_integer(x, m));
+  return r == 0.0f ? std::copysign(0.0f, x) : r;
+}
+
 int8_t s32_to_s8(int32_t x) { return static_cast<int8_t>(clamp64(x, -128, 127)); }
 
 int8_t s4_get(const uint8_t* packed, uint64_t index) {

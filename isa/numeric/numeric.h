@@ -39,6 +39,9 @@ int8_t f32_to_s8(float x, RoundMode m = RoundMode::RINT);
 int8_t f32_to_s4(float x, RoundMode m = RoundMode::RINT);   // result in [-8, 7]
 int8_t f16_to_s8(uint16_t h, RoundMode m = RoundMode::RINT);
 int32_t f32_to_s32(float x, RoundMode m = RoundMode::RINT);
+// fp32 rounded to an integral fp32 value by m (ODD is rejected): sign kept (-0.3 -> -0); |x| >= 2^23, infinities
+// and NaN are returned unchanged (vconv f32 -> f32; the MSD antiquant limbs).
+float f32_round_integral(float x, RoundMode m);
 int8_t s32_to_s8(int32_t x);                                // saturating
 // The shared rounding core: x (finite or not) rounded to a binary format with exp_bits / man_bits.
 uint32_t round_to_binary(double x, int exp_bits, int man_bits, RoundMode m, Overflow o);

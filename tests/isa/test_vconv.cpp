@@ -41,6 +41,36 @@ TEST_F(VCastTest, F32ToF16EveryRoundingMode) {
   }
 }
 
+// f32 -> f32 rounds to an integral value (the MSD limbs: CAST_ROUND): ties by the mode, the sign of a zero kept,
+// values from 2^23 on (integral already) unchanged; saturation turns NaN into +0 and infinities into +-max.
+TEST_F(VCastTest, F32ToF32RoundsToIntegralValues) {
+  const float in[] = {2.5f, -2.5f, 3.5f, -0.3f, 1.75f, 4194304.5f, 8388609.0f, -7.0f};
+  for (int i = 0; i < 8; ++i) put_f32(kSrc + 4 * i, in[i]);
+  struct Want { RoundMode m; float r[8]; };
+  const Want wants[] = {{RoundMode::RINT, {2, -2, 4, -0.0f, 2, 4194304, 8388609, -7}},
+                        {RoundMode::ROUND, {3, -3, 4, -0.0f, 2, 4194305, 8388609, -7}},
+                        {RoundMode::FLOOR, {2, -3, 3, -1, 1, 4194304, 8388609, -7}},
+                        {RoundMode::CEIL, {3, -2, 4, -0.0f, 2, 4194305, 8388609, -7}},
+                        {RoundMode::TRUNC, {2, -2, 3, -0.0f, 1, 4194304, 8388609, -7}}};
+  for (const auto& w : wants) {
+    auto v = cast(DType::F32, DType::F32, w.m);
+    v.mask = {false, 0xff, 0};
+    run(v);
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ(get32(kDst + 4 * i), f32_bits(w.r[i])) << round_mode_name(w.m) << " " << i << " " << in[i];
+  }
+  put32(kSrc, 0x7fc00000), put_f32(kSrc + 4, -INFINITY);
+  auto v = cast(DType::F32, DType::F32, RoundMode::ROUND);
+  v.mask = {false, 0x3, 0};
+  run(v);
+  EXPECT_EQ(get32(kDst), 0u) << "NaN saturates to +0";
+  EXPECT_EQ(get32(kDst + 4), f32_bits(-std::numeric_limits<float>::max()));
+  v.sat = false;
+  run(v);
+  EXPECT_EQ(get32(kDst), 0x7fc00000u);
+  EXPECT_EQ(get32(kDst + 4), f32_bits(-INFINITY));
+}
+
 TEST_F(VCastTest, SatFlagChoosesSaturationOrIeeeOverflow) {
   put_f32(kSrc, 70000.0f), put32(kSrc + 4, 0x7fd00000), put_f32(kSrc + 8, -INFINITY), put_f32(kSrc + 12, 65519.0f);
   auto v = cast(DType::F32, DType::F16);
@@ -163,7 +193,8 @@ TEST_F(VCastTest, LanesFollowTheLargerSizeEachOperandItsOwnAddressing) {
 TEST_F(VCastTest, UnsupportedPairsAndModesAreRejected) {
   expect_error(cast(DType::F16, DType::U8), {"f16 -> u8", "not supported"});
   expect_error(cast(DType::I16, DType::F16), {"s16 -> f16"});
-  expect_error(cast(DType::F32, DType::F32), {"f32 -> f32"});
+  expect_error(cast(DType::BF16, DType::F16), {"bf16 -> f16"});
+  expect_error(cast(DType::F32, DType::F32, RoundMode::ODD), {"odd", "f32 -> f32"});
   expect_error(cast(DType::F16, DType::I8, RoundMode::ODD), {"odd", "f16 -> s8"});
   expect_error(cast(DType::I32, DType::F32, RoundMode::ODD), {"odd"});
   auto v = cast(DType::F32, DType::F16);

@@ -1,5 +1,7 @@
 // vconv: element type conversion. Each supported (source, destination) pair maps to one function of
 // isa/numeric.h; isa/README.md section 4 lists the pairs, rounding modes and the saturation flag.
+#include <cfloat>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -13,7 +15,7 @@ namespace npusim::isa::impl {
 namespace {
 using namespace vec;
 
-enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16 };
+enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16, F32toF32 };
 
 struct ConvPair {
   DType src, dst;
@@ -27,6 +29,9 @@ constexpr ConvPair kPairs[] = {
     {DType::I32, DType::F16, Conv::S32toF16},
     // Byte -> f16 (vendor vconv_u82f16 / vconv_s82f16): exact; attention kernels turn mask bytes into f16 to compare.
     {DType::U8, DType::F16, Conv::U8toF16},    {DType::I8, DType::F16, Conv::S8toF16},
+    // f32 -> f32 rounded to an integral value (vendor Cast<float, float> with CAST_RINT / ROUND / FLOOR / CEIL /
+    // TRUNC; the MSD antiquant kernels split the query into int8 limbs with CAST_ROUND, msd_research.md §2).
+    {DType::F32, DType::F32, Conv::F32toF32},
 };
 
 std::string pair_name(DType s, DType d) { return std::string(dtype_name(s)) + " -> " + std::string(dtype_name(d)); }
@@ -56,6 +61,14 @@ struct Cast {
   Overflow overflow;
 };
 
+// Rounds to an integral fp32 value in the mode (every fp32 of magnitude >= 2^23 already is one); saturation turns
+// NaN into +0 and infinities into +-max finite like every saturating conversion.
+uint32_t f32_integral(float x, RoundMode m, Overflow o) {
+  if (o == Overflow::Saturate && std::isnan(x)) return 0u;
+  if (o == Overflow::Saturate && std::isinf(x)) return f32_bits(std::copysign(FLT_MAX, x));
+  return f32_bits(f32_round_integral(x, m));
+}
+
 uint32_t convert(const Cast& c, uint32_t bits) {
   const auto h = static_cast<uint16_t>(bits);
   const auto i = static_cast<int32_t>(bits);
@@ -71,6 +84,7 @@ uint32_t convert(const Cast& c, uint32_t bits) {
     case Conv::S32toF16: return s32_to_f16(i, c.mode, c.overflow);
     case Conv::U8toF16: return s32_to_f16(static_cast<int32_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
     case Conv::S8toF16: return s32_to_f16(static_cast<int8_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
+    case Conv::F32toF32: return f32_integral(f32_from_bits(bits), c.mode, c.overflow);
   }
   return 0;
 }
