@@ -5,7 +5,8 @@ Usage: tools/record_cycles.py [--npusim build/tools/npusim] [--long] [--only NAM
                               [--reason TEXT]
 
 Without --reason it only prints what moved (case, recorded, measured, change in %). With --reason it rewrites
-those lines in place, keeping the previous count in the reason ("was N"). Long cases (long: true) are measured
+those lines in place, keeping the previous count in the reason ("was N"; a new case is entered with cycles: 0
+and gets no "was"). Long cases (long: true) are measured
 only with --long. Timing mode, checks off: the cycle count does not depend on the checks.
 """
 import argparse
@@ -71,12 +72,15 @@ def main():
         if old == new:
             continue
         moved += 1
-        print(f"{n:34s} {old:>10d} -> {new:>10d}  ({100.0 * (new - old) / old:+.3f}%)")
+        # A new case is entered with cycles: 0 and recorded without a "was".
+        change = f"({100.0 * (new - old) / old:+.3f}%)" if old else "(new)"
+        print(f"{n:34s} {old:>10d} -> {new:>10d}  {change}")
         if a.reason:
             i = cases[n]["line"]
             m = LINE.match(lines[i])
             body = re.sub(r"cycles:\s*\d+", f"cycles: {new}", m.group("body"))
-            body = re.sub(r'reason:\s*"[^"]*"', f'reason: "{a.reason} (was {old})"', body)
+            was = f" (was {old})" if old else ""
+            body = re.sub(r'reason:\s*"[^"]*"', f'reason: "{a.reason}{was}"', body)
             lines[i] = f"{n}:{m.group('pad')}{{{body}}}"
     print(f"{moved} of {len(names)} cases moved" + (", recorded" if a.reason and moved else ""))
     if a.reason and moved:
