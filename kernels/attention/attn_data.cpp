@@ -1,6 +1,7 @@
 // Host-side tensor access of an attention problem at logical coordinates (attn_data.h).
 #include "kernels/attention/attn_data.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -55,10 +56,14 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
   }
   if (p_.antiquant.on) {
     require(p_.Dv == p_.D && !p_.prefix, "KV antiquantisation needs Dv = D and no shared prefix");
-    const int64_t n = (p_.antiquant.separated ? 1 : 2) * (p_.antiquant.per_tensor ? 1 : p_.KV_N * p_.D);
-    for (const bool value : {false, true})
+    for (const bool value : {false, true}) {
+      // Every element the mode can address: the last index of the tensor's (K's or V's) part, plus one.
+      const int64_t t_last = std::max<int64_t>(p_.antiquant.mode(value) >= 4 ? p_.block_size : p_.antiquant.token_s, 1) - 1;
+      const int64_t last =
+          p_.antiquant_index(value, p_.B - 1, p_.KV_N - 1, t_last, std::max<int64_t>(p_.block_num, 1) - 1, p_.D - 1);
       for (const bool offset : {false, true})
-        if (!offset || p_.antiquant.offset) require_size(antiquant_param(value, offset), n, p_.antiquant_tensor(value, offset));
+        if (!offset || p_.antiquant.offset) require_size(antiquant_param(value, offset), last + 1, p_.antiquant_tensor(value, offset));
+    }
   }
   if (p_.post_quant.on) {
     const int64_t channels = p_.post_quant.per_channel ? p_.N * p_.Dv : 1;
@@ -102,7 +107,7 @@ double AttnData::q(int64_t b, int64_t n, int64_t i, int64_t d) const {
 }
 
 double AttnData::k(int64_t b, int64_t n2, int64_t j, int64_t d) const {
-  if (d < p_.D) return dequant(kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d), false, n2, d);
+  if (d < p_.D) return dequant(kv_at(t_.key, t_.key_prefix, p_.D, b, n2, j, d), false, b, n2, j, d);
   const Strides s = layout_strides(p_.layout, p_.KV_N, p_.kv_s, p_.Dr);
   return at(*t_.key_rope, b * s.b + n2 * s.n + (p_.kv_start(b) + j) * s.s + d - p_.D, "key_rope");
 }
@@ -113,7 +118,8 @@ double AttnData::kv_at(const std::vector<const HostTensor*>& kv, const HostTenso
     const Strides s = layout_strides(p_.layout, p_.KV_N, p_.prefix_s, dim);
     return at(*prefix, n2 * s.n + j * s.s + d, "shared prefix");
   }
-  const int64_t tok = p_.kv_start(b) + j - p_.prefix_len;
+  const KvPos pos = kv_pos(b, j);
+  const int64_t tok = pos.tok;
   switch (p_.kv) {
     case KvStorage::Dense: {
       const Strides s = layout_strides(p_.layout, p_.KV_N, p_.kv_s, dim);
@@ -126,8 +132,7 @@ double AttnData::kv_at(const std::vector<const HostTensor*>& kv, const HostTenso
     case KvStorage::PagedBsH:
     case KvStorage::PagedNBsD: break;
   }
-  const auto blk = int64_t(at(*t_.block_table, b * p_.max_blocks + tok / p_.block_size, "block_table"));
-  const int64_t off = tok % p_.block_size;
+  const int64_t blk = pos.blk, off = tok % p_.block_size;
   const int64_t idx = p_.kv == KvStorage::PagedBsH ? (blk * p_.block_size + off) * p_.KV_N * dim + n2 * dim + d
                                                    : ((blk * p_.KV_N + n2) * p_.block_size + off) * dim + d;
   return at(*kv[0], idx, "paged key/value");
@@ -147,13 +152,32 @@ const HostTensor* AttnData::antiquant_param(bool value, bool offset) const {
   return offset ? t_.key_antiquant_offset : t_.key_antiquant_scale;
 }
 
-double AttnData::dequant(double x, bool value, int64_t n2, int64_t d) const {
-  if (!p_.antiquant.on) return x;
-  const int64_t c = p_.antiquant_index(value, n2, d);
-  const double scale = at(*antiquant_param(value, false), c, "antiquant scale");
-  const double offset = p_.antiquant.offset ? at(*antiquant_param(value, true), c, "antiquant offset") : 0.0;
+AttnData::KvPos AttnData::kv_pos(int64_t b, int64_t j) const {
+  KvPos r;
+  r.tok = p_.kv_start(b) + j - p_.prefix_len;
+  if (p_.kv == KvStorage::PagedBsH || p_.kv == KvStorage::PagedNBsD)
+    r.blk = int64_t(at(*t_.block_table, b * p_.max_blocks + r.tok / p_.block_size, "block_table"));
+  return r;
+}
+
+double AttnData::antiquant_scale(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {
+  if (!p_.antiquant.on) return 1.0;
+  const KvPos pos = kv_pos(b, j);
+  return at(*antiquant_param(value, false), p_.antiquant_index(value, b, n2, pos.tok, pos.blk, d), "antiquant scale");
+}
+
+double AttnData::antiquant_offset(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {
+  if (!p_.antiquant.on || !p_.antiquant.offset) return 0.0;
+  const KvPos pos = kv_pos(b, j);
+  return at(*antiquant_param(value, true), p_.antiquant_index(value, b, n2, pos.tok, pos.blk, d), "antiquant offset");
+}
+
+double AttnData::dequant(double x, bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {
+  if (!p_.antiquant.on || kv_values_ == KvValues::Stored) return x;
+  const double scale = antiquant_scale(value, b, n2, j, d), offset = antiquant_offset(value, b, n2, j, d);
   auto f16 = [](float v) { return isa::f16_to_f32(isa::f16_round(v)); };
   switch (kv_values_) {
+    case KvValues::Stored:
     case KvValues::Exact: return (x + offset) * scale;
     case KvValues::Fp16: {  // the vector unit: vadd.f16 then vmul.f16, each in fp32 and rounded to fp16
       const float sum = f16(float(x) + float(offset));

@@ -37,7 +37,8 @@ struct AttnTensors {
 // fp64 reference, or the dequantisation evaluated in fp16 one operation at a time, f16(f16(x + offset) * scale):
 // the operator's own definition in its working dtype, which both the naive low-precision result and the golden
 // model (the kernel's vadd.f16 / vmul.f16) use. Without antiquantisation both are the stored value.
-enum class KvValues { Exact, Fp16 };
+// Stored: the int8 values themselves (the MSD golden model dequantises the way the decode kernel does).
+enum class KvValues { Exact, Fp16, Stored };
 
 class AttnData {
  public:
@@ -56,8 +57,12 @@ class AttnData {
   // (d >= D: key_rope, dense only), d < Dv for v.
   double k(int64_t b, int64_t n2, int64_t j, int64_t d) const;
   double v(int64_t b, int64_t n2, int64_t j, int64_t d) const {
-    return dequant(kv_at(t_.value, t_.value_prefix, p_.Dv, b, n2, j, d), true, n2, d);
+    return dequant(kv_at(t_.value, t_.value_prefix, p_.Dv, b, n2, j, d), true, b, n2, j, d);
   }
+  // The antiquant scale / offset that K's (value = false) or V's element (b, n2, j, d) is dequantised with, per
+  // the problem's mode (1 / 0 without antiquantisation; the offset 0 when not given).
+  double antiquant_scale(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const;
+  double antiquant_offset(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const;
   // Whole matrices of one (b, head), row-major, for loops that visit every element many times: q_rows (act_q[b]
   // x qk_dim), k_rows (skv_eff(b) x qk_dim), v_rows (skv_eff(b) x Dv).
   std::vector<double> q_rows(int64_t b, int64_t n) const;
@@ -89,7 +94,11 @@ class AttnData {
  private:
   double kv_at(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim, int64_t b, int64_t n2,
                int64_t j, int64_t d) const;
-  double dequant(double stored, bool value, int64_t n2, int64_t d) const;  // KvValues applied (antiquant only)
+  double dequant(double stored, bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const;  // KvValues applied
+  struct KvPos {
+    int64_t tok = 0, blk = -1;  // physical row of batch b's own K / V; its page (paged storage)
+  };
+  KvPos kv_pos(int64_t b, int64_t j) const;  // j >= prefix_len
   const HostTensor* antiquant_param(bool value, bool offset) const;        // K's / V's scale or offset tensor
   KvValues kv_values_ = KvValues::Exact;
   void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,

@@ -82,3 +82,24 @@ std::pair<int64_t, int64_t> AttnProblem::visible_cols(int64_t b, int64_t i) cons
 float AttnProblem::mask_value() const { return incremental() ? -1e12f : high_perf ? -65504.0f : -FLT_MAX; }
 
 }  // namespace npusim::op::attn
+
+namespace npusim::op::attn {
+
+// Spec §1.6 scale index per mode (kernels/fia/msd_research.md §8); the combined tensor holds K's part, then V's.
+int64_t AttnProblem::antiquant_index(bool value, int64_t b, int64_t n2, int64_t t, int64_t blk, int64_t d) const {
+  const AntiQuant& a = antiquant;
+  const int m = a.mode(value);
+  int64_t part = 0;  // elements of K's part of the combined tensor
+  int64_t at = 0;
+  switch (m) {
+    case 1: part = B * a.token_s, at = b * a.token_s + t; break;
+    case 2: part = KV_N, at = n2; break;
+    case 3: part = B * KV_N * a.token_s, at = (b * KV_N + n2) * a.token_s + t; break;
+    case 4: at = blk * block_size + t % std::max<int64_t>(block_size, 1); break;
+    case 5: at = (blk * KV_N + n2) * block_size + t % std::max<int64_t>(block_size, 1); break;
+    default: part = a.per_tensor ? 1 : KV_N * D, at = a.per_tensor ? 0 : n2 * D + d; break;
+  }
+  return (value && !a.separated ? part : 0) + at;
+}
+
+}  // namespace npusim::op::attn

@@ -70,11 +70,27 @@ struct FullQuant {
 // x' = f16(f16(f16(x) + offset[c]) * scale[c]), c = n2 * D + d (per-channel) or 0 (per-tensor); the parameters are
 // (2, ...) float16 with the key's at [0] and the value's at [1], or, with page attention, the separated
 // key_antiquant_scale / value_antiquant_scale (and offsets) of shape (1, ...), per-channel. No offset adds 0.
+//
+// Query S = 1 (msd): the vendor's decode kernel never dequantises K / V; it splits the query (and P) into int8 limbs,
+// multiplies them with the int8 K / V on the cube into int32 and recombines in fp32 (MSD; kernels/attention/msd.h
+// and kernels/fia/msd_research.md give the order of operations). There the parameters follow the modes of spec
+// §1.6 (k_mode / v_mode: 0 per-channel (per_tensor: one value), 1 per-token, 2 per-tensor + per-head, 3 per-token +
+// per-head, 4 / 5 the per-token ones managed by page attention); per-channel dtypes are the query's, per-token fp32.
 struct AntiQuant {
   bool on = false;
-  bool per_tensor = false;  // antiquant_scale has shape (2): one scale per K and V
+  bool per_tensor = false;  // mode 0 with one scale per K and V (shape (2) combined, (1) separated)
   bool offset = false;      // antiquant_offset (key_ / value_antiquant_offset) given
   bool separated = false;   // key_antiquant_* / value_antiquant_* instead of the combined antiquant_*
+  bool msd = false;         // query S = 1: the MSD kernel
+  int k_mode = 0, v_mode = 0;  // spec §1.6 modes of K's and V's parameters (the prompt path: 0)
+  int limbs = 2;            // MSD: int8 limbs of q and of P (3 with inner_precise 0, else 2)
+  int64_t token_s = 0;      // S of the per-token parameters of modes 1 and 3 (their last dim)
+  ElemType k_dtype = ElemType::F16, v_dtype = ElemType::F16;  // K's / V's parameter dtype
+  int mode(bool value) const { return value ? v_mode : k_mode; }
+  // Per-token (modes 1, 3, 4, 5): one value per KV token, applied to the scores (K) or to P (V).
+  bool per_token(bool value) const { return mode(value) == 1 || mode(value) >= 3; }
+  // One value for the whole of K or V of a KV head (per-tensor, mode 2): a scalar for the kernel.
+  bool scalar(bool value) const { return !per_token(value) && (per_tensor || mode(value) == 2); }
 };
 
 struct AttnProblem {
@@ -136,10 +152,9 @@ struct AttnProblem {
   ElemType kv_in() const { return antiquant.on ? ElemType::I8 : in; }  // the dtype key / value are stored in
   // Antiquant parameter element of K (value = false) or V for KV head n2, dim d: in the combined tensor the V part
   // follows the K part; the separated tensors hold one part each.
-  int64_t antiquant_index(bool value, int64_t n2, int64_t d) const {
-    const int64_t per = antiquant.per_tensor ? 1 : KV_N * D;
-    return (value && !antiquant.separated ? per : 0) + (antiquant.per_tensor ? 0 : n2 * D + d);
-  }
+  int64_t antiquant_index(bool value, int64_t n2, int64_t d) const { return antiquant_index(value, 0, n2, 0, 0, d); }
+  // ... of any mode: token t is the physical row of batch b's own K / V, blk its page (paged storage).
+  int64_t antiquant_index(bool value, int64_t b, int64_t n2, int64_t t, int64_t blk, int64_t d) const;
   // The GM / case tensor that holds K's (value = false) or V's antiquant scale or offset.
   std::string antiquant_tensor(bool value, bool offset) const {
     const std::string what = offset ? "antiquant_offset" : "antiquant_scale";

@@ -14,9 +14,10 @@ constexpr int64_t kF32 = 4;              // fp32: scores, accumulators, row stat
 constexpr int64_t kMaxKStep = 256;       // K per mmad: beyond this the L0 halves buy no reuse
 constexpr int64_t kMaxNSub = 128;        // N per L0C half
 constexpr int64_t kZeroRows = 8;         // rows of the zero output staging (stored 8 at a time)
+constexpr int64_t kMsdQueryRows = 8;     // MSD: query rows pre-processed at a time (one vbrcb group)
 
 // Bytes per element of the cube's input tiles (Q, K, V, P).
-int64_t in_bytes(const AttnProblem& p) { return p.in == ElemType::I8 ? 1 : 2; }
+int64_t in_bytes(const AttnProblem& p) { return p.in == ElemType::I8 || p.antiquant.msd ? 1 : 2; }
 
 // Bump allocator over one buffer: each region starts on a 32-byte block.
 struct Bump {
@@ -27,12 +28,40 @@ struct Bump {
     return at;
   }
 };
+// MSD antiquant decode (msd_block.cpp): the query pre-processing, the parameter rows and the limb tiles.
+void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) {
+  const int64_t L = p.antiquant.limbs, dw = round_up(p.D, int64_t(64));
+  const AntiQuant& a = p.antiquant;
+  u.msd_q_rows = kMsdQueryRows;  // their limbs are staged in the P cast buffers (pb)
+  // K / V per-channel scale [0] and offset [1] rows (not for per-token or one-value parameters), as loaded first.
+  const bool kch = !a.per_token(false) && !a.scalar(false), vch = !a.per_token(true) && !a.scalar(true);
+  for (int i = 0; i < 2; ++i) {
+    if (kch) u.kch[i] = b.take(dw * kF32);
+    if (vch) u.vch[i] = b.take(dv * kF32);
+    u.amax1[i] = b.take(u.hm * kF32), u.rq[i] = b.take(u.hm * kF32);
+    u.amax2[i] = b.take(u.hm * kF32), u.r2[i] = b.take(u.hm * kF32);
+  }
+  u.ch_half = uint64_t(std::max(dw, dv) * 2);
+  if (kch || vch) u.ch_raw = b.take(2 * int64_t(u.ch_half));
+  u.c127 = b.take(std::max<int64_t>(u.hm, 64) * kF32);
+  // One region under the MSD load protocol (kMsdFree): the L limb tiles of a score sub-tile, the limbs 1.. of an O
+  // chunk (limb 0 goes straight to the chunk's fp32 rows; whole 8-row broadcast groups) or a query chunk (as
+  // loaded, A, R).
+  u.msd_o_rows = std::clamp<int64_t>(L * vr * u.cw / ((L - 1) * dv) / 8 * 8, 8, std::max<int64_t>(u.o_rows, 8));
+  const int64_t q_bytes = u.msd_q_rows * dw * (2 + 2 * kF32);
+  u.limb = b.take(std::max({L * vr * u.cw * kF32, (L - 1) * u.msd_o_rows * dv * kF32, q_bytes}));
+  u.q_in = u.limb;
+  u.q_a = u.q_in + uint64_t(round_up(u.msd_q_rows * dw * 2, int64_t(kBlockBytes)));
+  u.q_r = u.q_a + uint64_t(u.msd_q_rows * dw * kF32);
+  for (int k = 0; k < 4; ++k)  // per-token rows: K scale, K offset, V scale, V offset
+    if (a.per_token(k >= 2) && (k % 2 == 0 || a.offset)) u.tok[k] = b.take(u.cw * kF32);
+}
 }  // namespace
 
 // K steps are whole K fractals (16 fp16 / 32 int8 elements); with int8, N slices are whole 32-column squares of
 // the transposing V load (tile::load_l0b).
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
-  const int64_t m_cap = round_up(t.s1_block, kRows), e = in_bytes(p), kq = kBlockBytes / e, nq = e == 1 ? 32 : kRows;
+  const int64_t m_cap = cube_rows(p, t), e = in_bytes(p), kq = kBlockBytes / e, nq = e == 1 ? 32 : kRows;
   L0Split s;
   s.kstep = std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / (m_cap * e) / kq * kq);
   if (s.kstep < kq) return s;
@@ -43,7 +72,7 @@ L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig
 
 L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t) {
   L1Layout l;
-  l.m_cap = round_up(t.s1_block, kRows);
+  l.m_cap = cube_rows(p, t);
   l.n_cap = round_up(t.s2_block, kRows);
   const int64_t e = in_bytes(p);
   Bump b;
@@ -73,6 +102,8 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   u.o_rows = std::min(u.hm, x_bytes / (dv * kF32) / kRows * kRows);  // a multiple of 16: f16 alpha rows stay 32-byte aligned
   // P rows in the input dtype; output rows of at most 2 bytes (fp16 / bf16, or int8 output)
   int64_t pb_bytes = std::max(vr * u.cw * pe, u.o_rows * dv * 2);
+  if (p.antiquant.msd)  // MSD: the L int8 limbs of P, or of a query chunk
+    pb_bytes = std::max({pb_bytes, p.antiquant.limbs * vr * u.cw, p.antiquant.limbs * kMsdQueryRows * round_up(p.D, int64_t(64))});
   if (p.incremental()) pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * 2);  // the combine casts all G rows at once
   Bump b;
   for (int i = 0; i < 2; ++i) u.x[i] = b.take(x_bytes), u.pb[i] = b.take(pb_bytes);
@@ -112,6 +143,7 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
     if (dec) u.qz = b.take(u.q_rows * dv * kF32);
   }
   if (p.full_quant.on) u.l16 = b.take(u.hm * 2);  // the fp16 row sums of the final divide (+inf: invalid rows)
+  if (p.antiquant.msd) msd_ub(p, vr, dv, u, b);
   u.total = b.top;
   return u;
 }

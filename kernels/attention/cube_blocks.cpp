@@ -30,14 +30,14 @@ int64_t fractals(int64_t v) { return ceil_div(v, int64_t(kFractalRows)); }  // M
 
 CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
     : c_(c), pl_(pl), l1_(l1_layout(pl.p, pl.t)), l0_(l0_split(pl.p, pl.t, c.hw())),
-      acc_(pl.in == DType::I8 ? DType::I32 : DType::F32) {
+      acc_(pl.cube == DType::I8 ? DType::I32 : DType::F32) {
   const Addr base = c_.alloc(Buf::L1, l1_.total, "tiling.s1_block / s2_block L1 blocks (Q, K, V, P)");
-  auto nz = [&](uint64_t off, int64_t rows_cap) { return NzTile{tile::plus(base, int64_t(off)), pl_.in, rows_cap}; };
+  auto nz = [&](uint64_t off, int64_t rows_cap) { return NzTile{tile::plus(base, int64_t(off)), pl_.cube, rows_cap}; };
   q_ = nz(l1_.q, l1_.m_cap), pm_ = nz(l1_.pm, l1_.m_cap);
   kvb_ = pl_.t.kv_buffers;
   early_v_ = kvb_ > pl_.t.preload;
   for (int64_t i = 0; i < kvb_; ++i) k_[i] = nz(l1_.k[i], l1_.n_cap), v_[i] = nz(l1_.v[i], l1_.n_cap);
-  const int64_t e = bytes_of(pl_.in);
+  const int64_t e = bytes_of(pl_.cube);
   for (int i = 0; i < 2; ++i) {
     l0a_[i] = c_.alloc(Buf::L0A, uint64_t(l1_.m_cap * l0_.kstep * e), "L0A slice");
     l0b_[i] = c_.alloc(Buf::L0B, uint64_t(l0_.kstep * l0_.nsub * e), "L0B slice");
@@ -47,7 +47,7 @@ CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
 }
 
 void CubeBlocks::load_rows(const RowRun& r, const NzTile& dst, int64_t d, int64_t dst_col) {
-  c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem * bytes_of(pl_.in)), pl_.in, r.rows, d, r.stride}, dst, r.dst_row, dst_col));
+  c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem * bytes_of(pl_.cube)), pl_.cube, r.rows, d, r.stride}, dst, r.dst_row, dst_col));
 }
 
 // L1 -> L0A / L0B for K fractals [kb0, kb0 + kbs) and N columns [n0, n0 + nn).
@@ -62,7 +62,7 @@ void CubeBlocks::load_slices(const L1Operand& a, const L1Operand& b, int64_t m, 
 
 void CubeBlocks::gemm(const L1Operand& a, const L1Operand& b, int64_t m, int64_t n, int64_t k, Addr out,
                       int64_t out_stride, DType out_t, double deq) {
-  const int64_t kb = block_elems(pl_.in);  // K per fractal: 16 (fp16 / bf16), 32 (int8)
+  const int64_t kb = block_elems(pl_.cube);  // K per fractal: 16 (fp16 / bf16), 32 (int8)
   for (int64_t n0 = 0; n0 < n; n0 += l0_.nsub) {
     const int64_t nn = std::min(l0_.nsub, n - n0);
     tile::wait(c_, kHalfFree.at(half_));
@@ -71,14 +71,14 @@ void CubeBlocks::gemm(const L1Operand& a, const L1Operand& b, int64_t m, int64_t
       tile::wait(c_, kSliceFree.at(slot_));
       load_slices(a, b, m, n0, nn, k0 / kb, ceil_div(kk, kb));
       tile::handover(c_, kSliceLoaded.at(slot_));
-      c_.issue(Mmad{.c = l0c_[half_], .a = l0a_[slot_], .b = l0b_[slot_], .a_dtype = pl_.in, .m = uint16_t(m),
+      c_.issue(Mmad{.c = l0c_[half_], .a = l0a_[slot_], .b = l0b_[slot_], .a_dtype = pl_.cube, .m = uint16_t(m),
                     .n = uint16_t(nn), .k = uint16_t(kk), .init = k0 == 0});
       tile::set(c_, kSliceFree.at(slot_));
       slot_ ^= 1;
     }
     tile::handover(c_, kHalfDone.at(half_));
     Fixpipe f = tile::fixpipe_nd(l0c_[half_], acc_, m, nn, tile::plus(out, n0 * bytes_of(out_t)), out_t, out_stride);
-    if (acc_ == DType::I32) f.quant = Quant::Scalar, f.quant_scale = deq, f.sat = true;  // full quant: DEQF16
+    if (acc_ == DType::I32 && out_t != DType::I32) f.quant = Quant::Scalar, f.quant_scale = deq, f.sat = true;  // full quant: DEQF16
     c_.issue(f);
     tile::set(c_, kHalfFree.at(half_));
     half_ ^= 1;
@@ -87,10 +87,16 @@ void CubeBlocks::gemm(const L1Operand& a, const L1Operand& b, int64_t m, int64_t
 
 void CubeBlocks::qk(const Step& st, int64_t s) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
-  const int64_t m = u.r_hi - u.r_lo, j0 = st.blk * pl_.t.s2_block, cols = pl_.blk_cols(u.b, st.blk);
+  const int64_t m = rows(u), j0 = st.blk * pl_.t.s2_block, cols = pl_.blk_cols(u.b, st.blk);
   if (st.first) {
+    unit_seq_ += 1;
     tile::wait(c_, kL1Free.at(kSlotQ));
-    load_rows({pl_.gm.query, row_q_elem(pl_, u, u.r_lo), m, row_q_stride(pl_), 0}, q_, pl_.p.D);
+    if (pl_.msd.on) {  // the AIV pair's int8 limbs of the query (limb-major rows, D apart)
+      c_.cross_wait(kFlagQReady);
+      load_rows({pl_.gm.workspace, pl_.ws_q(c_.block_idx(), unit_seq_ % 2), m, pl_.p.D, 0}, q_, pl_.p.D);
+    } else {
+      load_rows({pl_.gm.query, row_q_elem(pl_, u, u.r_lo), m, row_q_stride(pl_), 0}, q_, pl_.p.D);
+    }
     if (pl_.p.Dr > 0) load_rows(q_rope_run(pl_, u, u.r_lo, m), q_, pl_.p.Dr, pl_.p.D);  // columns [D, D + Dr)
     tile::set(c_, kL1Loaded.at(kSlotQ));
   }
@@ -105,7 +111,7 @@ void CubeBlocks::qk(const Step& st, int64_t s) {
   tile::wait(c_, kL1Loaded.at(k_slot(ks)));
   if (st.first) tile::wait(c_, kL1Loaded.at(kSlotQ));
   gemm({q_, false}, {k_[ks], false}, m, cols, pl_.p.qk_dim(), c_.gm(pl_.gm.workspace, pl_.ws_s(c_.block_idx(), s % pl_.s_slots())),
-       pl_.cw_max, pl_.vec, pl_.p.full_quant.deq1);
+       pl_.cw_max, pl_.score, pl_.p.full_quant.deq1);
   tile::set(c_, kL1Free.at(k_slot(ks)));
   if (st.last) tile::set(c_, kL1Free.at(kSlotQ));
   c_.cross_set(2, kFlagSReady, Pipe::FIX);
@@ -122,16 +128,16 @@ void CubeBlocks::load_v(const Step& st, int64_t s) {
 
 void CubeBlocks::pv(const Step& st, int64_t s) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
-  const int64_t m = u.r_hi - u.r_lo, cols = pl_.blk_cols(u.b, st.blk), vs = s % kvb_;
+  const int64_t m = rows(u), cols = pl_.blk_cols(u.b, st.blk), vs = s % kvb_;
   if (!early_v_) load_v(st, s);
   c_.cross_wait(kFlagPReady);
   tile::wait(c_, kL1Free.at(kSlotP));
-  load_rows({pl_.gm.workspace, pl_.ws_p(c_.block_idx(), s % 2) / bytes_of(pl_.in), m, pl_.cw_max, 0}, pm_, cols);
+  load_rows({pl_.gm.workspace, pl_.ws_p(c_.block_idx(), s % 2) / bytes_of(pl_.cube), m, pl_.cw_max, 0}, pm_, cols);
   tile::set(c_, kL1Loaded.at(kSlotP));
   tile::wait(c_, kL1Loaded.at(v_slot(vs)));
   tile::wait(c_, kL1Loaded.at(kSlotP));
   gemm({pm_, false}, {v_[vs], true}, m, pl_.p.Dv, cols, c_.gm(pl_.gm.workspace, pl_.ws_o(c_.block_idx(), s % 2)), pl_.dv_pad,
-       pl_.oblk, pl_.p.full_quant.deq2);
+       pl_.msd.on ? DType::I32 : pl_.oblk, pl_.p.full_quant.deq2);
   tile::set(c_, kL1Free.at(v_slot(vs)));
   tile::set(c_, kL1Free.at(kSlotP));
   c_.cross_set(2, kFlagOReady, Pipe::FIX);

@@ -5,6 +5,8 @@
 //     high-performance mode) scores in GM workspace S slot s % (preload + 1), then S_READY to the AIV pair;
 //   PV block (C2 of step s): waits P_READY, O_blk = P V -> workspace O slot s % 2, then O_READY.
 // Full quantisation: int8 tiles, int32 L0C, both results dequantised to fp16 by the FixPipe (deq1 / deq2).
+// MSD antiquant decode: int8 query limbs (from the AIVs, cross flag Q_READY) x int8 K and int8 P limbs x int8 V,
+// L x G rows each, int32 results written as they are.
 // The GEMM engine holds two L0A + L0B slice slots and two L0C halves, each handed between pipes by named events.
 #include <cstdint>
 #include <vector>
@@ -37,6 +39,8 @@ class CubeBlocks {
   void gemm(const tile::L1Operand& a, const tile::L1Operand& b, int64_t m, int64_t n, int64_t k, isa::Addr out,
             int64_t out_stride, isa::DType out_t, double deq);
   void flags(bool set);
+  // The cube's M rows of a unit: its computed rows, or their L limbs each (MSD).
+  int64_t rows(const WorkUnit& u) const { return (u.r_hi - u.r_lo) * (pl_.msd.on ? pl_.msd.limbs : 1); }
 
   sim::CoreCtx& c_;
   const Plan& pl_;
@@ -48,6 +52,7 @@ class CubeBlocks {
   int64_t kvb_ = 1;       // K / V slots in L1 (tiling.kv_buffers)
   bool early_v_ = false;  // V(s) is loaded with K(s) in C1: its slot was freed by an earlier C2 (kvb > preload)
   int slot_ = 0, half_ = 0;
+  int64_t unit_seq_ = -1;  // units started so far - 1: MSD query limbs are double-buffered by its parity
   std::vector<PageIds> pages_;  // ring: score block s uses pages_[s % size]
 };
 

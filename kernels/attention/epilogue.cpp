@@ -32,7 +32,9 @@ void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
   const DType ot = pl_.oblk;
   const int64_t dv = pl_.dv_pad, oe = bytes_of(ot);
   const uint64_t src = pl_.ws_o(c_.block_idx(), s % 2) + uint64_t(a * dv * oe);
-  if (st.first) {
+  if (pl_.msd.on) {
+    msd_v2(st, s, a, cnt);
+  } else if (st.first) {
     tile::wait(c_, kOaccFree);
     c_.issue(tile::copy_bytes(ub(L_.oacc), ws(src), cnt * dv * oe));
     tile::handover(c_, kOaccLoaded);
@@ -50,7 +52,29 @@ void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
       xb_ ^= 1;
     }
   }
+  if (st.last && pl_.msd.on) msd_v_rows(u);
   if (st.last) finish_rows(u, a, cnt, parity);
+}
+
+// MSD: O = O * alpha + the combined P V block, o_rows at a time through x (the first block: O = the block).
+void VecBlocks::msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt) {
+  const int64_t dv = pl_.dv_pad;
+  if (st.first) tile::wait(c_, kOaccFree);
+  for (int64_t r0 = 0; r0 < cnt; r0 += L_.msd_o_rows) {
+    const int64_t r = std::min(L_.msd_o_rows, cnt - r0);
+    const UbRows ob{ub(L_.x[xb_]), DType::F32, r, dv}, o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
+    tile::wait(c_, kXFree.at(xb_));
+    msd_o_block(s, a, r0, r, ob);
+    if (st.first) {
+      ops_.copy(DType::F32, o.at, ob.at, r * dv);
+    } else {
+      alpha_brcb(s % 2, r0, r);
+      ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
+      ops_.binary(VBinOp::Add, DType::F32, o.at, o.at, ob.at, r * dv);
+    }
+    tile::set(c_, kXFree.at(xb_));
+    xb_ ^= 1;
+  }
 }
 
 // alpha rows [r0, r0 + r) broadcast per row in O's dtype (fp16 alpha widened for an fp32 O).
@@ -75,6 +99,7 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     ops_.brcb(ot, ub(div.off - base_, r0 * oe), ub(L_.obrcb), r);
     const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
     ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
+    if (pl_.msd.on) msd_v_channel(o);
     // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
     if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
     cast_store(o, u, row0 + r0);
@@ -103,6 +128,7 @@ Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     tile::wait(c_, kLseFree);
     ops_.unary(VUnaryOp::Ln, DType::F32, ub(L_.lse), lf, cnt);
     ops_.binary(VBinOp::Add, DType::F32, ub(L_.lse), ub(L_.lse), mf, cnt);
+    msd_lse_fix(ub(L_.lse), mi, cnt);
     if (p_.row_fix) ops_.select(DType::F32, ub(L_.lse), ub(L_.lse), ub(L_.bits), kInf, cnt);
     tile::handover(c_, kLseFull);
     c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row0) * 4), ub(L_.lse), cnt * 4));
@@ -161,7 +187,9 @@ void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_
     const int64_t r = std::min(L_.o_rows, cnt - r0);
     ops_.brcb(DType::F32, ub(L_.l[mi], r0 * 4), ub(L_.obrcb), r);
     ops_.row_bcast({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv}, ub(L_.obrcb), VBinOp::Div, p_.Dv);
+    if (pl_.msd.on) msd_v_channel({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv});
   }
+  msd_lse_fix(ub(L_.m[mi]), mi, cnt);  // the partial's m carries the K offset's lse term into the combine
   const uint64_t at = uint64_t(pl_.fd_off[size_t(u.b * p_.KV_N + u.n2)]) + uint64_t(u.split) * pl_.fd_split_bytes();
   auto fd = [&](int64_t elem) { return c_.gm(pl_.gm.fd_workspace, at + uint64_t(elem * 4)); };
   tile::handover(c_, kPartialFull);

@@ -26,6 +26,12 @@ struct BlockTiling {
   int64_t kv_buffers = 1; // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)
 };
 
+// Rows of the cube's M side (the L1 Q / P tiles, L0, the S / P / O workspace rows): s1_block, or MSD's L x G
+// limb rows; a multiple of 16.
+inline int64_t cube_rows(const AttnProblem& p, const BlockTiling& t) {
+  return isa::round_up(p.antiquant.msd ? p.antiquant.limbs * p.G : t.s1_block, int64_t(16));
+}
+
 // One work unit: physical query rows [row0, row0 + rows) of head n of batch b. Computed rows (valid and with a
 // non-empty visible band) are the contiguous range [r_lo, r_hi); the rest are written as the output's empty rows.
 // Decode (query S = 1): a unit is (b, KV head n2, KV split); its rows are the G query heads of n2 (row g is
@@ -72,6 +78,16 @@ struct DequantPlan {
   int64_t chunk = 0;     // runs per UB chunk (never across a slab)
 };
 
+// MSD antiquant decode (p.antiquant.msd; msd.h): the query's int8 limbs go through GM to the cube, which multiplies
+// limbs x int8 K and int8 P limbs x int8 V into int32; the AIVs recombine. Limb-major rows: limb i, head g is row
+// i * G + g of every cube operand and result.
+struct MsdPlan {
+  bool on = false;
+  int limbs = 0;         // L
+  int64_t dw = 0;        // D rounded up to 64: the fp32 query rows in UB are whole 256-byte repeats
+  uint64_t ws_q_bytes = 0;  // one unit's query limbs (cube rows x D int8), two per core (unit parity)
+};
+
 struct Plan {
   AttnProblem p;
   BlockTiling t;
@@ -80,6 +96,8 @@ struct Plan {
   isa::DType in = isa::DType::F16, out = isa::DType::F16;
   isa::DType vec = isa::DType::F32;  // softmax math type: F16 in fp16 high-performance mode
   isa::DType oblk = isa::DType::F32; // P V block as the cube writes it: F16 with full quantisation (O in fp16)
+  isa::DType cube = isa::DType::F16; // the cube's operands (Q, K, V, P): = in, or I8 with MSD (limbs, int8 K / V)
+  isa::DType score = isa::DType::F32;  // S as the cube writes it: = vec, or I32 with MSD (and P V's limbs too)
   float mask_value = 0;
   int64_t cw_max = 0;                // s2_block rounded up to 128: the width of a score row in workspace / UB
   int64_t dv_pad = 0;                // Dv rounded up to 16
@@ -92,6 +110,7 @@ struct Plan {
   uint64_t fd_bytes = 0;
   std::vector<int64_t> core_first;   // units [core_first[k], core_first[k+1]) run on core k (block_dim + 1 entries)
   DequantPlan dequant;
+  MsdPlan msd;
   // Workspace (one GM allocation): per core, S slots, P slots, O slots.
   uint64_t ws_s_bytes = 0, ws_p_bytes = 0, ws_o_bytes = 0, ws_core_bytes = 0;
 
@@ -106,6 +125,7 @@ struct Plan {
   uint64_t ws_o(int core, int64_t slot) const {
     return core * ws_core_bytes + s_slots() * ws_s_bytes + 2 * ws_p_bytes + slot * ws_o_bytes;
   }
+  uint64_t ws_q(int core, int64_t parity) const { return ws_o(core, 2) + uint64_t(parity) * msd.ws_q_bytes; }
 };
 
 }  // namespace npusim::op::attn

@@ -107,13 +107,20 @@ void finish_plan(Plan& pl) {
   pl.out = p.out == ElemType::BF16 ? isa::DType::BF16 : p.out == ElemType::I8 ? isa::DType::I8 : isa::DType::F16;
   pl.vec = p.high_perf ? isa::DType::F16 : isa::DType::F32;
   pl.oblk = p.full_quant.on ? isa::DType::F16 : isa::DType::F32;
+  pl.cube = pl.in, pl.score = pl.vec;
+  if (p.antiquant.msd) {
+    pl.msd = {true, p.antiquant.limbs, round_up(p.D, int64_t(64)), 0};
+    pl.cube = isa::DType::I8, pl.score = isa::DType::I32;  // O stays F32 for the AIVs; the cube writes int32 limbs
+  }
   pl.mask_value = p.mask_value();
   pl.cw_max = Plan::cw_of(pl.t.s2_block);
-  const int64_t m_cap = round_up(pl.t.s1_block, int64_t(16));
-  pl.ws_s_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.vec));
-  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.in));
+  const int64_t m_cap = cube_rows(p, pl.t);
+  pl.ws_s_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.score));
+  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.cube));
   pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * isa::bytes_of(pl.oblk));
-  pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes), int64_t(512));
+  if (pl.msd.on) pl.msd.ws_q_bytes = uint64_t(m_cap * p.D);
+  pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + 2 * pl.msd.ws_q_bytes),
+                              int64_t(512));
 }
 
 PlanFlops plan_flops(const Plan& pl) {
@@ -128,7 +135,7 @@ PlanFlops plan_flops(const Plan& pl) {
   const auto pad = [](int64_t v) { return uint64_t(round_up(v, int64_t(16))); };
   for (const auto& u : pl.units)
     for (int64_t k = u.blk_first; u.computed() && k < u.blk_end; ++k)
-      exec += 2 * pad(u.r_hi - u.r_lo) * pad(pl.blk_cols(u.b, k)) * (pad(p.qk_dim()) + pad(p.Dv));
+      exec += 2 * pad((u.r_hi - u.r_lo) * (pl.msd.on ? pl.msd.limbs : 1)) * pad(pl.blk_cols(u.b, k)) * (pad(p.qk_dim()) + pad(p.Dv));
   return {2 * cells * uint64_t(p.qk_dim() + p.Dv), exec};
 }
 

@@ -29,8 +29,9 @@ std::pair<int64_t, int64_t> VecBlocks::share(const WorkUnit& u) const {
 }
 
 void VecBlocks::v1(const Step& st, int64_t s, int64_t parity) {
-  c_.cross_wait(kFlagSReady);
   const WorkUnit& u = pl_.units[size_t(st.unit)];
+  if (pl_.msd.on && st.first) msd_query(u, parity);  // the cube needs the query limbs before any score
+  c_.cross_wait(kFlagSReady);
   if (st.first) zero_through(st.unit + 1);
   const auto [a, cnt] = share(u);
   for (int64_t lr = 0; lr < cnt; lr += pl_.t.vec_rows) v1_subtile(st, s, lr, std::min(pl_.t.vec_rows, cnt - lr), a, parity);
@@ -44,9 +45,11 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   const UbRows x{ub(L_.x[xb_]), vt_, r, cw};
   tile::wait(c_, kXFree.at(xb_));
   const uint64_t src = pl_.ws_s(c_.block_idx(), s % pl_.s_slots()) + uint64_t((a + lr) * pl_.cw_max * es());
-  c_.issue(tile::copy_in({ws(src), vt_, r, cw, pl_.cw_max}, x));
+  if (pl_.msd.on) msd_load_scores(st, s, a + lr, r);  // the limb tiles; x is the vector unit's combine of them
+  else c_.issue(tile::copy_in({ws(src), vt_, r, cw, pl_.cw_max}, x));
   if (p_.pse || p_.uses_mask_tensor()) tile::wait(c_, kSideFree), load_side_inputs(u, row, r, j0, cols, cw);
   tile::handover(c_, kXLoaded.at(xb_));
+  if (pl_.msd.on) msd_scores(x, cols, lr, r, parity);
   ops_.scalar(VScalarOp::Muls, vt_, x.at, x.at, p_.scale, n);
   if (p_.pse) {  // fp32 math: widened first; fp16 (full quantisation) adds the fp16 rows as loaded
     const bool wide = vt_ == DType::F32;
@@ -59,6 +62,12 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   if (cols < cw) ops_.dup_cols(x, cols, cw, pl_.mask_value);
   softmax_rows(x, cols, lr, r, st.first, parity, ai);
   if (cols < cw) ops_.dup_cols(x, cols, cw, 0.0);
+  if (pl_.msd.on) {  // P's int8 limbs instead of P
+    msd_p_limbs(x, cols, s, a + lr, lr, r);
+    tile::set(c_, kXFree.at(xb_));
+    xb_ ^= 1;
+    return;
+  }
   // P in the input dtype -> workspace (full quantisation: P8 = s8(f16(P * qs1) + 0), AscendQuant<half> per
   // tensor, against this block's running max).
   tile::wait(c_, kCastFree.at(pbi_));
@@ -119,6 +128,10 @@ void VecBlocks::start() {
     ops_.dup(DType::F32, ub(L_.zsum), double(FLT_MAX), 64);
   }
   ops_.dup(DType::F16, ub(L_.zero), 0.0, 128);
+  if (pl_.msd.on) {
+    ops_.dup(DType::F32, ub(L_.c127), 127.0, std::max<int64_t>(L_.hm, 64));
+    tile::set(c_, kMsdFree);
+  }
   tile::handover(c_, kConstantsReady);
 }
 
@@ -128,6 +141,7 @@ void VecBlocks::finish() {
   tile::wait(c_, kOaccFree);
   tile::wait(c_, kLseFree);
   if (p_.post_quant.per_channel) tile::wait(c_, kQuantFree);
+  if (pl_.msd.on) tile::wait(c_, kMsdFree);
 }
 
 }  // namespace npusim::op::attn

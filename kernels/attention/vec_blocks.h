@@ -8,9 +8,12 @@
 //     block divides by the sum, casts and writes the output (and the row statistics), or (flash-decoding) its
 //     split's partial; rows nobody computes get the output description's empty values;
 //   flash-decoding combine (flash_decode.cpp): after SyncAll, one (b, KV head) group at a time;
-//   post-quantisation (post_quant.cpp): int8 output rows from the final fp32 (full quantisation: fp16) rows.
+//   post-quantisation (post_quant.cpp): int8 output rows from the final fp32 (full quantisation: fp16) rows;
+//   MSD antiquant decode (msd_block.cpp): the query's int8 limbs per unit, the int32 limb results recombined
+//     into S and into the P V block, P's limbs, the K / V parameters of every mode.
 // Events: MTE2 <-> V: x staging buffers 0 / 1, side inputs (loaded 2, free 3), O accumulator (free 4, loaded 5),
-// combine staging 6, post-quant parameters 7; V <-> MTE3: cast buffers 0 / 1, lse row 2, constants 3 (once), a split's partial 4.
+// combine staging 6, post-quant parameters 7, MSD loads (loaded 3, free 2); V <-> MTE3: cast buffers 0 / 1 (also MSD's
+// P and query limbs), lse row 2, constants 3 (once), a split's partial 4.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -18,6 +21,7 @@
 #include "kernels/attention/buffers.h"
 #include "kernels/attention/plan.h"
 #include "kernels/attention/schedule.h"
+#include "kernels/attention/seq_addr.h"
 #include "kernels/tile/events.h"
 #include "kernels/tile/vec_ops.h"
 #include "kernels/tile/views.h"
@@ -59,6 +63,22 @@ class VecBlocks {
   void quantize_half(const tile::UbRows& h, isa::Addr dst);  // AscendQuant<half> of fp16 rows (modified)
   void quantized_empty_rows(const WorkUnit& u, int64_t row, int64_t rows);
   void zero_rows(const WorkUnit& u, int64_t row, int64_t rows);
+  // ---- MSD antiquant decode (msd_block.cpp) ----
+  void msd_query(const WorkUnit& u, int64_t mi);
+  void msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t r0, int64_t r);
+  void msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt);
+  void msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t r);
+  void msd_scores(const tile::UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t mi);
+  void msd_p_limbs(const tile::UbRows& x, int64_t cols, int64_t s, int64_t row, int64_t lr, int64_t r);
+  void msd_o_block(int64_t s, int64_t row, int64_t r0, int64_t r, const tile::UbRows& dst);
+  void msd_v_rows(const WorkUnit& u);       // V's per-channel scale / offset of the unit's KV head
+  void msd_v_channel(const tile::UbRows& o);  // O = (O + offset) * scale, V per-channel
+  void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + the K per-channel offset's lse term
+  void msd_limbs(const tile::UbRows& a, isa::Addr r, isa::Addr h16, isa::Addr dst8);
+  void msd_combine(isa::Addr c0, isa::Addr rest, isa::Addr dst, int64_t n);
+  void msd_channel_rows(bool value, int64_t n2, int64_t len, const uint64_t (&dst)[2]);
+  void msd_token_row(bool value, bool offset, const WorkUnit& u, int64_t j0, int64_t cols, isa::Addr dst);
+  void reduce_rows(const tile::UbRows& x, isa::Addr dst, isa::VRedOp op);
   // ---- flash-decoding combine ----
   void load_wait(const isa::DataCopy& d);
   void buffer_free();
@@ -79,6 +99,8 @@ class VecBlocks {
   uint64_t base_ = 0;
   int xb_ = 0, pbi_ = 0;    // ping-pong indices of the x staging and the cast buffers
   int64_t zero_next_ = 0;   // first unit whose empty rows are not written yet
+  double aq_scalar_[2][2]{};  // MSD: K's [0] / V's [1] per-tensor (mode 2: per-head) scale [.][0] and offset [.][1]
+  PageIds tok_pages_;         // MSD per-token parameters managed by page attention: the block's page ids
 };
 
 }  // namespace npusim::op::attn

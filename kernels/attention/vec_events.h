@@ -17,6 +17,8 @@ inline constexpr Event kCombineLoaded{Pipe::MTE2, Pipe::V, 6};
 inline constexpr Event kCombineFree{Pipe::V, Pipe::MTE2, 6};
 inline constexpr Event kQuantLoaded{Pipe::MTE2, Pipe::V, 7};  // post-quant scale / offset rows in UB
 inline constexpr Event kQuantFree{Pipe::V, Pipe::MTE2, 7};    // ... consumed
+inline constexpr Event kMsdLoaded{Pipe::MTE2, Pipe::V, 3};  // MSD: limb tiles / parameter rows / query rows in UB
+inline constexpr Event kMsdFree{Pipe::V, Pipe::MTE2, 2};    // ... consumed (the limb tiles also serve as scratch)
 inline constexpr Event kCastFull{Pipe::V, Pipe::MTE3, 0};  // .at(0 / 1): cast buffer holds rows to store
 inline constexpr Event kCastFree{Pipe::MTE3, Pipe::V, 0};  // .at(0 / 1): ... stored
 inline constexpr Event kLseFull{Pipe::V, Pipe::MTE3, 2};

@@ -2,8 +2,8 @@
 // cited in kernels/fia/README.md "KV antiquantisation"): the combined parameters (antiquant_scale /
 // antiquant_offset) with dense K / V, the separated key_ / value_antiquant ones with page attention. The tensors are
 // checked at stage 2 (they decide the key / value dtype rule of stage 3), the storage and page-attention rules at
-// the end. What the vendor runs and npusim does not yet (everything through MSD: query S = 1, a bfloat16 query, the
-// separated parameters at S <= 16; tensor lists, prefix) exits 2 saying so.
+// the end. Query S = 1 (MSD) is fia_check_antiquant_decode.cpp. What the vendor runs and npusim does not yet (the
+// prompt branch's separated bfloat16 form at S <= 16; tensor lists, prefix) exits 2 saying so.
 #include <set>
 
 #include "kernels/fia/fia_checks.h"
@@ -12,7 +12,7 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet = ": not supported yet (npusim runs the prompt branch's dense float16 path)";
+const char* const kNotYet = ": not supported yet (npusim runs the prompt branch's float16 path and, at query S = 1, MSD)";
 
 // The per-channel shape the vendor binds to the layout (PFA tiling: BNSD (2, N, 1, D), BSH (2, H), BSND
 // (2, N, D); N = KV heads; the separated parameters have 1 for the 2); per-tensor is (2).
@@ -37,9 +37,9 @@ void check_separated(Ctx& x) {
       fail(std::string("inputs.") + name + " dtype " + elem_type_name(single(x.c, name).dtype) +
            " is not allowed (float16, bfloat16 or float32; spec §1.6)");
   const std::string given = "inputs.key_antiquant_scale / value_antiquant_scale";
-  if (x.p.in != ElemType::F16 || x.decode() || x.p.Sq <= 16)
-    fail(given + " with a " + elem_type_name(x.p.in) + " query and query S = " + str(x.p.Sq) + " run the vendor's MSD " +
-         "path (int8 limbs of the query)" + std::string(kNotYet));
+  if (x.p.in != ElemType::F16 || x.p.Sq <= 16)
+    fail(given + " with a " + elem_type_name(x.p.in) + " query and query S = " + str(x.p.Sq) + " (> 1) run the vendor's "
+         "separated prompt form (a bfloat16 query, S <= 16)" + std::string(kNotYet));
   if (has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset"))
     fail("inputs.antiquant_scale and " + given + " are both given" + std::string(kNotYet));
   for (const char* side : {"key", "value"})
@@ -75,6 +75,7 @@ void check_separated(Ctx& x) {
 }  // namespace
 
 void check_antiquant_tensors(Ctx& x) {
+  if (x.decode()) return check_antiquant_decode_tensors(x);  // MSD (fia_check_antiquant_decode.cpp)
   for (const char* name : kSeparated)
     if (has(x.c, name)) return check_separated(x);
   const bool s = has(x.c, "antiquant_scale"), o = has(x.c, "antiquant_offset");
@@ -89,9 +90,6 @@ void check_antiquant_tensors(Ctx& x) {
     fail(given + " with an " + elem_type_name(x.p.in) + " query: KV antiquantisation needs a float16 query (spec §1.6)");
   if (st.dtype != ElemType::F16)
     fail("inputs.antiquant_scale dtype " + elem_type_name(st.dtype) + " must be float16 with a float16 query (spec §1.6)");
-  if (x.decode())
-    fail(given + " with query S = 1: the vendor's decode kernel dequantises through MSD (int8 limbs of the query)" +
-         std::string(kNotYet));
   const std::vector<int64_t> shape = shape_of(st), channel = per_channel_shape(x.p);
   const bool per_tensor = shape == std::vector<int64_t>{2};
   if (!per_tensor && shape != channel)
@@ -109,9 +107,13 @@ void check_antiquant_tensors(Ctx& x) {
   x.p.antiquant = {true, per_tensor, o};
 }
 
-void check_antiquant_rules(const Ctx& x) {
+void check_antiquant_rules(Ctx& x) {
   const attn::AttnProblem& p = x.p;
   if (!p.antiquant.on) return;
+  if (p.D % 32 != 0)
+    fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +
+         " to be a multiple of 32 (D is 32-element aligned whenever int8 is involved; spec §1.6)");
+  if (p.antiquant.msd) return check_antiquant_decode_rules(x);
   if (p.kv == attn::KvStorage::List) fail("inputs.antiquant_scale with a tensor list key / value" + std::string(kNotYet));
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   if (paged && !p.antiquant.separated)
@@ -133,9 +135,6 @@ void check_antiquant_rules(const Ctx& x) {
            "antiquant not support PSE\")");
   }
   if (p.prefix) fail("inputs.antiquant_scale with a shared prefix (inputs.key_shared_prefix)" + std::string(kNotYet));
-  if (p.D % 32 != 0)
-    fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +
-         " to be a multiple of 32 (D is 32-element aligned whenever int8 is involved; spec §1.6)");
 }
 
 }  // namespace npusim::op::fia

@@ -11,10 +11,10 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet = " is not supported yet (quantised FIA kernels are not implemented)";
+const char* const kNotYet = " is not supported yet (npusim runs per-channel / per-tensor antiquant at query S > 1)";
 
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
-// with query S > 1 (all of 0-5 with S = 1), equal except K per-channel (0) + V per-token (1) (spec §1.6).
+// with query S > 1 (all of 0-5 with S = 1, MSD), equal except K per-channel (0) + V per-token (1) (spec §1.6).
 void check_modes(const Ctx& x) {
   const int64_t legacy = attr_int(x.c, "antiquant_mode", 0);
   if (legacy < 0 || legacy > 1)
@@ -33,9 +33,14 @@ void check_modes(const Ctx& x) {
   if (legacy != 0 && x.p.Sq != 1)
     fail("attrs.antiquant_mode = " + str(legacy) + " is not allowed with query S > 1 (the vendor: \"antiquant_mode is "
          "not supported!\"; the prompt branch's combined parameters are per-channel or per-tensor; spec §1.6)");
-  if (legacy != 0) fail("attrs.antiquant_mode = " + str(legacy) + ": KV antiquantisation" + kNotYet);
-  if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + ": KV antiquantisation" + kNotYet);
-  if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + ": KV antiquantisation" + kNotYet);
+  if (x.decode()) {  // every mode runs through MSD; K per-channel + V per-token only with the separated parameters
+    if (km != vm && x.p.antiquant.on && !x.p.antiquant.separated)
+      fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) + " need the separated "
+           "key_ / value_antiquant parameters (the combined inputs.antiquant_scale takes attrs.antiquant_mode for both)");
+    return;
+  }
+  if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + ": KV antiquantisation with query S > 1" + kNotYet);
+  if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + ": KV antiquantisation with query S > 1" + kNotYet);
 }
 
 // quant_scale2 / quant_offset2: dtype float32 (or bfloat16 with a bfloat16 query), one element (per-tensor) or

@@ -44,7 +44,10 @@ void check_full_quant_rules(const Ctx& x);
 // KV antiquantisation with the combined parameters (fia_check_antiquant.cpp): the tensors (from check_quant, before
 // check_kv's dtype rule), the storage / D rules (from check_post_quant).
 void check_antiquant_tensors(Ctx& x);
-void check_antiquant_rules(const Ctx& x);
+void check_antiquant_rules(Ctx& x);
+// ... at query S = 1, MSD (fia_check_antiquant_decode.cpp): modes 0-5, dtypes (stage 2); shapes, storage, limbs (end).
+void check_antiquant_decode_tensors(Ctx& x);
+void check_antiquant_decode_rules(Ctx& x);
 
 // ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
 // The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).

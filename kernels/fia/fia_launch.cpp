@@ -64,7 +64,7 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
     out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
   }
   m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
-  if (p.antiquant.on) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
+  if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
     attn::plan_dequant(pl, m.hw());
     m.gm().allocate(pl.gm.key, attn::dequant_bytes(pl));
     m.gm().allocate(pl.gm.value, attn::dequant_bytes(pl));

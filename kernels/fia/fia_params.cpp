@@ -25,16 +25,19 @@ std::vector<ParamSpec> fia_param_specs() {
       {"quant_scale2", "tensor", false, "none", "int8 attention_out: float32 (or bfloat16 with a bfloat16 query), [1] per-tensor or N*D per-channel"},
       {"quant_offset2", "tensor", false, "none", "int8 attention_out: offset, quant_scale2's dtype and size (default 0)"},
       {"antiquant_scale", "tensor", false, "none",
-       "int8 K / V with a float16 query (query S > 1): float16 dequant scale, K's at [0] and V's at [1]: (2) per-tensor, "
-       "or per-channel (2, KV_N, 1, D) BNSD / (2, H) BSH / (2, KV_N, D) BSND; x' = f16(f16(x + offset) * scale)"},
+       "int8 K / V dequant scale, K's at [0] and V's at [1]: query S > 1 (float16 query) float16 (2) per-tensor or "
+       "per-channel (2, KV_N, 1, D) BNSD / (2, H) BSH / (2, KV_N, D) BSND, x' = f16(f16(x + offset) * scale); query S = 1 "
+       "(MSD) antiquant_mode 0 as those in the query's dtype, or 1 per-token float32 (2, B, S)"},
       {"antiquant_offset", "tensor", false, "none",
        "KV antiquant offset: antiquant_scale's dtype and shape (default 0)"},
       {"block_table", "tensor", false, "none", "page attention: int32 (B, max_blocks) block ids"},
       {"query_padding_size", "tensor", false, "none", "left padding: int64 [1], query rows end this many before S"},
       {"kv_padding_size", "tensor", false, "none", "left padding: int64 [1], K/V rows end this many before S"},
       {"key_antiquant_scale", "tensor", false, "none",
-       "int8 K dequant scale, separated form: with page attention, a float16 query and query S > 16, float16 (1, H) BSH / "
-       "(1, KV_N, D) BSND per-channel (MSD forms: not supported yet)"},
+       "int8 K dequant scale, separated form: query S > 16 with page attention and a float16 query, float16 (1, H) BSH / "
+       "(1, KV_N, D) BSND per-channel; query S = 1 (MSD) per key_antiquant_mode: 0 (1, KV_N, 1, D) / (1, KV_N, D) / (1, H) "
+       "or (1) in the query's dtype, 1 (1, B, S) float32, 2 (KV_N), 3 (B, KV_N, S) float32, 4 (block_num, block_size) "
+       "float32, 5 (block_num, KV_N, block_size) float32"},
       {"key_antiquant_offset", "tensor", false, "none", "int8 K dequant offset: key_antiquant_scale's dtype and shape"},
       {"value_antiquant_scale", "tensor", false, "none", "int8 V dequant scale, separated form: as key_antiquant_scale"},
       {"value_antiquant_offset", "tensor", false, "none", "int8 V dequant offset: value_antiquant_scale's dtype and shape"},
@@ -60,10 +63,12 @@ std::vector<ParamSpec> fia_param_specs() {
        "bit0 fp16 high performance (query S > 1 only), bit1 invalid-row correction"},
       {"block_size", "int", false, "0",
        "page attention tokens per block: a multiple of 128 in [128, 512]; query S = 1: [1, 512]"},
-      {"antiquant_mode", "int", false, "0", "0 per-channel, 1 per-token (not supported yet when nonzero)"},
+      {"antiquant_mode", "int", false, "0", "combined antiquant_scale at query S = 1: 0 per-channel / per-tensor, 1 per-token"},
       {"softmax_lse_flag", "bool", false, "false", "also write softmax_lse (B, N, Sq, 1) float32"},
-      {"key_antiquant_mode", "int", false, "0", "K antiquant mode 0..5 (not supported yet when nonzero)"},
-      {"value_antiquant_mode", "int", false, "0", "V antiquant mode 0..5 (not supported yet when nonzero)"},
+      {"key_antiquant_mode", "int", false, "0",
+       "K antiquant mode, query S = 1: 0 per-channel / per-tensor, 1 per-token, 2 per-tensor + head, 3 per-token + head, "
+       "4 / 5 per-token (+ head) managed by page attention (query S > 1: 0 only)"},
+      {"value_antiquant_mode", "int", false, "0", "V antiquant mode: as key_antiquant_mode; equal to it, or 1 with K's 0"},
   };
 }
 

@@ -107,6 +107,8 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
   // Spec Decisions: rows nobody computes read +inf (the vendor pre-fills lse); empty KV at query S = 1 -3.4e38.
   pl.outputs.empty_lse = pl.decode ? -3.4e38 : std::numeric_limits<double>::infinity();
+  // MSD: the vendor decode kernel casts an fp16 output with CAST_ROUND (msd_research.md §7).
+  if (p.antiquant.msd && p.out == ElemType::F16) pl.outputs.out_round = isa::RoundMode::ROUND;
   attn::finish_plan(pl);
   return pl;
 }

@@ -48,6 +48,19 @@
 //   decode per-channel: t = fp32(x * s) [t = fp32(t + o)]; out = s8(f16(t) ties away) ties away;
 //   otherwise (in half): s_h, o_h = f16 of s, o (per-channel: saturating, ties away in fp16 high-performance
 //   mode, else RINT; per-tensor RINT); h = f16sat(x) RINT; h = f16(h * s_h); h = f16(h + o_h); out = s8(h) RINT.
+// MSD (p.antiquant.msd: query S = 1, int8 K / V; kernels/fia/README.md "KV antiquantisation through MSD"): per (b, n),
+//   K / V as stored (int8), their parameters through AttnData::antiquant_scale / _offset; all fp32, L limbs,
+//   s_0 = 1, s_i = s_{i-1} / 254, c2 = fl32(1 / 127f); LIMBS(a): R = rha(a) (NaN -> 0), limb = s8(f16(R)),
+//   a = (a - R) * 254, L times. rowsum = the lane chunks added in order, then the tree (width padded with +0).
+//   Query: qs = K per-token ? q : q * sK[d]; rq = rowsum(qs) (per-token K, offset); corr = rowsum(qs * oK[d]) * scale
+//   (per-channel K, offset, lse); amax1 = max |qs|; limbs of qs * hw_div(127, amax1).
+//   Block: C_i[t] = exact sum_d limb_i[d] K[t][d]; S = ((f32(C_0) + f32(C_1) s_1) + ...) * c2 * amax1; per-token K:
+//   [S = S + oK[t] * rq]; S = S * sK[t]; x = S * scale [+ pse], masked / pad -> -1e12; softmax as above (fp32).
+//   P V: per-token V: X = P * sV[t] (c columns), r2 = rowsum(X * oV[t]), amax2 = max |X|, X = X * hw_div(127, amax2);
+//   else X = P * 127; limbs of X over the c columns; O_blk[dv] = combined exact sums of limb_i[t] V[t][dv]
+//   (* amax2 [+ r2] per-token V); O = first ? O_blk : O * alpha + O_blk.
+//   End: o = hw_div(O, l); per-channel V: [o = o + oV[dv]]; o = o * sV[dv]; out = o cast with ties away (fp16) / RINT
+//   (bf16) or post-quant; lse = (hw_ln(l) + m) [+ corr]. Flash-decoding: the combine above with m_k = m [+ corr].
 #include <cstdint>
 
 #include "kernels/attention/attn_data.h"

@@ -226,6 +226,40 @@ inline void add_antiquant(AttnCase& c, uint64_t seed) {
     }
 }
 
+// MSD (query S = 1) antiquant parameters for a filled case with p.antiquant.msd and its modes set: each side's shape
+// per its mode (spec §1.6; per-tensor when p.antiquant.per_tensor), the query's dtype for the per-channel family and
+// float32 per token, scales around 1 / 32 and offsets in [-3, 3] (rounded to the dtype). Combined (not separated):
+// one (2, ...) tensor in aqs / aqo with K's part first. Sets token_s to the KV rows a batch addresses.
+inline void add_msd_antiquant(AttnCase& c, uint64_t seed) {
+  AttnProblem& p = c.p;
+  AntiQuant& a = p.antiquant;
+  const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
+  a.token_s = paged ? p.max_blocks * p.block_size : p.kv_s;
+  const int64_t first = a.separated ? 1 : 2;
+  auto shape_of_mode = [&](int m) -> std::vector<int64_t> {
+    switch (m) {
+      case 1: return {first, p.B, a.token_s};
+      case 2: return {p.KV_N};
+      case 3: return {p.B, p.KV_N, a.token_s};
+      case 4: return {p.block_num, p.block_size};
+      case 5: return {p.block_num, p.KV_N, p.block_size};
+      default: return a.per_tensor ? std::vector<int64_t>{first} : std::vector<int64_t>{first, p.KV_N, 1, p.D};
+    }
+  };
+  Rng r{seed * 7919 + 29};
+  auto make = [&](bool value, bool offset) {
+    const int m = a.mode(value);
+    const ElemType t = a.per_token(value) ? ElemType::F32 : p.in;
+    HostTensor h = HostTensor::zeros(t, shape_of_mode(m));
+    for (int64_t e = 0; e < h.numel(); ++e) h.set(e, offset ? r.uniform(-3, 3) : r.uniform(0.5, 1.5) / 32);  // set() rounds
+    return h;
+  };
+  a.k_dtype = a.per_token(false) ? ElemType::F32 : p.in;
+  a.v_dtype = a.per_token(true) ? ElemType::F32 : p.in;
+  c.aqs = make(false, false), c.aqo = make(false, true);
+  if (a.separated) c.vaqs = make(true, false), c.vaqo = make(true, true);
+}
+
 // Per-channel scales exactly halfway between two f16 values ((2k + 1) / 32 in [64, 128), where the f16 step is
 // 1 / 16), so a case tells the ties-away and the RINT cast of the parameters apart.
 inline void tie_scales(AttnCase& c) {

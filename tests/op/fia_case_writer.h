@@ -56,11 +56,15 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   } else {
     w.file("key", c.k[0], kv).file("value", c.v[0], kv);
   }
-  if (p.antiquant.on && !p.antiquant.separated) w.file("antiquant_scale", c.aqs, "float16", "aqs");
-  if (p.antiquant.offset && !p.antiquant.separated) w.file("antiquant_offset", c.aqo, "float16", "aqo");
-  if (p.antiquant.separated) w.file("key_antiquant_scale", c.aqs, "float16", "kaqs").file("value_antiquant_scale", c.vaqs, "float16", "vaqs");
+  const char *ka = dtype_name(c.aqs.type), *va = dtype_name(c.vaqs.type);
+  if (p.antiquant.on && !p.antiquant.separated) w.file("antiquant_scale", c.aqs, ka, "aqs");
+  if (p.antiquant.offset && !p.antiquant.separated) w.file("antiquant_offset", c.aqo, ka, "aqo");
+  if (p.antiquant.separated) w.file("key_antiquant_scale", c.aqs, ka, "kaqs").file("value_antiquant_scale", c.vaqs, va, "vaqs");
   if (p.antiquant.separated && p.antiquant.offset)
-    w.file("key_antiquant_offset", c.aqo, "float16", "kaqo").file("value_antiquant_offset", c.vaqo, "float16", "vaqo");
+    w.file("key_antiquant_offset", c.aqo, ka, "kaqo").file("value_antiquant_offset", c.vaqo, va, "vaqo");
+  if (p.antiquant.msd && p.antiquant.separated)
+    w.attr("key_antiquant_mode", p.antiquant.k_mode).attr("value_antiquant_mode", p.antiquant.v_mode);
+  if (p.antiquant.msd && !p.antiquant.separated) w.attr("antiquant_mode", p.antiquant.k_mode);
   if (p.pse) w.file("pse_shift", c.pse, dtype_name(c.pse.type), "pse");
   if (p.full_quant.on)
     w.file("dequant_scale1", c.deq1, dtype_name(c.deq1.type), "deq1").file("quant_scale1", c.qs1, "float32", "qs1")

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tests/op/attention_test_support.h"
+#include "tests/op/case_test_support.h"
+#include "tests/op/fia_case_writer.h"
 #include "kernels/op/registry.h"
 #include "kernels/op/gm_inputs.h"
 #include "tests/support/bits.h"
@@ -67,6 +71,31 @@ inline attn::AttnTensors tensors(const attntest::AttnCase& c) {
 }
 
 using test::expect_same_bits;  // tests/support/bits.h
+
+// A named case of a parameterised kernel suite: its problem and tensors, case-file extras, and whether the plan must
+// split some KV (flash-decoding partials and combine).
+struct KernelCase {
+  std::string name;
+  std::function<attntest::AttnCase()> make;
+  attntest::CaseExtras extras;
+  bool want_fd = false;
+};
+inline void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.name; }
+
+// The case written as a case file (scratch folder), run in full mode on an ascend910b2 and parsed back.
+struct CaseRun {
+  attntest::AttnCase ac;
+  CaseFile c;
+  KernelRun k;
+};
+
+inline CaseRun run_case(const KernelCase& kc) {
+  CaseRun r;
+  r.ac = kc.make();
+  const std::string path = attntest::write_fia_case(casetest::scratch_dir(), r.ac, kc.extras);
+  r.k = run(path, sim::SimMode::Full, &r.c);
+  return r;
+}
 
 // One run in a child process, which sends back the output bits, the lse bits and the cycle count (8 bytes,
 // little endian, last).

@@ -1,6 +1,6 @@
-// FIA KV antiquantisation with the combined parameters (int8 key / value, float16 query, antiquant_scale /
-// antiquant_offset; spec §1.6): what the problem carries, and every rule with exit-2 text naming the parameter,
-// the value and the rule. The kernel against the golden model: test_fia_kernel.cpp "Antiquant*".
+// FIA KV antiquantisation (int8 key / value; spec §1.6): the prompt branch's combined / paged float16 parameters and
+// the decode branch's MSD modes 0-5: what the problem carries, and every rule with exit-2 text naming the parameter,
+// the value and the rule. The kernels against the golden model: test_fia_kernel.cpp "Antiquant*", test_fia_msd.cpp.
 #include "tests/op/fia_test_support.h"
 
 namespace npusim::op {
@@ -63,12 +63,14 @@ TEST(FiaAntiquant, KeyAndValueMustBeInt8) {
   expect_parts(parse_error(kN4, mixed + scale()), {"inputs.value is float16", "needs int8 key and value"});
 }
 
-TEST(FiaAntiquant, OtherQueryTypesAndTheDecodeBranchAreRejected) {
+TEST(FiaAntiquant, ABfloat16PromptQueryIsRejectedTheDecodeBranchRunsMsd) {
   expect_parts(parse_error(kN4, i8_kv("bfloat16") + scale({2, 256}, "bfloat16")),
                {"inputs.antiquant_scale (bfloat16 [2, 256]) with a bfloat16 query", "key_antiquant_scale", "not supported yet"});
   const std::string decode = tensor("query", {2, 1, 256}) + tensor("key", {2, 128, 256}, "int8") +
                              tensor("value", {2, 128, 256}, "int8");
-  expect_parts(parse_error(kN4, decode + scale()), {"with query S = 1", "MSD", "not supported yet"});
+  const attn::AttnProblem p = parse(kN4, decode + scale());
+  EXPECT_TRUE(p.antiquant.on && p.antiquant.msd && !p.antiquant.separated);
+  EXPECT_EQ(p.antiquant.limbs, 3);  // inner_precise 0 (the case default here): 3 limbs
 }
 
 TEST(FiaAntiquant, StorageAndDRules) {
@@ -119,9 +121,99 @@ TEST(FiaAntiquant, PageAttentionRulesOfTheVendor) {
   expect_parts(parse_error(kN4, i8_kv() + separated()), {"only with page attention", "antiquant scale is nullptr"});
   const std::string short_q = tensor("query", {2, 16, 256}) + tensor("key", {2, 128, 256}, "int8") +
                               tensor("value", {2, 128, 256}, "int8");
-  expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "MSD", "not supported yet"});
+  expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "not supported yet"});
   expect_parts(parse_error(kN4, i8_kv() + separated() + scale()), {"both given", "not supported yet"});
   expect_parts(parse_error(kN4, i8_kv() + separated("int8")), {"inputs.key_antiquant_scale dtype int8 is not allowed"});
+}
+
+// ---- query S = 1: MSD (fia_check_antiquant_decode.cpp) ----
+const std::string kDec = "num_heads: 4, num_key_value_heads: 2, input_layout: BSND";  // D 64, KV_N 2, B 2, KV S 100
+std::string dec_qkv(const std::string& q = "float16") {
+  return tensor("query", {2, 1, 4, 64}, q) + tensor("key", {2, 100, 2, 64}, "int8") + tensor("value", {2, 100, 2, 64}, "int8");
+}
+std::string sep(std::vector<int64_t> ks, const std::string& kt, std::vector<int64_t> vs, const std::string& vt,
+                bool offset = false) {
+  std::string r = tensor("key_antiquant_scale", ks, kt) + tensor("value_antiquant_scale", vs, vt);
+  if (offset) r += tensor("key_antiquant_offset", ks, kt) + tensor("value_antiquant_offset", vs, vt);
+  return r;
+}
+std::string modes(int k, int v) {
+  return kDec + ", key_antiquant_mode: " + std::to_string(k) + ", value_antiquant_mode: " + std::to_string(v);
+}
+
+TEST(FiaAntiquantMsd, EveryModeParsesWithItsShapeAndDtype) {
+  struct M {
+    int k, v;
+    std::vector<int64_t> ks, vs;
+    const char *kt, *vt;
+  };
+  const std::vector<M> ok = {{0, 0, {1, 2, 64}, {1, 2, 1, 64}, "float16", "float16"}, {0, 0, {1}, {1}, "float16", "float16"},
+                             {1, 1, {1, 2, 100}, {1, 2, 100}, "float32", "float32"}, {2, 2, {2}, {2}, "float16", "float16"},
+                             {3, 3, {2, 2, 120}, {2, 2, 120}, "float32", "float32"}, {0, 1, {1, 128}, {1, 2, 100}, "float16", "float32"}};
+  for (const M& m : ok) {
+    const attn::AttnProblem p = parse(modes(m.k, m.v) + ", inner_precise: 1", dec_qkv() + sep(m.ks, m.kt, m.vs, m.vt, true));
+    EXPECT_TRUE(p.antiquant.msd && p.antiquant.separated && p.antiquant.offset) << m.k << m.v;
+    EXPECT_EQ(p.antiquant.k_mode, m.k);
+    EXPECT_EQ(p.antiquant.v_mode, m.v);
+    EXPECT_EQ(p.antiquant.limbs, 2);
+    EXPECT_EQ(p.antiquant.per_tensor, m.ks == std::vector<int64_t>{1});
+    if (m.k == 3) {
+      EXPECT_EQ(p.antiquant.token_s, 120);
+      EXPECT_EQ(p.antiquant_index(false, 1, 1, 7, 0, 0), (1 * 2 + 1) * 120 + 7);
+    }
+  }
+  // Combined: antiquant_mode for both, K's part first.
+  attn::AttnProblem p = parse(kDec + ", antiquant_mode: 1", dec_qkv("bfloat16") + tensor("antiquant_scale", {2, 2, 100}, "float32"));
+  EXPECT_TRUE(p.antiquant.msd && !p.antiquant.separated);
+  EXPECT_EQ(p.antiquant.k_mode, 1);
+  EXPECT_EQ(p.antiquant_index(true, 1, 0, 5, 0, 0), 2 * 100 + 100 + 5);
+  // The separated parameters win over the combined ones.
+  p = parse(modes(1, 1), dec_qkv() + tensor("antiquant_scale", {2, 128}) + sep({1, 2, 100}, "float32", {1, 2, 100}, "float32"));
+  EXPECT_TRUE(p.antiquant.separated);
+  EXPECT_EQ(p.antiquant.v_mode, 1);
+}
+
+TEST(FiaAntiquantMsd, PagedModesTakeTheCacheBlocks) {
+  const std::string in = tensor("query", {2, 1, 4, 64}) + tensor("key", {6, 16, 128}, "int8") +
+                         tensor("value", {6, 16, 128}, "int8") + tensor("block_table", {2, 3}, "int32");
+  const std::string attrs = ", block_size: 16, actual_seq_lengths_kv: [40, 20]";
+  const attn::AttnProblem p = parse(modes(5, 5) + attrs, in + sep({6, 2, 16}, "float32", {6, 2, 16}, "float32"));
+  EXPECT_EQ(p.antiquant_index(false, 0, 1, 21, 4, 0), (4 * 2 + 1) * 16 + 5);
+  EXPECT_TRUE(parse(modes(4, 4) + attrs, in + sep({6, 16}, "float32", {6, 16}, "float32")).antiquant.msd);
+  expect_parts(parse_error(modes(4, 4) + attrs, in + sep({6, 2, 16}, "float32", {6, 2, 16}, "float32")),
+               {"inputs.key_antiquant_scale has shape [6, 2, 16]", "[6, 16]", "mode 4"});
+  expect_parts(parse_error(modes(4, 4), dec_qkv() + sep({6, 16}, "float32", {6, 16}, "float32")),
+               {"attrs.key_antiquant_mode = 4", "must be used in page attention scene"});
+}
+
+TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
+  expect_parts(parse_error(modes(1, 1), dec_qkv() + sep({1, 2, 100}, "float16", {1, 2, 100}, "float16")),
+               {"inputs.key_antiquant_scale dtype float16", "float32", "per-token mode is enabled"});
+  expect_parts(parse_error(modes(0, 0), dec_qkv() + sep({1, 2, 64}, "float32", {1, 2, 64}, "float32")),
+               {"inputs.key_antiquant_scale dtype float32", "the query's float16", "same with input qtype"});
+  expect_parts(parse_error(modes(0, 0), dec_qkv("bfloat16") + sep({1, 2, 64}, "float16", {1, 2, 64}, "float16")),
+               {"dtype float16 must be the query's bfloat16"});
+  expect_parts(parse_error(modes(1, 1), dec_qkv() + sep({1, 2, 99}, "float32", {1, 2, 99}, "float32")),
+               {"S = 99", "100 rows per batch"});
+  expect_parts(parse_error(modes(0, 0), dec_qkv() + sep({1, 64}, "float16", {1, 64}, "float16")),
+               {"inputs.key_antiquant_scale has shape [1, 64]", "[1, 2, 1, 64] or [1, 2, 64] or [1, 128] or [1]"});
+  expect_parts(parse_error(modes(0, 0), dec_qkv() + sep({1}, "float16", {1, 2, 64}, "float16")),
+               {"must both be per-tensor (1) or both per-channel"});
+  expect_parts(parse_error(modes(0, 1), dec_qkv("bfloat16") + sep({1, 128}, "bfloat16", {1, 2, 100}, "float32")),
+               {"key_antiquant_mode = 0 with attrs.value_antiquant_mode = 1", "float16 query"});
+  expect_parts(parse_error(kDec + ", key_antiquant_mode: 0, value_antiquant_mode: 1", dec_qkv() + tensor("antiquant_scale", {2, 128})),
+               {"need the separated"});
+  expect_parts(parse_error(modes(0, 0) + ", inner_precise: 2", dec_qkv() + sep({1, 128}, "float16", {1, 128}, "float16")),
+               {"attrs.inner_precise = 2", "precision mode should be 0 or 1"});
+  expect_parts(parse_error(modes(0, 0), dec_qkv() + tensor("key_antiquant_scale", {1, 128})),
+               {"inputs.value_antiquant_scale is missing"});
+  expect_parts(parse_error(modes(0, 0), dec_qkv() + sep({1, 128}, "float16", {1, 128}, "float16") +
+                                            tensor("key_antiquant_offset", {1, 128}, "float32") +
+                                            tensor("value_antiquant_offset", {1, 128})),
+               {"inputs.key_antiquant_offset (float32 [1, 128])", "datatype of antiquant scale and antiquant offset"});
+  expect_parts(parse_error(kDec, tensor("query", {2, 1, 4, 64}) + tensor("key", {2, 100, 2, 64}, "int8") +
+                                     tensor("value", {2, 100, 2, 64}, "int8")),
+               {"int8 with a float16 query is KV antiquantisation", "key_antiquant_scale"});
 }
 
 }  // namespace

@@ -28,23 +28,13 @@ using attn::KvStorage;
 using attn::Layout;
 using attn::MaskKind;
 
-struct DecodeCase {
-  std::string name;
-  std::function<AttnCase()> make;
-  CaseExtras extras;
-  bool want_fd = false;  // the plan must split some KV (flash-decoding partials and combine)
-};
-void PrintTo(const DecodeCase& c, std::ostream* os) { *os << c.name; }
-
+using DecodeCase = KernelCase;
 
 class FiaDecode : public ::testing::TestWithParam<DecodeCase> {};
 
 TEST_P(FiaDecode, BitExactAgainstGoldenAndAccurate) {
   const DecodeCase& fc = GetParam();
-  const AttnCase ac = fc.make();
-  const std::string path = write_fia_case(casetest::scratch_dir(), ac, fc.extras);
-  CaseFile c;
-  const KernelRun k = run(path, sim::SimMode::Full, &c);
+  const auto [ac, c, k] = run_case(fc);
   const attn::AttnProblem p = parse_fia(c);
   ASSERT_EQ(p.Sq, 1);
   // The parameter layer kept what the case asks for (a dropped mask or pse would still agree with the golden).

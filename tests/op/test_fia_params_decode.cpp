@@ -239,9 +239,8 @@ TEST(FiaDecode, NeverHighPerformance) {
   EXPECT_TRUE(parse(kN4 + ", inner_precise: 1", bsh_qkv()).high_perf);  // the prompt branch still does
 }
 
-TEST(FiaDecode, AntiquantModesUpTo5AreInRangeThenNotSupportedYet) {
-  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 3, value_antiquant_mode: 3", decode_qkv()),
-               {"attrs.key_antiquant_mode = 3", "not supported yet"});
+TEST(FiaDecode, AntiquantModesUpTo5AreInRangeAndIgnoredWithoutAntiquant) {
+  EXPECT_FALSE(parse(kN4 + ", key_antiquant_mode: 3, value_antiquant_mode: 3", decode_qkv()).antiquant.on);
   expect_parts(parse_error(kN4 + ", key_antiquant_mode: 6", decode_qkv()), {"attrs.key_antiquant_mode = 6", "[0, 5]"});
 }
 

@@ -1,0 +1,162 @@
+// FIA parameter checks: KV antiquantisation at query S = 1, which the vendor's decode kernel runs through MSD (int8
+// limbs of the query; kernels/attention/msd_block.cpp). Modes, dtypes and shapes of spec §1.6 and of the IFA tiling
+// checks (hicann/ops-transformer c29bc10, attention/incre_flash_attention/op_host/incre_flash_attention_tiling*.cpp;
+// kernels/fia/msd_research.md §8 quotes their messages): the tensors and modes at stage 2, the shapes that need the
+// batch, the page cache and the lengths at the end.
+#include <set>
+
+#include "kernels/fia/fia_checks.h"
+#include "kernels/op/op.h"
+
+namespace npusim::op::fia {
+
+namespace {
+const char* const kNotYet = ": not supported yet (npusim runs int8 K / V through MSD at query S = 1)";
+
+bool separated_given(const CaseFile& c) {
+  for (const char* n : {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"})
+    if (has(c, n)) return true;
+  return false;
+}
+
+std::string mode_name(int m) {
+  static const char* const names[] = {"per-channel", "per-token", "per-tensor + per-head", "per-token + per-head",
+                                      "per-token managed by page attention", "per-token + per-head managed by page attention"};
+  return std::to_string(m) + " (" + names[m] + ")";
+}
+
+// The dtype rule of one side's parameters: per-channel / per-tensor (+ per-head) in the query's dtype, per-token fp32.
+void check_param_dtype(const Ctx& x, const std::string& name, int mode, ElemType t) {
+  const bool token = mode == 1 || mode >= 3;
+  if (token && t != ElemType::F32)
+    fail("inputs." + name + " dtype " + elem_type_name(t) + " must be float32 with mode " + mode_name(mode) +
+         " (the vendor: \"per-token mode is enabled, datatype of antiquant scale should be float32\")");
+  if (!token && t != x.p.in)
+    fail("inputs." + name + " dtype " + elem_type_name(t) + " must be the query's " + elem_type_name(x.p.in) + " with mode " +
+         mode_name(mode) + " (the vendor: \"illegal datatype of antiquant scale, it should be same with input qtype\")");
+}
+
+// The offset goes with its scale: same dtype, same shape.
+void check_offset(const Ctx& x, const std::string& scale, const std::string& offset) {
+  if (!has(x.c, offset)) return;
+  const TensorEntry& st = single(x.c, scale);
+  const TensorEntry& ot = single(x.c, offset);
+  if (ot.dtype != st.dtype || shape_of(ot) != shape_of(st))
+    fail("inputs." + offset + " (" + elem_type_name(ot.dtype) + " " + dims(shape_of(ot)) + ") must have inputs." + scale +
+         "'s dtype and shape (" + elem_type_name(st.dtype) + " " + dims(shape_of(st)) + "; the vendor: \"datatype of "
+         "antiquant scale and antiquant offset should be the same\")");
+}
+
+// The shapes one side's parameter may have in its mode (`first`: 1 separated, 2 combined = K's and V's).
+std::vector<std::vector<int64_t>> allowed_shapes(const attn::AttnProblem& p, int mode, int64_t first, int64_t s_a,
+                                                 bool combined) {
+  switch (mode) {
+    case 1: return {{first, p.B, s_a}};
+    case 2: return {{p.KV_N}};
+    case 3: return {{p.B, p.KV_N, s_a}};
+    case 4: return {{p.block_num, p.block_size}};
+    case 5: return {{p.block_num, p.KV_N, p.block_size}};
+    default: break;
+  }
+  std::vector<std::vector<int64_t>> r = {{first, p.KV_N, 1, p.D}, {first, p.KV_N, p.D}, {first, p.KV_N * p.D}};
+  r.push_back(combined ? std::vector<int64_t>{2} : std::vector<int64_t>{1});  // per-tensor
+  return r;
+}
+
+std::string list_shapes(const std::vector<std::vector<int64_t>>& v) {
+  std::string s;
+  for (const auto& d : v) s += (s.empty() ? "" : " or ") + dims(d);
+  return s;
+}
+}  // namespace
+
+void check_antiquant_decode_tensors(Ctx& x) {
+  const bool sep = separated_given(x.c), comb = has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset");
+  if (!sep && !comb) return;
+  if (x.p.in != ElemType::F16 && x.p.in != ElemType::BF16)
+    fail("KV antiquantisation parameters with an " + elem_type_name(x.p.in) + " query: the query must be float16 or "
+         "bfloat16 (the vendor: \"when input Q type is fp16, KV type should be fp16 or int8 or int4\"; spec §1.6)");
+  attn::AntiQuant& a = x.p.antiquant;
+  a.on = true, a.msd = true, a.separated = sep;
+  const int64_t legacy = attr_int(x.c, "antiquant_mode", 0);
+  if (sep) {  // the separated parameters win over the combined ones (spec §1.6)
+    for (const char* side : {"key", "value"})
+      if (!has(x.c, std::string(side) + "_antiquant_scale"))
+        fail("inputs." + std::string(side) + "_antiquant_scale is missing: inputs.key_antiquant_scale and "
+             "inputs.value_antiquant_scale go together (spec §1.6)");
+    if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
+      fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
+    a.k_mode = int(attr_int(x.c, "key_antiquant_mode", 0)), a.v_mode = int(attr_int(x.c, "value_antiquant_mode", 0));
+    a.offset = has(x.c, "key_antiquant_offset");
+    a.k_dtype = single(x.c, "key_antiquant_scale").dtype, a.v_dtype = single(x.c, "value_antiquant_scale").dtype;
+  } else {
+    if (!has(x.c, "antiquant_scale")) fail("inputs.antiquant_offset is given without inputs.antiquant_scale (spec §1.6)");
+    a.k_mode = a.v_mode = int(legacy);
+    a.offset = has(x.c, "antiquant_offset");
+    a.k_dtype = a.v_dtype = single(x.c, "antiquant_scale").dtype;
+  }
+  if (a.k_mode < 0 || a.k_mode > 5 || a.v_mode < 0 || a.v_mode > 5) return;  // check_modes names the attribute
+  const std::string ks = sep ? "key_antiquant_scale" : "antiquant_scale", vs = sep ? "value_antiquant_scale" : "antiquant_scale";
+  check_param_dtype(x, ks, a.k_mode, a.k_dtype);
+  if (sep) check_param_dtype(x, vs, a.v_mode, a.v_dtype);
+  check_offset(x, ks, sep ? "key_antiquant_offset" : "antiquant_offset");
+  if (sep) check_offset(x, vs, "value_antiquant_offset");
+  if (a.k_mode == 0 && a.v_mode == 1 && x.p.in != ElemType::F16)
+    fail("attrs.key_antiquant_mode = 0 with attrs.value_antiquant_mode = 1 (K per-channel, V per-token) needs a float16 "
+         "query, not " + elem_type_name(x.p.in) + " (aclnnFusedInferAttentionScoreV2: int8 KV in this mode allows only "
+         "fp16 query and output)");
+}
+
+void check_antiquant_decode_rules(Ctx& x) {
+  attn::AttnProblem& p = x.p;
+  attn::AntiQuant& a = p.antiquant;
+  if (p.kv == attn::KvStorage::List) fail("KV antiquantisation with a tensor list key / value" + std::string(kNotYet));
+  if (p.prefix) fail("KV antiquantisation with a shared prefix (inputs.key_shared_prefix)" + std::string(kNotYet));
+  const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
+  for (const int m : {a.k_mode, a.v_mode})
+    if (m >= 4 && !paged)
+      fail("attrs." + std::string(m == a.k_mode ? "key" : "value") + "_antiquant_mode = " + mode_name(m) + " needs page "
+           "attention (inputs.block_table; the vendor: \"the key/value's quant mode 4 and 5 use page attention to manage "
+           "scale/offset, must be used in page attention scene\")");
+  if (p.inner_precise > 1)
+    fail("attrs.inner_precise = " + str(p.inner_precise) + " with KV antiquantisation at query S = 1 must be 0 (3 limbs) "
+         "or 1 (2 limbs; the vendor's decode tiling: \"precision mode should be 0 or 1\")");
+  a.limbs = p.inner_precise == 0 ? 3 : 2;
+  // Shapes: per-token S (modes 1, 3) is the parameter's last dim and must cover every KV row a batch addresses.
+  const int64_t first = a.separated ? 1 : 2;
+  const std::string ks = a.separated ? "key_antiquant_scale" : "antiquant_scale";
+  const std::string vs = a.separated ? "value_antiquant_scale" : "antiquant_scale";
+  int64_t token_s = -1;
+  for (const bool value : {false, true}) {
+    if (value && !a.separated) break;  // the combined tensor holds both
+    const std::string& name = value ? vs : ks;
+    const std::vector<int64_t> shape = shape_of(single(x.c, name));
+    const int m = a.mode(value);
+    const int64_t s_a = (m == 1 || m == 3) && !shape.empty() ? shape.back() : 0;
+    const auto ok = allowed_shapes(p, m, first, s_a, !a.separated);
+    bool found = false;
+    for (const auto& d : ok) found = found || d == shape;
+    if (!found)
+      fail("inputs." + name + " has shape " + dims(shape) + " but must be " +
+           list_shapes(allowed_shapes(p, m, first, m == 1 || m == 3 ? std::max<int64_t>(x.kv_rows, 1) : 0, !a.separated)) +
+           " with mode " + mode_name(m) + " (spec §1.6)");
+    if (m == 0) {
+      const bool per_tensor = shape == std::vector<int64_t>{first};
+      if (value && a.k_mode == 0 && per_tensor != a.per_tensor)
+        fail("inputs.key_antiquant_scale " + dims(shape_of(single(x.c, ks))) + " and inputs.value_antiquant_scale " +
+             dims(shape) + " must both be per-tensor (1) or both per-channel (spec §1.6)");
+      a.per_tensor = per_tensor;
+    }
+    if (m == 1 || m == 3) {
+      if (s_a < x.kv_rows)
+        fail("inputs." + name + " has S = " + str(s_a) + " (its last dim) but the key addresses " + str(x.kv_rows) +
+             " rows per batch: a per-token parameter needs one value per KV row (spec §1.6)");
+      if (token_s >= 0 && s_a != token_s)
+        fail("inputs.value_antiquant_scale's S = " + str(s_a) + " must equal inputs.key_antiquant_scale's " + str(token_s));
+      token_s = s_a;
+    }
+  }
+  a.token_s = std::max<int64_t>(token_s, 0);
+}
+
+}  // namespace npusim::op::fia
