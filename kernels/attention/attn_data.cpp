@@ -57,7 +57,10 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
   if (p_.antiquant.on) {
     require(p_.Dv == p_.D && !p_.prefix, "KV antiquantisation needs Dv = D and no shared prefix");
     for (const bool value : {false, true}) {
-      // Every element the mode can address: the last index of the tensor's (K's or V's) part, plus one.
+      // Every element the mode can address: the last index of the tensor's (K's or V's) part, plus one (per-token
+      // parameters of an empty K / V: nothing).
+      const int m = p_.antiquant.mode(value);
+      if (((m == 1 || m == 3) && p_.antiquant.token_s == 0) || (m >= 4 && p_.block_num == 0)) continue;
       const int64_t t_last = std::max<int64_t>(p_.antiquant.mode(value) >= 4 ? p_.block_size : p_.antiquant.token_s, 1) - 1;
       const int64_t last =
           p_.antiquant_index(value, p_.B - 1, p_.KV_N - 1, t_last, std::max<int64_t>(p_.block_num, 1) - 1, p_.D - 1);

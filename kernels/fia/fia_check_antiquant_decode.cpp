@@ -122,6 +122,9 @@ void check_antiquant_decode_rules(Ctx& x) {
     fail("attrs.inner_precise = " + str(p.inner_precise) + " with KV antiquantisation at query S = 1 must be 0 (3 limbs) "
          "or 1 (2 limbs; the vendor's decode tiling: \"precision mode should be 0 or 1\")");
   a.limbs = p.inner_precise == 0 ? 3 : 2;
+  if (paged && p.block_size % 32 != 0)
+    fail("attrs.block_size = " + str(p.block_size) + " with an int8 KV cache must be a multiple of 32 (the vendor: \"When Page "
+         "Attention is enabled, if kv cache dtype is int8, input attr blocksize should be 32 aligned\")");
   // Shapes: per-token S (modes 1, 3) is the parameter's last dim and must cover every KV row a batch addresses.
   const int64_t first = a.separated ? 1 : 2;
   const std::string ks = a.separated ? "key_antiquant_scale" : "antiquant_scale";

@@ -17,7 +17,8 @@ const TilingSpace& fia_tiling_space() {
         .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
        {.name = "s2_block", .lo = 128, .hi = 4096, .multiple_of = 128,
-        .default_rule = "the longest KV rounded up to 128, clamped to [128, 512]; lowered by 128 until L1 fits (and "
+        .default_rule = "the longest KV rounded up to 128, clamped to [128, 512] (MSD antiquant at query S = 1: to the "
+                        "vendor's 1024 with G > 1, 8192 with G = 1, whole pages); lowered by 128 until L1 fits (and "
                         "UB, once s1_block is down to 32)",
         .doc = "KV columns per score block (the softmax works on 128-column groups)"},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
@@ -62,6 +63,17 @@ int64_t auto_kv_splits(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   return std::max<int64_t>(ns, 1);
 }
 
+// MSD (KV antiquantisation at query S = 1): the KV columns of the vendor's online-softmax step (IFA tiling
+// sInnerSize_, msd_research.md §1): 1024 with G > 1, 8192 with G = 1; under page attention rounded down to whole
+// blocks. npusim's blocks are multiples of 128 columns, so a block size the vendor rounds to another multiple
+// (a page size that does not divide it) cannot be matched exactly; the nearest multiple of 128 below is used.
+int64_t msd_block(const attn::AttnProblem& p) {
+  int64_t s = p.G > 1 ? 1024 : 8192;
+  const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
+  if (paged && p.block_size > 0 && p.block_size <= s) s = s / p.block_size * p.block_size;
+  return std::max<int64_t>(128, s / 128 * 128);
+}
+
 BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   BlockTiling t;
   t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
@@ -72,6 +84,10 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   // Decode is bound by exactly that stream, so it trades s2_block for the second slot.
   t.kv_buffers = 2;
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
+  if (p.antiquant.msd) {  // the vendor's block, since MSD's bits depend on it: one K / V slot before a smaller block
+    t.s2_block = std::min(msd_block(p), round_up(std::max<int64_t>(max_skv(p), 1), 128));
+    if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
+  }
   if (p.Sq == 1)
     while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
   if (l1_bytes(p, t) > l1) t.kv_buffers = 1;

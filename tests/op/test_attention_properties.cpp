@@ -10,7 +10,7 @@
 //     0-3, softmax_lse, post-quantisation (per-tensor / per-channel, with / without offset), KV antiquantisation
 //     (int8 K / V, per-tensor / per-channel, with / without offset), tiling overrides.
 //   FiaDecode: query S = 1 with the same families (masks (B, 1, Skv), pse rows, page sizes 1-512, flash-decoding
-//     splits, empty KV batches).
+//     splits, empty KV batches) and KV antiquantisation through MSD (modes 0-5, K 0 / V 1, 2 / 3 limbs).
 //   FaVarLen: TND batches with zero lengths, GQA, D / Dv / rope Dr, sparse modes 0-4, 7, 8, local and global
 //     masks, band pre / next, invalid-row correction.
 #include <gtest/gtest.h>
@@ -166,8 +166,22 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   Draw ga{Rng{seed * 104729 + 11}};
   if (!decode && t == ElemType::F16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.prefix && ga.coin(0.6))
     c.p.antiquant = {true, ga.coin(0.4), ga.coin(0.6)};
+  // Decode: MSD over int8 K / V (modes 0-5, K 0 / V 1, separated or combined; no prefix / tensor list; inner_precise
+  // 0 or 1 picks 3 or 2 limbs).
+  if (decode && D % 32 == 0 && p.kv != KvStorage::List && !p.prefix && (!paged || p.block_size % 32 == 0) && ga.coin(0.5)) {
+    AntiQuant& a = c.p.antiquant;
+    a.on = a.msd = true, a.offset = ga.coin(0.6);
+    const std::vector<int> modes = paged ? std::vector<int>{0, 1, 2, 3, 4, 5, 9} : std::vector<int>{0, 1, 2, 3, 9};
+    const int m = ga.of(modes);  // 9: K per-channel with V per-token
+    a.k_mode = m == 9 ? 0 : m, a.v_mode = m == 9 ? 1 : m;
+    if (m == 9 && t != ElemType::F16) a.k_mode = a.v_mode = 0;
+    a.per_tensor = a.k_mode == 0 && a.v_mode == 0 && ga.coin(0.3);
+    a.separated = a.k_mode != a.v_mode || a.k_mode > 1 || ga.coin(0.6);
+    c.p.inner_precise = int(ga.in(0, 1)), c.p.row_fix = false;
+    a.limbs = c.p.inner_precise == 0 ? 3 : 2;
+  }
   if (tensors) fill(c, seed + 1000);
-  if (tensors && c.p.antiquant.on) add_antiquant(c, seed);
+  if (tensors && c.p.antiquant.on) c.p.antiquant.msd ? add_msd_antiquant(c, seed) : add_antiquant(c, seed);
   // qs1 at most 127 (P <= 1 never saturates P8): a larger qs1 saturates against the kernel's running max where the
   // truth's row max does not, a divergence of the operator's definition (test_fia_kernel FullQuantPSaturatesD256).
   if (full_quant) add_full_quant(c, g.coin(0.5), g.r.uniform(0.5, 2), g.r.uniform(0.5, 2), g.r.uniform(0.5, 1));
@@ -193,8 +207,11 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   std::ostringstream o;
   o << "B " << B << " N " << p.N << "/" << p.KV_N << " Sq " << Sq << " Skv " << Skv << " D " << D << " " << layout_name(l)
     << " " << elem_type_name(t) << (full_quant ? " full-quant" : "") << " kv " << int(kv) << " mode " << p.sparse_mode << " mask " << int(p.mask) << " pse "
-    << p.pse << " ip " << p.inner_precise << " lpad " << p.left_pad << " prefix " << p.prefix << " pq " << post_quant
-    << (c.p.antiquant.on ? c.p.antiquant.per_tensor ? " antiquant per-tensor" : " antiquant per-channel" : "")
+    << p.pse << " ip " << c.p.inner_precise << " lpad " << p.left_pad << " prefix " << p.prefix << " pq " << post_quant
+    << (c.p.antiquant.msd ? " msd k" + std::to_string(c.p.antiquant.k_mode) + " v" + std::to_string(c.p.antiquant.v_mode) +
+                                (c.p.antiquant.per_tensor ? " per-tensor" : "") + (c.p.antiquant.offset ? " offset" : "") +
+                                (c.p.antiquant.separated ? " separated" : " combined")
+        : c.p.antiquant.on ? c.p.antiquant.per_tensor ? " antiquant per-tensor" : " antiquant per-channel" : "")
     << " tiling {" << d.x.tiling << "}";
   d.desc = o.str();
   return d;
@@ -215,13 +232,14 @@ TEST(FiaRandomGenerator, DrawsEveryFeatureFamily) {
       n["post-quant per-tensor"] += q.on && !q.per_channel, n["post-quant per-channel"] += q.per_channel;
       n["post-quant offset"] += q.offset, n["tiling override"] += !d.x.tiling.empty();
       if (!decode) n["full quantisation"] += p.full_quant.on, n["kv antiquant"] += p.antiquant.on;
+      if (decode) n["kv antiquant msd"] += p.antiquant.msd, n["msd per-token"] += p.antiquant.per_token(true);
       if (!decode) n["sparse_mode " + std::to_string(p.sparse_mode)] += 1, n["high performance"] += p.high_perf;
     }
     std::cout << (decode ? "decode" : "prompt") << " draws:";
     for (const auto& [k, v] : n) std::cout << " " << k << " " << v << ";";
     std::cout << "\n";
     for (const auto& [k, v] : n) EXPECT_GE(v, 15) << (decode ? "decode " : "prompt ") << k;
-    EXPECT_EQ(n.size(), decode ? 17u : 26u) << "a family the generator should draw never appears";
+    EXPECT_EQ(n.size(), decode ? 19u : 26u) << "a family the generator should draw never appears";
   }
 }
 

@@ -174,16 +174,20 @@ TEST(FiaAntiquantMsd, EveryModeParsesWithItsShapeAndDtype) {
 }
 
 TEST(FiaAntiquantMsd, PagedModesTakeTheCacheBlocks) {
-  const std::string in = tensor("query", {2, 1, 4, 64}) + tensor("key", {6, 16, 128}, "int8") +
-                         tensor("value", {6, 16, 128}, "int8") + tensor("block_table", {2, 3}, "int32");
-  const std::string attrs = ", block_size: 16, actual_seq_lengths_kv: [40, 20]";
-  const attn::AttnProblem p = parse(modes(5, 5) + attrs, in + sep({6, 2, 16}, "float32", {6, 2, 16}, "float32"));
-  EXPECT_EQ(p.antiquant_index(false, 0, 1, 21, 4, 0), (4 * 2 + 1) * 16 + 5);
-  EXPECT_TRUE(parse(modes(4, 4) + attrs, in + sep({6, 16}, "float32", {6, 16}, "float32")).antiquant.msd);
-  expect_parts(parse_error(modes(4, 4) + attrs, in + sep({6, 2, 16}, "float32", {6, 2, 16}, "float32")),
-               {"inputs.key_antiquant_scale has shape [6, 2, 16]", "[6, 16]", "mode 4"});
+  const std::string in = tensor("query", {2, 1, 4, 64}) + tensor("key", {6, 32, 128}, "int8") +
+                         tensor("value", {6, 32, 128}, "int8") + tensor("block_table", {2, 3}, "int32");
+  const std::string attrs = ", block_size: 32, actual_seq_lengths_kv: [70, 20]";
+  const attn::AttnProblem p = parse(modes(5, 5) + attrs, in + sep({6, 2, 32}, "float32", {6, 2, 32}, "float32"));
+  EXPECT_EQ(p.antiquant_index(false, 0, 1, 37, 4, 0), (4 * 2 + 1) * 32 + 5);
+  EXPECT_TRUE(parse(modes(4, 4) + attrs, in + sep({6, 32}, "float32", {6, 32}, "float32")).antiquant.msd);
+  expect_parts(parse_error(modes(4, 4) + attrs, in + sep({6, 2, 32}, "float32", {6, 2, 32}, "float32")),
+               {"inputs.key_antiquant_scale has shape [6, 2, 32]", "[6, 32]", "mode 4"});
   expect_parts(parse_error(modes(4, 4), dec_qkv() + sep({6, 16}, "float32", {6, 16}, "float32")),
                {"attrs.key_antiquant_mode = 4", "must be used in page attention scene"});
+  const std::string in16 = tensor("query", {2, 1, 4, 64}) + tensor("key", {6, 16, 128}, "int8") +
+                           tensor("value", {6, 16, 128}, "int8") + tensor("block_table", {2, 3}, "int32");
+  expect_parts(parse_error(modes(4, 4) + ", block_size: 16, actual_seq_lengths_kv: [40, 20]", in16 + sep({6, 16}, "float32", {6, 16}, "float32")),
+               {"attrs.block_size = 16", "multiple of 32", "should be 32 aligned"});
 }
 
 TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {

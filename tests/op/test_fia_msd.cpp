@@ -100,15 +100,15 @@ std::vector<KernelCase> cases() {
   add("KChannelVTokenOffset", [] { return make(msd(dec(2, 8, 2, 500, 128, Layout::BSND), {0, 1}), 310); });
   add("KChannelVTokenSymmetricGqa16", [] { return make(msd(dec(1, 16, 1, 700, 128, Layout::BSH), {0, 1, false, false}), 311); });
   // Page attention: the per-token parameters of modes 4 / 5 live in the cache's blocks; both cache layouts, shuffled
-  // tables, blocks of 16..512, and the dense modes with a paged cache.
+  // tables, blocks of 32..512 (int8 pages are 32-aligned), and the dense modes with a paged cache.
   add("PagedTokenBlock128", [] {
     return make(msd(paged(dec(2, 8, 2, 0, 128, Layout::BSH), KvStorage::PagedBsH, 128, {700, 97}), {4, 4}), 320);
   });
   add("PagedTokenHeadNBsDBlock64", [] {
     return make(msd(paged(dec(2, 4, 2, 0, 64, Layout::BNSD), KvStorage::PagedNBsD, 64, {300, 129}), {5, 5}), 321);
   });
-  add("PagedTokenHeadBlock16Bf16", [] {
-    return make(msd(paged(dec(2, 4, 2, 0, 128, Layout::BSH, ElemType::BF16), KvStorage::PagedBsH, 16, {200, 37}), {5, 5, false, false}), 322);
+  add("PagedTokenHeadBlock32Bf16", [] {
+    return make(msd(paged(dec(2, 4, 2, 0, 128, Layout::BSH, ElemType::BF16), KvStorage::PagedBsH, 32, {200, 37}), {5, 5, false, false}), 322);
   });
   add("PagedTokenSymmetricBlock512", [] {
     return make(msd(paged(dec(1, 8, 1, 0, 128, Layout::BNSD), KvStorage::PagedNBsD, 512, {1300}), {4, 4, false, false}), 323);
