@@ -71,7 +71,8 @@ struct FullQuant {
 // (2, ...) float16 with the key's at [0] and the value's at [1], or, with page attention, the separated
 // key_antiquant_scale / value_antiquant_scale (and offsets) of shape (1, ...), per-channel. No offset adds 0.
 //
-// Query S = 1 (msd): the vendor's decode kernel never dequantises K / V; it splits the query (and P) into int8 limbs,
+// Query S = 1, and a bfloat16 query with S <= 16 (msd): the vendor's decode kernel (IFA) and its prompt kernel's MSD mode
+// (PFA) never dequantise K / V; they split the query (and P) into int8 limbs,
 // multiplies them with the int8 K / V on the cube into int32 and recombines in fp32 (MSD; kernels/attention/msd.h
 // and kernels/fia/msd_research.md give the order of operations). There the parameters follow the modes of spec
 // §1.6 (k_mode / v_mode: 0 per-channel (per_tensor: one value), 1 per-token, 2 per-tensor + per-head, 3 per-token +
@@ -83,7 +84,9 @@ struct AntiQuant {
   bool separated = false;   // key_antiquant_* / value_antiquant_* instead of the combined antiquant_*
   bool msd = false;         // query S = 1: the MSD kernel
   int k_mode = 0, v_mode = 0;  // spec §1.6 modes of K's and V's parameters (the prompt path: 0)
-  int limbs = 2;            // MSD: int8 limbs of q and of P (3 with inner_precise 0, else 2)
+  int limbs = 2;            // MSD: int8 limbs of q and of P (decode: 3 with inner_precise 0, else 2; prompt: 2)
+  float coef = 127.0f;      // MSD: limb scale (127 / amax; P * coef) -- decode 127, prompt (S <= 16) 127.49
+  float expand = 254.0f;    // MSD: residual factor per limb -- decode 254, prompt 254.98
   int64_t token_s = 0;      // S of the per-token parameters of modes 1 and 3 (their last dim)
   ElemType k_dtype = ElemType::F16, v_dtype = ElemType::F16;  // K's / V's parameter dtype
   int mode(bool value) const { return value ? v_mode : k_mode; }

@@ -59,12 +59,13 @@ void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
 // MSD: O = O * alpha + the combined P V block, o_rows at a time through x (the first block: O = the block).
 void VecBlocks::msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt) {
   const int64_t dv = pl_.dv_pad;
+  const WorkUnit& u = pl_.units[size_t(st.unit)];
   if (st.first) tile::wait(c_, kOaccFree);
   for (int64_t r0 = 0; r0 < cnt; r0 += L_.msd_o_rows) {
     const int64_t r = std::min(L_.msd_o_rows, cnt - r0);
     const UbRows ob{ub(L_.x[xb_]), DType::F32, r, dv}, o{ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv};
     tile::wait(c_, kXFree.at(xb_));
-    msd_o_block(s, a, r0, r, ob);
+    msd_o_block(s, u.r_hi - u.r_lo, a, r0, r, ob);
     if (st.first) {
       ops_.copy(DType::F32, o.at, ob.at, r * dv);
     } else {
@@ -94,12 +95,17 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   const bool pc = p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel;
   if (pc) load_quant_params(u, 0, 1);  // head u.n's row
   const int64_t dv = pl_.dv_pad, oe = bytes_of(ot), row0 = u.r_lo + a;
+  const bool zero_invalid = msd_invalid_factor(cnt);
   for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
     const int64_t r = std::min(L_.o_rows, cnt - r0);
     ops_.brcb(ot, ub(div.off - base_, r0 * oe), ub(L_.obrcb), r);
     const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
     ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
     if (pl_.msd.on) msd_v_channel(o);
+    if (zero_invalid) {  // MSD: V's offset moved the invalid rows' zeros (O / +inf) off 0; the factor puts them back
+      ops_.brcb(DType::F32, ub(L_.mnew, r0 * 4), ub(L_.obrcb), r);
+      ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
+    }
     // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
     if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
     cast_store(o, u, row0 + r0);

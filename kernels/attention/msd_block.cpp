@@ -27,8 +27,6 @@ using namespace vec_events;
 using tile::UbRows;
 
 namespace {
-constexpr double kC1 = 127.0, kExpand = 254.0;  // limb scale and residual factor (int8 KV)
-constexpr float kC2 = 1.0f / 127.0f;           // the vendor's antiqCoeff2 = 1 / antiqCoeff1, a host fp32 division
 
 double widen_bits(DType t, int64_t bits) {
   if (t == DType::BF16) return double(isa::bf16_to_f32(uint16_t(bits)));
@@ -52,7 +50,7 @@ void VecBlocks::msd_limbs(const UbRows& a, Addr r, Addr h16, Addr dst8) {
   for (int64_t i = 0; i < pl_.msd.limbs; ++i) {
     if (i > 0) {
       ops_.binary(VBinOp::Sub, DType::F32, a.at, a.at, r, n);
-      ops_.scalar(VScalarOp::Muls, DType::F32, a.at, a.at, kExpand, n);
+      ops_.scalar(VScalarOp::Muls, DType::F32, a.at, a.at, p_.antiquant.expand, n);
     }
     ops_.cast(DType::F32, DType::F32, r, a.at, n, RoundMode::ROUND);
     ops_.cast(DType::F16, DType::F32, h16, r, n);
@@ -66,13 +64,13 @@ void VecBlocks::msd_combine(Addr c0, Addr rest, Addr dst, int64_t n) {
   ops_.cast(DType::F32, DType::I32, dst, c0, n);
   float s = 1.0f;
   for (int64_t i = 1; i < pl_.msd.limbs; ++i) {
-    s = s / float(kExpand);  // the vendor's scalar fp32 divisions
+    s = s / p_.antiquant.expand;  // the vendor's scalar fp32 divisions
     const Addr li = tile::plus(rest, (i - 1) * n * 4);
     ops_.cast(DType::F32, DType::I32, li, li, n);
     ops_.scalar(VScalarOp::Muls, DType::F32, li, li, s, n);
     ops_.binary(VBinOp::Add, DType::F32, dst, dst, li, n);
   }
-  ops_.scalar(VScalarOp::Muls, DType::F32, dst, dst, kC2, n);
+  ops_.scalar(VScalarOp::Muls, DType::F32, dst, dst, 1.0f / p_.antiquant.coef, n);  // the vendor's fp32 constexpr
 }
 
 // K's (value = false) or V's per-channel scale and offset rows of KV head n2 (len channels) -> fp32 dst[0] / dst[1];
@@ -131,7 +129,7 @@ void VecBlocks::msd_query(const WorkUnit& u, int64_t mi) {
 // Query rows [a + r0, a + r0 + r) of the unit (this AIV's rows r0 ..).
 void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t r0, int64_t r) {
   const AntiQuant& aq = p_.antiquant;
-  const int64_t D = p_.D, dw = pl_.msd.dw, G = p_.G, n = r * dw;
+  const int64_t D = p_.D, dw = pl_.msd.dw, G = u.r_hi - u.r_lo, n = r * dw;  // G: the unit's limb-major row stride
   const bool ktok = aq.per_token(false), kscalar = aq.scalar(false);
   tile::wait(c_, kMsdFree);
   c_.issue(tile::copy_in({c_.gm(pl_.gm.query, row_q_elem(pl_, u, u.r_lo + a + r0) * uint64_t(bytes_of(pl_.in))), pl_.in, r,
@@ -176,7 +174,7 @@ void VecBlocks::msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t 
   tile::wait(c_, kMsdFree);
   const uint64_t slot = pl_.ws_s(c_.block_idx(), s % pl_.s_slots());
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
-    c_.issue(tile::copy_in({ws(slot + uint64_t((i * p_.G + row) * pl_.cw_max * 4)), DType::I32, r, cw, pl_.cw_max},
+    c_.issue(tile::copy_in({ws(slot + uint64_t((i * (u.r_hi - u.r_lo) + row) * pl_.cw_max * 4)), DType::I32, r, cw, pl_.cw_max},
                            {ub(L_.limb, i * r * cw * 4), DType::I32, r, cw}));
   const AntiQuant& aq = p_.antiquant;
   if (aq.mode(false) >= 4 || aq.mode(true) >= 4) tok_pages_.load(c_, pl_, u.b, j0, cols);
@@ -205,9 +203,10 @@ void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r,
   ops_.row_vec(x, ub(L_.tok[0]), VBinOp::Mul, cols);
 }
 
-// P (x, fp32, pad columns 0) -> its L int8 limbs -> workspace P slot s % 2, rows i * G + row; per-token V also keeps
+// P (x, fp32, pad columns 0) -> its L int8 limbs -> workspace P slot s % 2, rows i * stride + row (stride: the unit's
+// computed rows); per-token V also keeps
 // amax2 and r2 of rows [lr, lr + r) for V2 (step parity).
-void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t row, int64_t lr, int64_t r) {
+void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r) {
   const int64_t n = x.rows * x.width, ai = s % 2;
   const UbRows t0{ub(L_.limb), DType::F32, r, x.width};
   const Addr t1 = ub(L_.limb, n * 4);
@@ -224,7 +223,7 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t ro
     ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.brcb), r);
     ops_.row_bcast(x, ub(L_.brcb), VBinOp::Mul, cols);
   } else {
-    ops_.scalar(VScalarOp::Muls, DType::F32, x.at, x.at, kC1, n);
+    ops_.scalar(VScalarOp::Muls, DType::F32, x.at, x.at, p_.antiquant.coef, n);
   }
   tile::wait(c_, kCastFree.at(pbi_));
   msd_limbs(x, t1, t0.at, ub(L_.pb[pbi_]));
@@ -232,7 +231,7 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t ro
   const uint64_t slot = pl_.ws_p(c_.block_idx(), s % 2);
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
     c_.issue(tile::copy_out({ub(L_.pb[pbi_], i * n), DType::I8, r, x.width},
-                            {ws(slot + uint64_t((i * p_.G + row) * pl_.cw_max)), DType::I8, r, x.width, pl_.cw_max}));
+                            {ws(slot + uint64_t((i * stride + row) * pl_.cw_max)), DType::I8, r, x.width, pl_.cw_max}));
   tile::set(c_, kCastFree.at(pbi_));
   tile::set(c_, kMsdFree);  // the limb tiles (and the token rows) are free again
   pbi_ ^= 1;
@@ -240,12 +239,12 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t ro
 
 // O block rows [row + r0, row + r0 + r) (row: this AIV's first) from the L int32 limb tiles of the O slot -> dst
 // (fp32), per-token V's amax2 and r2 (rows r0 ..) applied.
-void VecBlocks::msd_o_block(int64_t s, int64_t row, int64_t r0, int64_t r, const UbRows& dst) {
+void VecBlocks::msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, int64_t r, const UbRows& dst) {
   const int64_t dv = pl_.dv_pad, n = r * dv, ai = s % 2;
   tile::wait(c_, kMsdFree);
   const uint64_t slot = pl_.ws_o(c_.block_idx(), s % 2);
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)  // limb 0 straight into dst
-    c_.issue(tile::copy_bytes(i ? ub(L_.limb, (i - 1) * n * 4) : dst.at, ws(slot + uint64_t((i * p_.G + row + r0) * dv * 4)),
+    c_.issue(tile::copy_bytes(i ? ub(L_.limb, (i - 1) * n * 4) : dst.at, ws(slot + uint64_t((i * stride + row + r0) * dv * 4)),
                               n * 4));
   tile::handover(c_, kMsdLoaded);
   msd_combine(dst.at, ub(L_.limb), dst.at, n);
@@ -273,6 +272,16 @@ void VecBlocks::msd_v_channel(const UbRows& o) {
   }
   if (aq.offset) ops_.row_vec(o, ub(L_.vch[1]), VBinOp::Add, p_.Dv);
   ops_.row_vec(o, ub(L_.vch[0]), VBinOp::Mul, p_.Dv);
+}
+
+// With invalid-row correction and V's per-channel parameters: a factor per row (1 valid, 0 invalid, from the bits
+// final_stats left) in mnew; false when no factor is needed.
+bool VecBlocks::msd_invalid_factor(int64_t cnt) {
+  const AntiQuant& aq = p_.antiquant;
+  if (!pl_.msd.on || !p_.row_fix || aq.per_token(true)) return false;
+  ops_.dup(DType::F32, ub(L_.mnew), 1.0, cnt);
+  ops_.select(DType::F32, ub(L_.mnew), ub(L_.mnew), ub(L_.bits), 0.0, cnt);
+  return true;
 }
 
 void VecBlocks::msd_lse_fix(Addr dst, int64_t mi, int64_t cnt) {

@@ -26,10 +26,11 @@ struct BlockTiling {
   int64_t kv_buffers = 1; // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)
 };
 
-// Rows of the cube's M side (the L1 Q / P tiles, L0, the S / P / O workspace rows): s1_block, or MSD's L x G
-// limb rows; a multiple of 16.
+// Rows of the cube's M side (the L1 Q / P tiles, L0, the S / P / O workspace rows): s1_block, or MSD's L limb rows
+// per query row (decode: the G heads; prompt: the s1_block rows); a multiple of 16.
 inline int64_t cube_rows(const AttnProblem& p, const BlockTiling& t) {
-  return isa::round_up(p.antiquant.msd ? p.antiquant.limbs * p.G : t.s1_block, int64_t(16));
+  const int64_t rows = p.incremental() ? p.G : t.s1_block;
+  return isa::round_up(p.antiquant.msd ? p.antiquant.limbs * rows : t.s1_block, int64_t(16));
 }
 
 // One work unit: physical query rows [row0, row0 + rows) of head n of batch b. Computed rows (valid and with a

@@ -63,7 +63,7 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   softmax_rows(x, cols, lr, r, st.first, parity, ai);
   if (cols < cw) ops_.dup_cols(x, cols, cw, 0.0);
   if (pl_.msd.on) {  // P's int8 limbs instead of P
-    msd_p_limbs(x, cols, s, a + lr, lr, r);
+    msd_p_limbs(x, cols, s, u.r_hi - u.r_lo, a + lr, lr, r);
     tile::set(c_, kXFree.at(xb_));
     xb_ ^= 1;
     return;
@@ -129,7 +129,7 @@ void VecBlocks::start() {
   }
   ops_.dup(DType::F16, ub(L_.zero), 0.0, 128);
   if (pl_.msd.on) {
-    ops_.dup(DType::F32, ub(L_.c127), 127.0, std::max<int64_t>(L_.hm, 64));
+    ops_.dup(DType::F32, ub(L_.c127), p_.antiquant.coef, std::max<int64_t>(L_.hm, 64));
     tile::set(c_, kMsdFree);
   }
   tile::handover(c_, kConstantsReady);

@@ -69,11 +69,12 @@ class VecBlocks {
   void msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt);
   void msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t r);
   void msd_scores(const tile::UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t mi);
-  void msd_p_limbs(const tile::UbRows& x, int64_t cols, int64_t s, int64_t row, int64_t lr, int64_t r);
-  void msd_o_block(int64_t s, int64_t row, int64_t r0, int64_t r, const tile::UbRows& dst);
+  void msd_p_limbs(const tile::UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r);
+  void msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, int64_t r, const tile::UbRows& dst);
   void msd_v_rows(const WorkUnit& u);       // V's per-channel scale / offset of the unit's KV head
   void msd_v_channel(const tile::UbRows& o);  // O = (O + offset) * scale, V per-channel
   void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + the K per-channel offset's lse term
+  bool msd_invalid_factor(int64_t cnt);
   void msd_limbs(const tile::UbRows& a, isa::Addr r, isa::Addr h16, isa::Addr dst8);
   void msd_combine(isa::Addr c0, isa::Addr rest, isa::Addr dst, int64_t n);
   void msd_channel_rows(bool value, int64_t n2, int64_t len, const uint64_t (&dst)[2]);

@@ -2,8 +2,8 @@
 // cited in kernels/fia/README.md "KV antiquantisation"): the combined parameters (antiquant_scale /
 // antiquant_offset) with dense K / V, the separated key_ / value_antiquant ones with page attention. The tensors are
 // checked at stage 2 (they decide the key / value dtype rule of stage 3), the storage and page-attention rules at
-// the end. Query S = 1 (MSD) is fia_check_antiquant_decode.cpp. What the vendor runs and npusim does not yet (the
-// prompt branch's separated bfloat16 form at S <= 16; tensor lists, prefix) exits 2 saying so.
+// the end. MSD (query S = 1, or a bfloat16 query with the separated parameters) is fia_check_antiquant_msd.cpp. What
+// the vendor runs and npusim does not yet (tensor lists, prefix) exits 2 saying so.
 #include <set>
 
 #include "kernels/fia/fia_checks.h"
@@ -37,9 +37,12 @@ void check_separated(Ctx& x) {
       fail(std::string("inputs.") + name + " dtype " + elem_type_name(single(x.c, name).dtype) +
            " is not allowed (float16, bfloat16 or float32; spec §1.6)");
   const std::string given = "inputs.key_antiquant_scale / value_antiquant_scale";
-  if (x.p.in != ElemType::F16 || x.p.Sq <= 16)
-    fail(given + " with a " + elem_type_name(x.p.in) + " query and query S = " + str(x.p.Sq) + " (> 1) run the vendor's "
-         "separated prompt form (a bfloat16 query, S <= 16)" + std::string(kNotYet));
+  if (x.p.in == ElemType::BF16) return check_antiquant_prompt_msd_tensors(x);  // MSD (fia_check_antiquant_msd.cpp)
+  if (x.p.in != ElemType::F16)
+    fail(given + " with an " + elem_type_name(x.p.in) + " query: KV antiquantisation needs a float16 or bfloat16 query (spec §1.6)");
+  if (x.p.Sq <= 16)
+    fail(given + " with a float16 query and query S = " + str(x.p.Sq) + " <= 16: the separated prompt form needs a bfloat16 "
+         "query (spec §1.6; a float16 query with S > 16 takes them with page attention)");
   if (has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset"))
     fail("inputs.antiquant_scale and " + given + " are both given" + std::string(kNotYet));
   for (const char* side : {"key", "value"})
@@ -75,7 +78,7 @@ void check_separated(Ctx& x) {
 }  // namespace
 
 void check_antiquant_tensors(Ctx& x) {
-  if (x.decode()) return check_antiquant_decode_tensors(x);  // MSD (fia_check_antiquant_decode.cpp)
+  if (x.decode()) return check_antiquant_decode_tensors(x);  // MSD (fia_check_antiquant_msd.cpp)
   for (const char* name : kSeparated)
     if (has(x.c, name)) return check_separated(x);
   const bool s = has(x.c, "antiquant_scale"), o = has(x.c, "antiquant_offset");
@@ -84,8 +87,8 @@ void check_antiquant_tensors(Ctx& x) {
   const TensorEntry& st = single(x.c, "antiquant_scale");
   const std::string given = "inputs.antiquant_scale (" + elem_type_name(st.dtype) + " " + dims(shape_of(st)) + ")";
   if (x.p.in == ElemType::BF16)
-    fail(given + " with a bfloat16 query: the combined parameters are the float16 query's; a bfloat16 query takes "
-         "key_antiquant_scale and value_antiquant_scale (MSD)" + std::string(kNotYet));
+    fail(given + " with a bfloat16 query and query S > 1: the combined parameters are the float16 query's; a bfloat16 "
+         "query takes key_antiquant_scale and value_antiquant_scale (spec §1.6)");
   if (x.p.in != ElemType::F16)
     fail(given + " with an " + elem_type_name(x.p.in) + " query: KV antiquantisation needs a float16 query (spec §1.6)");
   if (st.dtype != ElemType::F16)
@@ -113,7 +116,7 @@ void check_antiquant_rules(Ctx& x) {
   if (p.D % 32 != 0)
     fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +
          " to be a multiple of 32 (D is 32-element aligned whenever int8 is involved; spec §1.6)");
-  if (p.antiquant.msd) return check_antiquant_decode_rules(x);
+  if (p.antiquant.msd) return x.decode() ? check_antiquant_decode_rules(x) : check_antiquant_prompt_msd_rules(x);
   if (p.kv == attn::KvStorage::List) fail("inputs.antiquant_scale with a tensor list key / value" + std::string(kNotYet));
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   if (paged && !p.antiquant.separated)

@@ -25,13 +25,17 @@ void check_kv_dtype(const Ctx& x, const std::string& label, ElemType t) {
          "exist\"; spec §1.6)");
   }
   if (t == x.p.in) return;
-  if (t == ElemType::I8 && (x.p.in == ElemType::F16 || (x.p.in == ElemType::BF16 && x.decode())))
-    fail(label + " dtype int8 with a " + elem_type_name(x.p.in) + " query is KV antiquantisation: it needs "
-         "inputs.antiquant_scale or inputs.key_antiquant_scale / value_antiquant_scale (spec §1.6)");
-  if (t == ElemType::I8 || t == ElemType::I4 || t == ElemType::I32)
-    fail(label + " dtype " + elem_type_name(t) + " with a " + elem_type_name(x.p.in) + " query is KV antiquantisation "
-         "(spec §1.6), not supported yet for int4 K / V nor for int8 with a bfloat16 query at query S > 1 (npusim runs int8 "
-         "K / V with a float16 query, and at query S = 1 with either query dtype through MSD)");
+  if (t == ElemType::I8 && x.p.in == ElemType::F16)
+    fail(label + " dtype int8 with a float16 query is KV antiquantisation: it needs inputs.antiquant_scale or "
+         "inputs.key_antiquant_scale / value_antiquant_scale (spec §1.6)");
+  if (t == ElemType::I8 && x.p.in == ElemType::BF16)
+    fail(label + " dtype int8 with a bfloat16 query is KV antiquantisation: it needs inputs.key_antiquant_scale and "
+         "inputs.value_antiquant_scale (the vendor: \"The key's dequant scale and the value's dequant scale should not be "
+         "null, when data type of query is bf16 and data type of key/value is int8\"; at query S = 1 also the combined "
+         "inputs.antiquant_scale)");
+  if (t == ElemType::I4 || t == ElemType::I32)
+    fail(label + " dtype " + elem_type_name(t) + " with a " + elem_type_name(x.p.in) + " query is int4 KV antiquantisation "
+         "(spec §1.6), not supported yet (npusim runs int8 K / V)");
   fail(label + " dtype " + elem_type_name(t) + " must equal the query dtype " + elem_type_name(x.p.in));
 }
 

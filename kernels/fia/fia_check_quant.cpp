@@ -11,7 +11,7 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet = " is not supported yet (npusim runs per-channel / per-tensor antiquant at query S > 1)";
+const char* const kNotYet = " is not supported yet (npusim runs per-channel / per-tensor antiquant with a float16 query at query S > 1)";
 
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
 // with query S > 1 (all of 0-5 with S = 1, MSD), equal except K per-channel (0) + V per-token (1) (spec §1.6).
@@ -39,6 +39,7 @@ void check_modes(const Ctx& x) {
            "key_ / value_antiquant parameters (the combined inputs.antiquant_scale takes attrs.antiquant_mode for both)");
     return;
   }
+  if (x.p.antiquant.msd) return;  // the bfloat16 separated form: modes 0 / 1 (fia_check_antiquant_msd.cpp)
   if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + ": KV antiquantisation with query S > 1" + kNotYet);
   if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + ": KV antiquantisation with query S > 1" + kNotYet);
 }

@@ -45,9 +45,12 @@ void check_full_quant_rules(const Ctx& x);
 // check_kv's dtype rule), the storage / D rules (from check_post_quant).
 void check_antiquant_tensors(Ctx& x);
 void check_antiquant_rules(Ctx& x);
-// ... at query S = 1, MSD (fia_check_antiquant_decode.cpp): modes 0-5, dtypes (stage 2); shapes, storage, limbs (end).
+// ... at query S = 1, MSD (fia_check_antiquant_msd.cpp): modes 0-5, dtypes (stage 2); shapes, storage, limbs (end).
 void check_antiquant_decode_tensors(Ctx& x);
 void check_antiquant_decode_rules(Ctx& x);
+// ... with a bfloat16 query and query S in 2..16 (the prompt kernel's MSD mode; same file).
+void check_antiquant_prompt_msd_tensors(Ctx& x);
+void check_antiquant_prompt_msd_rules(Ctx& x);
 
 // ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
 // The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).

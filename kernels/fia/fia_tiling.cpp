@@ -68,6 +68,8 @@ int64_t auto_kv_splits(const attn::AttnProblem& p, const sim::HwConfig& hw) {
 // blocks. npusim's blocks are multiples of 128 columns, so a block size the vendor rounds to another multiple
 // (a page size that does not divide it) cannot be matched exactly; the nearest multiple of 128 below is used.
 int64_t msd_block(const attn::AttnProblem& p) {
+  // The prompt kernel's MSD mode (query S <= 16; PFA AdjustCVTilingCVDiff): 512, or 1024 beyond 2048 KV without a mask.
+  if (p.Sq > 1) return p.mask == attn::MaskKind::None && max_skv(p) > 2048 ? 1024 : 512;
   int64_t s = p.G > 1 ? 1024 : 8192;
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   if (paged && p.block_size > 0 && p.block_size <= s) s = s / p.block_size * p.block_size;
@@ -85,15 +87,16 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   t.kv_buffers = 2;
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
   if (p.antiquant.msd) {  // the vendor's block, since MSD's bits depend on it: one K / V slot before a smaller block
+    if (p.Sq > 1) t.s1_block = 16;  // the prompt kernel's MSD mode: the whole query S (<= 16) in one block
     t.s2_block = std::min(msd_block(p), round_up(std::max<int64_t>(max_skv(p), 1), 128));
     if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
   }
-  if (p.Sq == 1)
+  if (p.Sq == 1 || p.antiquant.msd)
     while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
   if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
   while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
   while (p.Sq > 1 && t.s1_block > 32 && l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
-  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 ? 32 : t.s1_block);  // decode: s1 holds the G heads
+  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block);  // decode: s1 holds the G heads
   return t;
 }
 
@@ -123,8 +126,9 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
   // Spec Decisions: rows nobody computes read +inf (the vendor pre-fills lse); empty KV at query S = 1 -3.4e38.
   pl.outputs.empty_lse = pl.decode ? -3.4e38 : std::numeric_limits<double>::infinity();
-  // MSD: the vendor decode kernel casts an fp16 output with CAST_ROUND (msd_research.md §7).
-  if (p.antiquant.msd && p.out == ElemType::F16) pl.outputs.out_round = isa::RoundMode::ROUND;
+  // MSD: the vendor's decode kernel casts an fp16 output with CAST_ROUND (msd_research.md §7), its prompt kernel's
+  // MSD mode a bf16 output too (PFA prompt_flash_attention_s1s2_bns1_x910_base.h).
+  if (p.antiquant.msd && (p.out == ElemType::F16 || !pl.decode)) pl.outputs.out_round = isa::RoundMode::ROUND;
   attn::finish_plan(pl);
   return pl;
 }

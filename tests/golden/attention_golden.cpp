@@ -55,9 +55,10 @@ float widen(uint32_t bits, ElemType t) {
   return isa::f32_from_bits(bits);
 }
 
-// The final cast: MSD's fp16 output ties away (the vendor decode kernel's CAST_ROUND), else RINT.
+// The final cast: MSD's fp16 output (decode) and every prompt MSD output tie away (the vendor's CAST_ROUND), else RINT.
 RoundMode out_round(const AttnProblem& p) {
-  return p.antiquant.msd && p.out == ElemType::F16 ? RoundMode::ROUND : RoundMode::RINT;
+  const bool round = p.antiquant.msd && (p.out == ElemType::F16 || !p.incremental());  // prompt MSD: bf16 CAST_ROUND too
+  return round ? RoundMode::ROUND : RoundMode::RINT;
 }
 
 // ---- post-quantisation (int8 output; attention_golden.h "POST-QUANT") ----
@@ -361,18 +362,19 @@ std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float
 struct Msd {
   const AttnProblem& p;
   const AttnData& d;  // KvValues::Stored: the int8 K / V
-  int64_t b, n, n2;
+  int64_t b, n, n2, i;  // i: the logical query row (0 at query S = 1)
   float mask;
   int L;
   std::vector<float> s;  // limb weights s_0 = 1, s_i = s_{i-1} / E (scalar fp32 divisions)
-  float c1 = 127.0f, e = 254.0f, c2 = 1.0f / 127.0f;
+  float c1, e, c2;       // 127, 254, 1 / 127 (decode); 127.49, 254.98, 1 / 127.49 (prompt)
   // Per-row state of the query pre-processing.
   std::vector<std::vector<float>> q_limbs;
   float amax1 = 0, rq = 0, corr = 0;
   bool has_corr = false;
 
-  Msd(const AttnProblem& p_, const AttnData& d_, int64_t b_, int64_t n_)
-      : p(p_), d(d_), b(b_), n(n_), n2(n_ / p_.G), mask(p_.mask_value()), L(p_.antiquant.limbs) {
+  Msd(const AttnProblem& p_, const AttnData& d_, int64_t b_, int64_t n_, int64_t i_ = 0)
+      : p(p_), d(d_), b(b_), n(n_), n2(n_ / p_.G), i(i_), mask(p_.mask_value()), L(p_.antiquant.limbs),
+        c1(p_.antiquant.coef), e(p_.antiquant.expand), c2(1.0f / p_.antiquant.coef) {
     s.push_back(1.0f);
     for (int i = 1; i < L; ++i) s.push_back(s.back() / e);
   }
@@ -386,7 +388,7 @@ struct Msd {
     const bool ktok = p.antiquant.per_token(false);
     std::vector<float> qs(size_t(dw()), 0.0f);
     for (int64_t c = 0; c < p.D; ++c) {
-      const float qf = float(d.q(b, n, 0, c));
+      const float qf = float(d.q(b, n, i, c));
       qs[size_t(c)] = ktok ? qf : kscale(0, c) * qf;
     }
     if (ktok && p.antiquant.offset) rq = lane_row_sum(qs, VecMath{});
@@ -425,8 +427,8 @@ struct Msd {
         v = v * kscale(j, 0);
       }
       v = v * float(p.scale);
-      if (p.pse) v = v + float(d.pse(b, n, 0, j));
-      x[size_t(t)] = d.visible(b, 0, j) ? v : mask;
+      if (p.pse) v = v + float(d.pse(b, n, i, j));
+      x[size_t(t)] = d.visible(b, i, j) ? v : mask;
     }
     return x;
   }
@@ -491,15 +493,35 @@ struct Msd {
       }
       m = m_new;
     }
-    Partial r{std::vector<float>(size_t(p.Dv)), m, l};
+    return Partial{o, m, l};
+  }
+
+  // O / lden with V's per-channel parameters; `factor` (invalid-row correction with V per-channel: 0 for an invalid
+  // row, 1 otherwise) multiplies last.
+  std::vector<float> finish(const std::vector<float>& o, float lden, float factor = 1.0f, bool use_factor = false) const {
+    std::vector<float> r(size_t(p.Dv));
     const bool vchan = !p.antiquant.per_token(true);
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
-      float v = isa::hw_div(o[size_t(dv)], l);
+      float v = isa::hw_div(o[size_t(dv)], lden);
       if (vchan && p.antiquant.offset) v = v + voff(0, dv);
       if (vchan) v = v * vscale(0, dv);
-      r.o[size_t(dv)] = v;
+      if (vchan && use_factor) v = v * factor;
+      r[size_t(dv)] = v;
     }
     return r;
+  }
+
+  // One row's end without flash-decoding (kernel finish_rows): invalid rows (row_fix, m still the mask value) divide
+  // by +inf and get lse +inf; written to out / lse at physical row s.
+  void write(const Partial& pt, int64_t s_row, AttnGoldenOut& r) const {
+    const bool invalid = p.row_fix && pt.m == mask;
+    const std::vector<float> o = finish(pt.o, invalid ? kInf : pt.l, invalid ? 0.0f : 1.0f, p.row_fix);
+    for (int64_t dv = 0; dv < p.Dv; ++dv)
+      Unit::put(r.out, d.out_index(b, n, s_row, dv), op::elem_bytes(p.out),
+                p.post_quant.on ? post_quant_bits(p, d, n, dv, o[size_t(dv)]) : to_bits(o[size_t(dv)], p.out, out_round(p)));
+    float lse = isa::hw_ln(pt.l) + pt.m;
+    if (has_corr) lse = lse + corr;
+    Unit::put(r.lse, d.lse_index(b, n, s_row), 4, isa::f32_bits(invalid ? kInf : lse));
   }
 };
 
@@ -513,21 +535,40 @@ void msd_batch(const AttnProblem& p, const AttnData& d, int64_t b, int64_t s2_bl
     m.prepare_query();
     std::vector<Partial> parts;
     for (int64_t k = 0; k < ns; ++k) parts.push_back(m.split(k * nb / ns, (k + 1) * nb / ns, s2_block));
-    const Head none;
-    const Unit u{p, d, none, VecMath{}, b, n, p.mask_value()};
-    if (ns > 1) {
-      for (Partial& pt : parts) pt.m = m.has_corr ? pt.m + m.corr : pt.m;
-      combine(u, parts, r);
+    if (ns == 1) {
+      m.write(parts[0], 0, r);
       continue;
     }
-    const Partial& pt = parts[0];
-    for (int64_t dv = 0; dv < p.Dv; ++dv)
-      Unit::put(r.out, d.out_index(b, n, 0, dv), op::elem_bytes(p.out),
-                p.post_quant.on ? post_quant_bits(p, d, n, dv, pt.o[size_t(dv)]) : to_bits(pt.o[size_t(dv)], p.out, out_round(p)));
-    float lse = isa::hw_ln(pt.l) + pt.m;
-    if (m.has_corr) lse = lse + m.corr;
-    Unit::put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(lse));
+    for (Partial& pt : parts) {  // a split's partial: O / l with V's per-channel parameters, m with the lse term
+      pt.o = m.finish(pt.o, pt.l);
+      if (m.has_corr) pt.m = pt.m + m.corr;
+    }
+    const Head none;
+    combine(Unit{p, d, none, VecMath{}, b, n, p.mask_value()}, parts, r);
   }
+}
+
+// MSD with query S > 1 (the prompt kernel's MSD mode): per (b, n), units of s1_block physical rows from 0; each
+// computed row runs the unit's visited blocks (the union of its rows' bands) as one MSD row.
+void msd_prompt(const AttnProblem& p, const AttnData& d, int64_t s1_block, int64_t s2_block, AttnGoldenOut& r) {
+  AttnData raw = d;
+  raw.set_kv_values(op::attn::KvValues::Stored);
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t row0 = 0; row0 < p.Sq; row0 += s1_block) {
+        const std::vector<int64_t> rows = computed_rows(p, b, row0, std::min(row0 + s1_block, p.Sq));
+        if (rows.empty()) continue;
+        int64_t c_lo = std::numeric_limits<int64_t>::max(), c_hi = 0;
+        for (int64_t i : rows) {
+          const auto [lo, hi] = p.visible_cols(b, i);
+          c_lo = std::min(c_lo, lo), c_hi = std::max(c_hi, hi);
+        }
+        for (int64_t i : rows) {
+          Msd m(p, raw, b, n, i);
+          m.prepare_query();
+          m.write(m.split(c_lo / s2_block, (c_hi + s2_block - 1) / s2_block, s2_block), p.q_start(b) + i, r);
+        }
+      }
 }
 
 // Batch b at query S = 1: every head's row over ns splits of the nb score blocks (ns = 1: the prompt unit).
@@ -575,6 +616,10 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
     for (int64_t b = 0; b < p.B; ++b)
       for (int64_t n = 0; n < p.N && p.skv_eff(b) > 0; ++n)
         for (int64_t i = 0; i < p.act_q[size_t(b)]; ++i) Unit::put_stats(r, d.stat_index(b, n, i), -FLT_MAX, FLT_MAX);
+  }
+  if (p.antiquant.msd && !p.incremental()) {
+    msd_prompt(p, d, s1_block, s2_block, r);
+    return r;
   }
   if (p.incremental()) {  // decode: units are (b, KV head, split); the rows of a unit are independent heads
     for (int64_t b = 0; b < p.B; ++b) decode_batch(p, d, b, s2_block, kv_splits, r);

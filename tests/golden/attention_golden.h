@@ -61,6 +61,11 @@
 //   (* amax2 [+ r2] per-token V); O = first ? O_blk : O * alpha + O_blk.
 //   End: o = hw_div(O, l); per-channel V: [o = o + oV[dv]]; o = o * sV[dv]; out = o cast with ties away (fp16) / RINT
 //   (bf16) or post-quant; lse = (hw_ln(l) + m) [+ corr]. Flash-decoding: the combine above with m_k = m [+ corr].
+//   Invalid rows (row_fix, m = MASKVAL, no flash-decoding): o = hw_div(O, +inf), V per-channel as above, then o * 0;
+//   lse +inf. The constants are p.antiquant.coef / expand (127 / 254; the prompt kernel's 127.49 / 254.98).
+//   Query S > 1 (a bfloat16 query, the prompt kernel's MSD mode): per (b, n), units of s1_block physical rows from 0;
+//   each computed row i runs the unit's visited blocks (the union of its rows' bands) as one row above (q row i,
+//   visible(b, i, j), pse row i); L = 2; every output dtype ties away.
 #include <cstdint>
 
 #include "kernels/attention/attn_data.h"

@@ -236,7 +236,9 @@ inline void add_msd_antiquant(AttnCase& c, uint64_t seed) {
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   a.token_s = paged ? p.max_blocks * p.block_size : p.kv_s;
   const int64_t first = a.separated ? 1 : 2;
+  const bool prompt = p.Sq > 1;  // the prompt kernel's MSD mode: per-token (B, S), per-channel (KV_N, 1, D)
   auto shape_of_mode = [&](int m) -> std::vector<int64_t> {
+    if (prompt) return m == 1 ? std::vector<int64_t>{p.B, a.token_s} : std::vector<int64_t>{p.KV_N, 1, p.D};
     switch (m) {
       case 1: return {first, p.B, a.token_s};
       case 2: return {p.KV_N};

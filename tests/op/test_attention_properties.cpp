@@ -8,7 +8,8 @@
 //   FiaPrompt: dtypes, the four layouts, GQA, D, lengths and actual lengths, left padding, system prefix, paged
 //     (both cache layouts), tensor lists, mask tensors and sparse modes 0-4 with pre / next, pse, inner_precise
 //     0-3, softmax_lse, post-quantisation (per-tensor / per-channel, with / without offset), KV antiquantisation
-//     (int8 K / V, per-tensor / per-channel, with / without offset), tiling overrides.
+//     (int8 K / V, per-tensor / per-channel, with / without offset; a bfloat16 query with S <= 16 through MSD),
+//     tiling overrides.
 //   FiaDecode: query S = 1 with the same families (masks (B, 1, Skv), pse rows, page sizes 1-512, flash-decoding
 //     splits, empty KV batches) and KV antiquantisation through MSD (modes 0-5, K 0 / V 1, 2 / 3 limbs).
 //   FaVarLen: TND batches with zero lengths, GQA, D / Dv / rope Dr, sparse modes 0-4, 7, 8, local and global
@@ -166,6 +167,13 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   Draw ga{Rng{seed * 104729 + 11}};
   if (!decode && t == ElemType::F16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.prefix && ga.coin(0.6))
     c.p.antiquant = {true, ga.coin(0.4), ga.coin(0.6)};
+  // Prompt with a bfloat16 query and S <= 16: the prompt kernel's MSD mode (modes 0 / 1, the separated parameters).
+  if (!decode && t == ElemType::BF16 && Sq <= 16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.left_pad && !p.prefix &&
+      ga.coin(0.7)) {
+    AntiQuant& a = c.p.antiquant;
+    a.on = a.msd = a.separated = true, a.offset = ga.coin(0.6), a.k_mode = a.v_mode = int(ga.in(0, 1));
+    a.limbs = 2, a.coef = 127.49f, a.expand = 254.98f;
+  }
   // Decode: MSD over int8 K / V (modes 0-5, K 0 / V 1, separated or combined; no prefix / tensor list; inner_precise
   // 0 or 1 picks 3 or 2 limbs).
   if (decode && D % 32 == 0 && p.kv != KvStorage::List && !p.prefix && (!paged || p.block_size % 32 == 0) && ga.coin(0.5)) {

@@ -65,7 +65,7 @@ TEST(FiaAntiquant, KeyAndValueMustBeInt8) {
 
 TEST(FiaAntiquant, ABfloat16PromptQueryIsRejectedTheDecodeBranchRunsMsd) {
   expect_parts(parse_error(kN4, i8_kv("bfloat16") + scale({2, 256}, "bfloat16")),
-               {"inputs.antiquant_scale (bfloat16 [2, 256]) with a bfloat16 query", "key_antiquant_scale", "not supported yet"});
+               {"inputs.antiquant_scale (bfloat16 [2, 256]) with a bfloat16 query", "takes key_antiquant_scale"});
   const std::string decode = tensor("query", {2, 1, 256}) + tensor("key", {2, 128, 256}, "int8") +
                              tensor("value", {2, 128, 256}, "int8");
   const attn::AttnProblem p = parse(kN4, decode + scale());
@@ -121,12 +121,12 @@ TEST(FiaAntiquant, PageAttentionRulesOfTheVendor) {
   expect_parts(parse_error(kN4, i8_kv() + separated()), {"only with page attention", "antiquant scale is nullptr"});
   const std::string short_q = tensor("query", {2, 16, 256}) + tensor("key", {2, 128, 256}, "int8") +
                               tensor("value", {2, 128, 256}, "int8");
-  expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "not supported yet"});
+  expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "needs a bfloat16 query"});
   expect_parts(parse_error(kN4, i8_kv() + separated() + scale()), {"both given", "not supported yet"});
   expect_parts(parse_error(kN4, i8_kv() + separated("int8")), {"inputs.key_antiquant_scale dtype int8 is not allowed"});
 }
 
-// ---- query S = 1: MSD (fia_check_antiquant_decode.cpp) ----
+// ---- query S = 1: MSD (fia_check_antiquant_msd.cpp) ----
 const std::string kDec = "num_heads: 4, num_key_value_heads: 2, input_layout: BSND";  // D 64, KV_N 2, B 2, KV S 100
 std::string dec_qkv(const std::string& q = "float16") {
   return tensor("query", {2, 1, 4, 64}, q) + tensor("key", {2, 100, 2, 64}, "int8") + tensor("value", {2, 100, 2, 64}, "int8");
@@ -218,6 +218,37 @@ TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
   expect_parts(parse_error(kDec, tensor("query", {2, 1, 4, 64}) + tensor("key", {2, 100, 2, 64}, "int8") +
                                      tensor("value", {2, 100, 2, 64}, "int8")),
                {"int8 with a float16 query is KV antiquantisation", "key_antiquant_scale"});
+}
+
+// ---- query S in 2..16 with a bfloat16 query: the prompt kernel's MSD mode ----
+std::string bf_prompt(int64_t sq = 8) {
+  return tensor("query", {2, sq, 256}, "bfloat16") + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "int8");
+}
+
+TEST(FiaAntiquantMsd, ABfloat16PromptQueryTakesTheSeparatedParametersUpToS16) {
+  attn::AttnProblem p = parse(kN4, bf_prompt() + sep({4, 1, 64}, "bfloat16", {4, 64}, "bfloat16", true));
+  EXPECT_TRUE(p.antiquant.msd && p.antiquant.separated && p.antiquant.offset);
+  EXPECT_EQ(p.antiquant.limbs, 2);
+  EXPECT_EQ(p.antiquant.coef, 127.49f);
+  EXPECT_EQ(p.antiquant.expand, 254.98f);
+  p = parse(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1", bf_prompt(16) + sep({2, 128}, "float32", {2, 128}, "float32"));
+  EXPECT_EQ(p.antiquant.k_mode, 1);
+  EXPECT_EQ(p.antiquant.token_s, 128);
+  expect_parts(parse_error(kN4, bf_prompt(17) + sep({4, 64}, "bfloat16", {4, 64}, "bfloat16")),
+               {"query S = 17", "<= 16", "dequant scale is enabled"});
+  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 0, value_antiquant_mode: 1", bf_prompt() + sep({4, 64}, "bfloat16", {2, 128}, "float32")),
+               {"must both be 0", "only support per-token and per-channel"});
+  expect_parts(parse_error(kN4, bf_prompt() + sep({4, 64}, "float16", {4, 64}, "float16")),
+               {"dtype float16 must be bfloat16 in per-channel mode"});
+  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1", bf_prompt() + sep({2, 127}, "float32", {2, 127}, "float32")),
+               {"inputs.key_antiquant_scale has shape [2, 127]", "[2, 128]", "per-token mode"});
+  expect_parts(parse_error(kN4, bf_prompt() + sep({1, 4, 64}, "bfloat16", {1, 4, 64}, "bfloat16")),
+               {"has shape [1, 4, 64]", "[4, 64] or [4, 1, 64] or [256]"});
+  expect_parts(parse_error(kN4, bf_prompt()), {"int8 with a bfloat16 query", "should not be null"});
+  const std::string list = tensor("query", {2, 8, 256}, "bfloat16") +
+                           "  key: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n" +
+                           "  value: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n";
+  expect_parts(parse_error(kN4, list + sep({4, 64}, "bfloat16", {4, 64}, "bfloat16")), {"tensorlist is not supported"});
 }
 
 }  // namespace

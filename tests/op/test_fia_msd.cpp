@@ -2,7 +2,8 @@
 // against the golden model's MSD path (tests/golden/attention_golden.h "MSD") and within the accuracy policy
 // against the fp64 reference over exactly dequantised K / V, over spec §1.6's modes 0-5 and K0 / V1, symmetric and
 // asymmetric, separated and combined parameters, fp16 / bf16 queries, GQA, dense / paged caches (both layouts,
-// shuffled tables), flash-decoding splits, masks, pse, lse and 2 / 3 limbs.
+// shuffled tables), flash-decoding splits, masks, pse, lse and 2 / 3 limbs; and the prompt kernel's MSD mode (a
+// bfloat16 query with S <= 16: per-channel / per-token, causal and mask tensors, pse, actual lengths, invalid rows).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -33,7 +34,8 @@ TEST_P(FiaMsd, BitExactAgainstGoldenAndAccurate) {
   EXPECT_EQ(p.antiquant.v_mode, ac.p.antiquant.v_mode);
   EXPECT_EQ(p.antiquant.per_tensor, ac.p.antiquant.per_tensor);
   EXPECT_EQ(p.antiquant.offset, ac.p.antiquant.offset);
-  EXPECT_EQ(p.antiquant.limbs, p.inner_precise == 0 ? 3 : 2);
+  EXPECT_EQ(p.antiquant.limbs, p.Sq == 1 && p.inner_precise == 0 ? 3 : 2);
+  EXPECT_EQ(p.antiquant.coef, ac.p.antiquant.coef);
   const attn::Plan plan = plan_of(c, p);
   if (mc.want_fd) {
     EXPECT_TRUE(plan.has_splits()) << "kv_splits " << plan.t.kv_splits;
@@ -46,14 +48,23 @@ struct Modes {
   bool per_tensor = false, offset = true, separated = true;
 };
 
-// A decode problem with int8 K / V and MSD parameters of the given modes.
+// A problem with int8 K / V and MSD parameters of the given modes: decode (IFA: 127 / 254, 2 or 3 limbs) or, with
+// query S > 1, the prompt kernel's MSD mode (PFA: 127.49 / 254.98, 2 limbs, the separated parameters).
 attn::AttnProblem msd(attn::AttnProblem p, Modes m) {
   p.antiquant = {};
   p.antiquant.on = p.antiquant.msd = true;
   p.antiquant.k_mode = m.k, p.antiquant.v_mode = m.v;
   p.antiquant.per_tensor = m.per_tensor, p.antiquant.offset = m.offset, p.antiquant.separated = m.separated;
-  p.antiquant.limbs = p.inner_precise == 0 ? 3 : 2;
+  p.antiquant.limbs = p.Sq == 1 && p.inner_precise == 0 ? 3 : 2;
+  if (p.Sq > 1) p.antiquant.coef = 127.49f, p.antiquant.expand = 254.98f, p.antiquant.separated = true;
   p.lse = true;
+  return p;
+}
+attn::AttnProblem prompt(int64_t B, int64_t N, int64_t KV_N, int64_t Sq, int64_t Skv, int64_t D, Layout l) {
+  return dense_problem(B, N, KV_N, Sq, Skv, D, l, ElemType::BF16);
+}
+attn::AttnProblem causal(attn::AttnProblem p) {  // sparse_mode 3 with the compressed mask
+  p.sparse_mode = 3, p.mask = MaskKind::Compressed, p.mask_sq = p.mask_skv = 2048;
   return p;
 }
 
@@ -61,6 +72,7 @@ AttnCase make(attn::AttnProblem p, uint64_t seed, const std::function<void(AttnC
   AttnCase c;
   c.p = std::move(p);
   fill(c, seed);
+  if (c.p.mask == MaskKind::Compressed) c.mask = triu_mask();
   add_msd_antiquant(c, seed);
   if (post) post(c);
   return c;
@@ -166,6 +178,33 @@ std::vector<KernelCase> cases() {
     p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
     return make(msd(p, {3, 3}), 353);
   }, {.tiling = "kv_splits: 2"});
+  // Query S in 2..16 with a bfloat16 query: the prompt kernel's MSD mode (per-channel (KV_N, 1, D) bf16 / per-token
+  // (B, S) fp32 separated parameters; 127.49 / 254.98, 2 limbs, CAST_ROUND output), prompt units of 16 rows.
+  add("PromptPerChannelOffsetBsndGqa4", [] { return make(msd(prompt(2, 8, 2, 8, 600, 128, Layout::BSND), {0, 0}), 360); });
+  add("PromptPerTokenOffsetCausalSq16", [] { return make(msd(causal(prompt(2, 4, 2, 16, 700, 128, Layout::BSH)), {1, 1}), 361); });
+  add("PromptPerChannelMaskPseBnsdSq5", [] {
+    auto p = prompt(2, 4, 1, 5, 300, 64, Layout::BNSD);
+    p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 5, p.mask_skv = 300;
+    p.pse = true, p.pse_b = 2, p.pse_sq = 5, p.pse_skv = 300;
+    return make(msd(p, {0, 0, false, false}), 362);
+  });
+  add("PromptPerTokenActualLengthsSq2", [] {
+    auto p = prompt(3, 8, 2, 2, 400, 64, Layout::BSND);
+    p.act_q = {2, 1, 2}, p.act_kv = {400, 133, 1};
+    return make(msd(p, {1, 1}), 363);
+  }, {.lengths = true});
+  add("PromptInvalidRowsRowFixPerChannelOffset", [] {
+    auto p = prompt(2, 4, 2, 6, 300, 64, Layout::BSND);
+    p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 6, p.mask_skv = 300, p.inner_precise = 2, p.row_fix = true;
+    return make(msd(p, {0, 0}), 364, [](AttnCase& c) {
+      for (int64_t j = 0; j < 300; ++j) c.mask.set(2 * 300 + j, 1.0), c.mask.set(6 * 300 + 5 * 300 + j, 1.0);  // rows b0 i2, b1 i5
+    });
+  });
+  add("PromptLongKvNoMaskBlock1024", [] { return make(msd(prompt(1, 2, 1, 3, 2600, 128, Layout::BSND), {1, 1}), 365); });
+  add("PromptPostQuantInt8Out", [] {
+    return make(msd(causal(prompt(2, 4, 2, 12, 300, 64, Layout::BSND)), {0, 0}), 366,
+                [](AttnCase& c) { add_post_quant(c, false, true, 66, 20, 400, true); });
+  });
   add("PostQuantPerChannelInt8Out", [] {
     return make(msd(dec(2, 4, 2, 300, 64, Layout::BSND), {0, 0}), 354, [](AttnCase& c) { add_post_quant(c, true, true, 55); });
   });

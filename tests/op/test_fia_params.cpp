@@ -84,7 +84,7 @@ TEST(FiaKv, DtypeMustEqualTheQueryAndInt8NeedsTheAntiquantScale) {
                                       "needs inputs.antiquant_scale"});
   const std::string bf_i8 = tensor("query", {2, 64, 256}, "bfloat16") + tensor("key", {2, 128, 256}, "int8") +
                             tensor("value", {2, 128, 256}, "int8");
-  expect_parts(parse_error(kN4, bf_i8), {"inputs.key dtype int8 with a bfloat16 query", "not supported yet"});
+  expect_parts(parse_error(kN4, bf_i8), {"inputs.key dtype int8 with a bfloat16 query", "needs inputs.key_antiquant_scale"});
 }
 
 TEST(FiaKv, KeyShapeMustHoldKvHeadsOfDInTheQueryLayout) {

@@ -196,9 +196,9 @@ TEST(FiaPrefix, NotWithPagesOrLists) {
 }
 
 TEST(FiaQuant, SeparatedAntiquantTensorsAreCheckedThenRejected) {
-  // The full rules: test_fia_antiquant_params.cpp. The prompt branch's bfloat16 separated form is not supported yet.
+  // The full rules: test_fia_antiquant_params.cpp. The prompt branch's bfloat16 separated form needs query S <= 16.
   for (const char* name : {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"}) {
-    expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor(name, {1}, "float32")), {"bfloat16 query", "not supported yet"});
+    expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor(name, {1}, "float32")), {"query S = 64", "must be <= 16"});
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "int8")),
                  {std::string("inputs.") + name + " dtype int8", "is not allowed"});
   }

@@ -1,8 +1,11 @@
-// FIA parameter checks: KV antiquantisation at query S = 1, which the vendor's decode kernel runs through MSD (int8
-// limbs of the query; kernels/attention/msd_block.cpp). Modes, dtypes and shapes of spec §1.6 and of the IFA tiling
-// checks (hicann/ops-transformer c29bc10, attention/incre_flash_attention/op_host/incre_flash_attention_tiling*.cpp;
-// kernels/fia/msd_research.md §8 quotes their messages): the tensors and modes at stage 2, the shapes that need the
-// batch, the page cache and the lengths at the end.
+// FIA parameter checks: KV antiquantisation through MSD (int8 limbs of the query; kernels/attention/msd_block.cpp):
+// at query S = 1 the vendor's decode kernel (modes, dtypes and shapes of spec §1.6 and of the IFA tiling checks,
+// hicann/ops-transformer c29bc10, attention/incre_flash_attention/op_host/incre_flash_attention_tiling*.cpp;
+// kernels/fia/msd_research.md §8 quotes their messages), and with a bfloat16 query and S <= 16 the prompt kernel's
+// MSD mode (PFA tiling prompt_flash_attention_tiling.cpp CheckIOType and its MSD block, lines 4895-4900 and
+// 5218-5438; the messages below quote it). The tensors and modes at stage 2, the shapes that need the batch, the
+// page cache and the lengths at the end.
+#include <algorithm>
 #include <set>
 
 #include "kernels/fia/fia_checks.h"
@@ -105,6 +108,63 @@ void check_antiquant_decode_tensors(Ctx& x) {
     fail("attrs.key_antiquant_mode = 0 with attrs.value_antiquant_mode = 1 (K per-channel, V per-token) needs a float16 "
          "query, not " + elem_type_name(x.p.in) + " (aclnnFusedInferAttentionScoreV2: int8 KV in this mode allows only "
          "fp16 query and output)");
+}
+
+// ---- query S in 2..16, bfloat16 query, the separated parameters: the prompt kernel's MSD mode ----
+
+void check_antiquant_prompt_msd_tensors(Ctx& x) {
+  attn::AntiQuant& a = x.p.antiquant;
+  if (x.p.Sq > 16)
+    fail("query S = " + str(x.p.Sq) + " with inputs.key_antiquant_scale / value_antiquant_scale and a bfloat16 query must "
+         "be <= 16 (the vendor: \"S of query is larger than 16, when the key/value's dequant scale is enabled\"; spec §1.6)");
+  for (const char* side : {"key", "value"})
+    if (!has(x.c, std::string(side) + "_antiquant_scale"))
+      fail("inputs." + std::string(side) + "_antiquant_scale is missing (the vendor: \"Shape of the key's dequant scale or "
+           "the shape of the value's dequant scale is null\")");
+  if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
+    fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
+  const int64_t km = attr_int(x.c, "key_antiquant_mode", 0), vm = attr_int(x.c, "value_antiquant_mode", 0);
+  if (km != vm || (km != 0 && km != 1))
+    fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) + " must both be 0 "
+         "(per-channel) or both 1 (per-token) with query S > 1 (the vendor: \"the key/value's quant mode only support "
+         "per-token and per-channel when the key/value's dequant scale is enabled\")");
+  a = {};
+  a.on = a.msd = a.separated = true;
+  a.k_mode = a.v_mode = int(km);
+  a.offset = has(x.c, "key_antiquant_offset");
+  a.limbs = 2, a.coef = 127.49f, a.expand = 254.98f;  // PFA x910 base: msdAntiqCoeff1 / msdAntiqExpandCoeff, 2 limbs
+  a.k_dtype = single(x.c, "key_antiquant_scale").dtype, a.v_dtype = single(x.c, "value_antiquant_scale").dtype;
+  const ElemType want = km == 1 ? ElemType::F32 : ElemType::BF16;
+  for (const char* name : {"key_antiquant_scale", "value_antiquant_scale", "key_antiquant_offset", "value_antiquant_offset"})
+    if (has(x.c, name) && single(x.c, name).dtype != want)
+      fail(std::string("inputs.") + name + " dtype " + elem_type_name(single(x.c, name).dtype) + " must be " +
+           elem_type_name(want) + " in " + (km == 1 ? "per-token" : "per-channel") + " mode (the vendor: \"... is not " +
+           (km == 1 ? "float32 in pertoken" : "bf16 in per-channel") + " mode\"; spec §1.6)");
+  check_offset(x, "key_antiquant_scale", "key_antiquant_offset");
+  check_offset(x, "value_antiquant_scale", "value_antiquant_offset");
+}
+
+void check_antiquant_prompt_msd_rules(Ctx& x) {
+  attn::AttnProblem& p = x.p;
+  attn::AntiQuant& a = p.antiquant;
+  const std::string who = " is not supported when the key/value's dequant scale is enabled";
+  if (p.kv == attn::KvStorage::List) fail("a tensor-list key / value (the vendor: \"tensorlist" + who + "\")");
+  if (p.left_pad) fail("left padding (inputs.query_padding_size / kv_padding_size; the vendor: \"LeftPadding" + who + "\")");
+  if (p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD)
+    fail("inputs.block_table (page attention) with inputs.key_antiquant_scale, a bfloat16 query and query S > 1 (spec §1.6: "
+         "not with page attention; the vendor has no such kernel)");
+  if (p.prefix) fail("inputs.key_antiquant_scale with a shared prefix (inputs.key_shared_prefix): not supported yet");
+  // Shapes: per-token (B, S) with the key's S; per-channel (N, D), (N, 1, D) or (H) of the KV heads.
+  const std::vector<std::vector<int64_t>> ok =
+      a.k_mode == 1 ? std::vector<std::vector<int64_t>>{{p.B, p.kv_s}}
+                    : std::vector<std::vector<int64_t>>{{p.KV_N, p.D}, {p.KV_N, 1, p.D}, {p.KV_N * p.D}};
+  for (const char* name : {"key_antiquant_scale", "value_antiquant_scale"}) {
+    const std::vector<int64_t> shape = shape_of(single(x.c, name));
+    if (std::find(ok.begin(), ok.end(), shape) == ok.end())
+      fail(std::string("inputs.") + name + " has shape " + dims(shape) + " but must be " + list_shapes(ok) + " in " +
+           (a.k_mode == 1 ? "per-token mode (B, the key's S)" : "per-channel mode (KV heads, D)") + " with query S > 1 (spec §1.6)");
+  }
+  a.token_s = a.k_mode == 1 ? p.kv_s : 0;
 }
 
 void check_antiquant_decode_rules(Ctx& x) {
