@@ -55,7 +55,7 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
     require_size(t_.key_rope, (p_.layout == Layout::TND ? 1 : p_.B) * p_.kv_s * p_.KV_N * p_.Dr, "key_rope");
   }
   if (p_.antiquant.on) {
-    require(p_.Dv == p_.D && !p_.prefix, "KV antiquantisation needs Dv = D and no shared prefix");
+    require(p_.Dv == p_.D && (!p_.prefix || p_.antiquant.msd), "KV antiquantisation needs Dv = D (and no shared prefix but with MSD)");
     for (const bool value : {false, true}) {
       // Every element the mode can address: the last index of the tensor's (K's or V's) part, plus one (per-token
       // parameters of an empty K / V: nothing).
@@ -157,6 +157,7 @@ const HostTensor* AttnData::antiquant_param(bool value, bool offset) const {
 
 AttnData::KvPos AttnData::kv_pos(int64_t b, int64_t j) const {
   KvPos r;
+  if (j < p_.prefix_len) return {j, -1};  // a prefix row (its own dense tensor)
   r.tok = p_.kv_start(b) + j - p_.prefix_len;
   if (p_.kv == KvStorage::PagedBsH || p_.kv == KvStorage::PagedNBsD)
     r.blk = int64_t(at(*t_.block_table, b * p_.max_blocks + r.tok / p_.block_size, "block_table"));

@@ -96,9 +96,9 @@ class AttnData {
                int64_t j, int64_t d) const;
   double dequant(double stored, bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const;  // KvValues applied
   struct KvPos {
-    int64_t tok = 0, blk = -1;  // physical row of batch b's own K / V; its page (paged storage)
+    int64_t tok = 0, blk = -1;  // physical row of batch b's own K / V (or of the prefix); its page (paged storage)
   };
-  KvPos kv_pos(int64_t b, int64_t j) const;  // j >= prefix_len
+  KvPos kv_pos(int64_t b, int64_t j) const;
   const HostTensor* antiquant_param(bool value, bool offset) const;        // K's / V's scale or offset tensor
   KvValues kv_values_ = KvValues::Exact;
   void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,

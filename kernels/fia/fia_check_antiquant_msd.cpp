@@ -170,8 +170,11 @@ void check_antiquant_prompt_msd_rules(Ctx& x) {
 void check_antiquant_decode_rules(Ctx& x) {
   attn::AttnProblem& p = x.p;
   attn::AntiQuant& a = p.antiquant;
-  if (p.kv == attn::KvStorage::List) fail("KV antiquantisation with a tensor list key / value" + std::string(kNotYet));
-  if (p.prefix) fail("KV antiquantisation with a shared prefix (inputs.key_shared_prefix)" + std::string(kNotYet));
+  // A tensor list takes every mode without pages; a shared prefix the per-channel / per-tensor ones (the per-token
+  // index of a prefix row is not documented).
+  if (p.prefix && (a.per_token(false) || a.per_token(true)))
+    fail("KV antiquantisation with a shared prefix (inputs.key_shared_prefix) and per-token parameters (key / value mode " +
+         str(a.k_mode) + " / " + str(a.v_mode) + ")" + std::string(kNotYet));
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   for (const int m : {a.k_mode, a.v_mode})
     if (m >= 4 && !paged)

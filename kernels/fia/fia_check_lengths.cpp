@@ -134,9 +134,9 @@ void check_prefix(Ctx& x) {
   const TensorEntry& kp = single(x.c, "key_shared_prefix");
   const TensorEntry& vp = single(x.c, "value_shared_prefix");
   for (const TensorEntry* t : {&kp, &vp})
-    if (t->dtype != p.in)
+    if (t->dtype != p.kv_in())
       fail("inputs." + t->name + " dtype " + elem_type_name(t->dtype) + " must equal the key dtype " +
-           elem_type_name(p.in));
+           elem_type_name(p.kv_in()));
   p.prefix_s = kv_layout_rows(x, "inputs.key_shared_prefix", shape_of(kp), 1);
   same_shape("inputs.value_shared_prefix", shape_of(vp), "inputs.key_shared_prefix", shape_of(kp));
   p.prefix = true;

@@ -75,7 +75,7 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
     w.file("atten_mask", m, dtype_name(x.mask_dtype), "mask");
   }
   if (paged) w.file("block_table", c.bt, "int32");
-  if (p.prefix) w.file("key_shared_prefix", c.kp, in, "kp").file("value_shared_prefix", c.vp, in, "vp");
+  if (p.prefix) w.file("key_shared_prefix", c.kp, kv, "kp").file("value_shared_prefix", c.vp, kv, "vp");
   if (p.left_pad) {
     HostTensor qp = HostTensor::zeros(ElemType::I64, {1}), kp = HostTensor::zeros(ElemType::I64, {1});
     qp.set(0, double(p.q_pad)), kp.set(0, double(p.kv_pad));

@@ -211,6 +211,10 @@ TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
                {"attrs.inner_precise = 2", "precision mode should be 0 or 1"});
   expect_parts(parse_error(modes(0, 0), dec_qkv() + tensor("key_antiquant_scale", {1, 128})),
                {"inputs.value_antiquant_scale is missing"});
+  const std::string prefix = tensor("key_shared_prefix", {1, 30, 2, 64}, "int8") + tensor("value_shared_prefix", {1, 30, 2, 64}, "int8");
+  EXPECT_TRUE(parse(modes(0, 0), dec_qkv() + prefix + sep({1, 128}, "float16", {1, 128}, "float16")).prefix);
+  expect_parts(parse_error(modes(1, 1), dec_qkv() + prefix + sep({1, 2, 100}, "float32", {1, 2, 100}, "float32")),
+               {"shared prefix", "per-token", "not supported yet"});
   expect_parts(parse_error(modes(0, 0), dec_qkv() + sep({1, 128}, "float16", {1, 128}, "float16") +
                                             tensor("key_antiquant_offset", {1, 128}, "float32") +
                                             tensor("value_antiquant_offset", {1, 128})),

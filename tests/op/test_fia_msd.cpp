@@ -149,6 +149,27 @@ std::vector<KernelCase> cases() {
     p.inner_precise = 0;
     return make(msd(p, {0, 0}), 333);
   });
+  // Tensor-list K / V (every dense mode) and a shared prefix (per-channel / per-tensor modes).
+  add("TensorListPerTokenOffset", [] {
+    auto p = dec(3, 4, 2, 600, 64, Layout::BSND);
+    p.kv = KvStorage::List, p.list_s = {100, 600, 257}, p.act_kv = {100, 600, 257};
+    return make(msd(p, {1, 1}), 370);
+  }, {.tiling = "kv_splits: 2"});
+  add("TensorListPerTensorHead", [] {
+    auto p = dec(2, 8, 2, 300, 128, Layout::BSH);
+    p.kv = KvStorage::List, p.list_s = {300, 77}, p.act_kv = {300, 77};
+    return make(msd(p, {2, 2}), 371);
+  });
+  add("SharedPrefixPerChannelOffsetLse", [] {
+    auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
+    p.prefix = true, p.prefix_s = 200, p.prefix_len = 150, p.act_kv = {300, 5};
+    return make(msd(p, {0, 0}), 372);
+  }, {.tiling = "kv_splits: 3, s2_block: 128"});
+  add("SharedPrefixPerTensorBf16", [] {
+    auto p = dec(1, 8, 1, 500, 128, Layout::BSH, ElemType::BF16);
+    p.prefix = true, p.prefix_s = 300, p.prefix_len = 300;
+    return make(msd(p, {0, 0, true, false}), 373);
+  });
   // Flash-decoding: the partials carry V's per-channel parameters and the K offset's lse term in m.
   add("SplitsPerChannelOffsetLse", [] { return make(msd(dec(1, 8, 2, 1500, 128, Layout::BSND), {0, 0}), 340); },
       {.tiling = "kv_splits: 3, s2_block: 128"});
