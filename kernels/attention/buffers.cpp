@@ -43,7 +43,7 @@ void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) 
   }
   u.ch_half = uint64_t(std::max(dw, dv) * 2);
   if (kch || vch) u.ch_raw = b.take(2 * int64_t(u.ch_half));
-  u.c127 = b.take(std::max<int64_t>(u.hm, 64) * kF32);
+  u.coef = b.take(std::max<int64_t>(u.hm, 64) * kF32);
   // One region under the MSD load protocol (kMsdFree): the L limb tiles of a score sub-tile, the limbs 1.. of an O
   // chunk (limb 0 goes straight to the chunk's fp32 rows; whole 8-row broadcast groups) or a query chunk (as
   // loaded, A, R).

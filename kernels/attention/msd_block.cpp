@@ -1,14 +1,17 @@
-// MSD antiquant decode on the AIVs (vec_blocks.h; p.antiquant.msd): the vendor's decode kernel never dequantises
-// int8 K / V. It splits each query row into L int8 limbs, the cube multiplies them with int8 K into int32, and the
-// vector unit recombines; P is split the same way for P V. The order of operations is the vendor's
-// (hicann/ops-transformer c29bc10, incre_flash_attention_split_Bbn2s2_Us2.h; kernels/fia/msd_research.md §2-§7
-// with its line numbers), one vector instruction per step:
+// MSD antiquant on the AIVs (vec_blocks.h; p.antiquant.msd): the vendor's decode kernel (and its prompt kernel's MSD
+// mode) never dequantises int8 K / V. It splits each query row into L int8 limbs, the cube multiplies them with
+// int8 K into int32, and the vector unit recombines; P is split the same way for P V. The order of operations is
+// the vendor's (hicann/ops-transformer c29bc10, incre_flash_attention_split_Bbn2s2_Us2.h; kernels/fia/msd_research.md
+// §2-§7 with its line numbers), one vector instruction per step; c = p.antiquant.coef (127; prompt 127.49) and
+// E = p.antiquant.expand (254; prompt 254.98):
 //   query (once per unit): qs = q * scaleK (per-channel family; per-token K: q); amax1 = max |qs|;
-//     A = qs * (127 / amax1); limb i = s8(f16(R_i)), R_i = round half away (A_i), A_{i+1} = (A_i - R_i) * 254.
-//   scores: S = C_0 + C_1 s_1 + ... (s_i = s_{i-1} / 254), * 1/127, * amax1; per-token K: + rq * offK[t] (rq = the
+//     A = qs * (c / amax1); limb i = s8(f16(R_i)), R_i = round half away (A_i), A_{i+1} = (A_i - R_i) * E.
+//   scores: S = C_0 + C_1 s_1 + ... (s_i = s_{i-1} / E), * 1/c, * amax1; per-token K: + rq * offK[t] (rq = the
 //     query's row sum), * scaleK[t]; then the usual scale / pse / mask / online softmax.
-//   P V: per-channel V: X = P * 127; per-token V: X = P * scaleV[t], r2 = rowsum(X * offV[t]), amax2 = max |X|,
-//     X = X * (127 / amax2); limbs of X as above; O_blk = combine (* amax2, + r2 for per-token V).
+//   P V: per-channel V: X = P * c; per-token V: X = P * scaleV[t], r2 = rowsum(X * offV[t]), amax2 = max |X|,
+//     X = X * (c / amax2); limbs of X as above; O_blk = combine (* amax2, + r2 for per-token V).
+// Limb-major rows: limb i of the unit's query row r is row i * rows + r of every cube operand and result (rows: the
+// unit's computed rows, the G heads at query S = 1).
 //   end: O / l, then per-channel V: (O + offV) * scaleV. The K per-channel offset only moves the lse (+ cK * scale,
 //     cK = rowsum(qs * offK)), and only with softmax_lse_flag.
 // Where the vendor fuses (FusedMulAdd for per-token offsets) this kernel multiplies, then adds (two roundings;
@@ -44,7 +47,7 @@ void VecBlocks::reduce_rows(const UbRows& x, Addr dst, VRedOp op) {
 }
 
 // The limbs of rows a (fp32, modified): r = round half away (a) (fp32), h16 = f16(r), limb i = s8(h16) at dst8 +
-// i * rows * width; then a = (a - r) * 254 for the next.
+// i * rows * width; then a = (a - r) * E for the next.
 void VecBlocks::msd_limbs(const UbRows& a, Addr r, Addr h16, Addr dst8) {
   const int64_t n = a.rows * a.width;
   for (int64_t i = 0; i < pl_.msd.limbs; ++i) {
@@ -58,7 +61,7 @@ void VecBlocks::msd_limbs(const UbRows& a, Addr r, Addr h16, Addr dst8) {
   }
 }
 
-// dst = fp32(C_0) + fp32(C_i) * s_i (i = 1 ..), then * 1/127: C_0 at c0 (may be dst: converted in place), C_i at
+// dst = fp32(C_0) + fp32(C_i) * s_i (i = 1 ..), then * 1/c: C_0 at c0 (may be dst: converted in place), C_i at
 // rest + (i - 1) n (int32 tiles of n, converted in place).
 void VecBlocks::msd_combine(Addr c0, Addr rest, Addr dst, int64_t n) {
   ops_.cast(DType::F32, DType::I32, dst, c0, n);
@@ -129,7 +132,7 @@ void VecBlocks::msd_query(const WorkUnit& u, int64_t mi) {
 // Query rows [a + r0, a + r0 + r) of the unit (this AIV's rows r0 ..).
 void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t r0, int64_t r) {
   const AntiQuant& aq = p_.antiquant;
-  const int64_t D = p_.D, dw = pl_.msd.dw, G = u.r_hi - u.r_lo, n = r * dw;  // G: the unit's limb-major row stride
+  const int64_t D = p_.D, dw = pl_.msd.dw, stride = u.r_hi - u.r_lo, n = r * dw;  // stride: limb-major rows
   const bool ktok = aq.per_token(false), kscalar = aq.scalar(false);
   tile::wait(c_, kMsdFree);
   c_.issue(tile::copy_in({c_.gm(pl_.gm.query, row_q_elem(pl_, u, u.r_lo + a + r0) * uint64_t(bytes_of(pl_.in))), pl_.in, r,
@@ -152,7 +155,7 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   }
   ops_.unary(VUnaryOp::Abs, DType::F32, qr.at, qa.at, n);
   reduce_rows(qr, amax1, VRedOp::Max);
-  ops_.binary(VBinOp::Div, DType::F32, ub(L_.tmp), ub(L_.c127), amax1, r);
+  ops_.binary(VBinOp::Div, DType::F32, ub(L_.tmp), ub(L_.coef), amax1, r);
   ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.obrcb), r);
   ops_.row_bcast(qa, ub(L_.obrcb), VBinOp::Mul, D);
   tile::wait(c_, kCastFree.at(pbi_));
@@ -161,7 +164,7 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   tile::handover(c_, kCastFull.at(pbi_));
   const Addr q_gm = ws(pl_.ws_q(c_.block_idx(), mi));
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
-    c_.issue(tile::copy_out({ub(L_.pb[pbi_], i * n), DType::I8, r, dw}, {tile::plus(q_gm, (i * G + a + r0) * D), DType::I8, r, D, D}));
+    c_.issue(tile::copy_out({ub(L_.pb[pbi_], i * n), DType::I8, r, dw}, {tile::plus(q_gm, (i * stride + a + r0) * D), DType::I8, r, D, D}));
   tile::set(c_, kCastFree.at(pbi_));
   pbi_ ^= 1;
 }
@@ -203,9 +206,8 @@ void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r,
   ops_.row_vec(x, ub(L_.tok[0]), VBinOp::Mul, cols);
 }
 
-// P (x, fp32, pad columns 0) -> its L int8 limbs -> workspace P slot s % 2, rows i * stride + row (stride: the unit's
-// computed rows); per-token V also keeps
-// amax2 and r2 of rows [lr, lr + r) for V2 (step parity).
+// P (x, fp32, pad columns 0) -> its L int8 limbs -> workspace P slot s % 2, rows i * stride + row (stride: the
+// unit's computed rows); per-token V also keeps amax2 and r2 of rows [lr, lr + r) for V2 (step parity).
 void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r) {
   const int64_t n = x.rows * x.width, ai = s % 2;
   const UbRows t0{ub(L_.limb), DType::F32, r, x.width};
@@ -219,7 +221,7 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t st
     }
     ops_.unary(VUnaryOp::Abs, DType::F32, t0.at, x.at, n);
     reduce_rows(t0, ub(L_.amax2[ai], lr * 4), VRedOp::Max);
-    ops_.binary(VBinOp::Div, DType::F32, ub(L_.tmp), ub(L_.c127), ub(L_.amax2[ai], lr * 4), r);
+    ops_.binary(VBinOp::Div, DType::F32, ub(L_.tmp), ub(L_.coef), ub(L_.amax2[ai], lr * 4), r);
     ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.brcb), r);
     ops_.row_bcast(x, ub(L_.brcb), VBinOp::Mul, cols);
   } else {

@@ -129,7 +129,7 @@ void VecBlocks::start() {
   }
   ops_.dup(DType::F16, ub(L_.zero), 0.0, 128);
   if (pl_.msd.on) {
-    ops_.dup(DType::F32, ub(L_.c127), p_.antiquant.coef, std::max<int64_t>(L_.hm, 64));
+    ops_.dup(DType::F32, ub(L_.coef), p_.antiquant.coef, std::max<int64_t>(L_.hm, 64));
     tile::set(c_, kMsdFree);
   }
   tile::handover(c_, kConstantsReady);

@@ -9,8 +9,8 @@
 //     split's partial; rows nobody computes get the output description's empty values;
 //   flash-decoding combine (flash_decode.cpp): after SyncAll, one (b, KV head) group at a time;
 //   post-quantisation (post_quant.cpp): int8 output rows from the final fp32 (full quantisation: fp16) rows;
-//   MSD antiquant decode (msd_block.cpp): the query's int8 limbs per unit, the int32 limb results recombined
-//     into S and into the P V block, P's limbs, the K / V parameters of every mode.
+//   MSD antiquant (msd_block.cpp): the query's int8 limbs per unit, the int32 limb results recombined into S and
+//     into the P V block, P's limbs, the K / V parameters of every mode.
 // Events: MTE2 <-> V: x staging buffers 0 / 1, side inputs (loaded 2, free 3), O accumulator (free 4, loaded 5),
 // combine staging 6, post-quant parameters 7, MSD loads (loaded 3, free 2); V <-> MTE3: cast buffers 0 / 1 (also MSD's
 // P and query limbs), lse row 2, constants 3 (once), a split's partial 4.
@@ -63,7 +63,7 @@ class VecBlocks {
   void quantize_half(const tile::UbRows& h, isa::Addr dst);  // AscendQuant<half> of fp16 rows (modified)
   void quantized_empty_rows(const WorkUnit& u, int64_t row, int64_t rows);
   void zero_rows(const WorkUnit& u, int64_t row, int64_t rows);
-  // ---- MSD antiquant decode (msd_block.cpp) ----
+  // ---- MSD antiquant (msd_block.cpp) ----
   void msd_query(const WorkUnit& u, int64_t mi);
   void msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t r0, int64_t r);
   void msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt);

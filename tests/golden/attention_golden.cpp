@@ -362,7 +362,7 @@ std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float
 struct Msd {
   const AttnProblem& p;
   const AttnData& d;  // KvValues::Stored: the int8 K / V
-  int64_t b, n, n2, i;  // i: the logical query row (0 at query S = 1)
+  int64_t b, n, n2, row;  // row: the logical query row (0 at query S = 1)
   float mask;
   int L;
   std::vector<float> s;  // limb weights s_0 = 1, s_i = s_{i-1} / E (scalar fp32 divisions)
@@ -373,7 +373,7 @@ struct Msd {
   bool has_corr = false;
 
   Msd(const AttnProblem& p_, const AttnData& d_, int64_t b_, int64_t n_, int64_t i_ = 0)
-      : p(p_), d(d_), b(b_), n(n_), n2(n_ / p_.G), i(i_), mask(p_.mask_value()), L(p_.antiquant.limbs),
+      : p(p_), d(d_), b(b_), n(n_), n2(n_ / p_.G), row(i_), mask(p_.mask_value()), L(p_.antiquant.limbs),
         c1(p_.antiquant.coef), e(p_.antiquant.expand), c2(1.0f / p_.antiquant.coef) {
     s.push_back(1.0f);
     for (int i = 1; i < L; ++i) s.push_back(s.back() / e);
@@ -388,7 +388,7 @@ struct Msd {
     const bool ktok = p.antiquant.per_token(false);
     std::vector<float> qs(size_t(dw()), 0.0f);
     for (int64_t c = 0; c < p.D; ++c) {
-      const float qf = float(d.q(b, n, i, c));
+      const float qf = float(d.q(b, n, row, c));
       qs[size_t(c)] = ktok ? qf : kscale(0, c) * qf;
     }
     if (ktok && p.antiquant.offset) rq = lane_row_sum(qs, VecMath{});
@@ -427,8 +427,8 @@ struct Msd {
         v = v * kscale(j, 0);
       }
       v = v * float(p.scale);
-      if (p.pse) v = v + float(d.pse(b, n, i, j));
-      x[size_t(t)] = d.visible(b, i, j) ? v : mask;
+      if (p.pse) v = v + float(d.pse(b, n, row, j));
+      x[size_t(t)] = d.visible(b, row, j) ? v : mask;
     }
     return x;
   }
