@@ -1,5 +1,7 @@
-// Golden FIA kernel (prompt and decode): the contract of attention_golden.h as plain loops, one function per step.
+// Golden FIA kernel (prompt and decode): the contract of attention_golden.h as plain loops, one function per step;
+// the MSD antiquant path is attention_golden_msd.cpp.
 #include "tests/golden/attention_golden.h"
+#include "tests/golden/attention_golden_parts.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -11,30 +13,12 @@
 #include "isa/mathfn/mathfn.h"
 #include "isa/numeric/numeric.h"
 
-namespace npusim::golden {
+namespace npusim::golden::parts {
 
-namespace {
-
-using isa::Overflow;
-using isa::RoundMode;
-using op::ElemType;
-using op::HostTensor;
-using op::attn::AttnData;
-using op::attn::AttnProblem;
-
+// (the using-declarations and shared declarations: attention_golden_parts.h)
 constexpr int kFractalK = 16;    // K depth of one fp16 / bf16 cube fractal
-constexpr int64_t kPadTo = 128;  // score rows are padded to 128 columns (the softmax's column groups)
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // ---- scalar primitives ----
-
-// The vector math type: fp32 (high precision) or fp16 (high performance: every result rounded to f16 with
-// IEEE overflow, isa/README.md section 4.5), and its lanes per 256-byte repeat.
-struct VecMath {
-  bool f16 = false;
-  int lanes() const { return f16 ? 128 : 64; }
-  float r(float x) const { return f16 ? isa::f16_to_f32(isa::f16_round(x)) : x; }
-};
 
 // IEEE 754-2019 maximum, the vector unit's max: only +-0 depend on it (+0 wins). NaN cannot occur here.
 float vmax(float a, float b) {
@@ -44,7 +28,7 @@ float vmax(float a, float b) {
 
 // Rounding to a storage dtype (RINT, or CAST_ROUND for FA; saturating), as FixPipe / vconv store it; returns
 // the raw bits.
-uint32_t to_bits(float x, ElemType t, RoundMode m = RoundMode::RINT) {
+uint32_t to_bits(float x, ElemType t, RoundMode m) {
   if (t == ElemType::F16) return isa::f32_to_f16(x, m, Overflow::Saturate);
   if (t == ElemType::BF16) return isa::f32_to_bf16(x, m, Overflow::Saturate);
   return isa::f32_bits(x);
@@ -126,6 +110,10 @@ float lane_row_sum(const std::vector<float>& e, VecMath vm) {
   for (int64_t k = 1; k < chunks; ++k)
     for (int64_t l = 0; l < lanes; ++l) acc[size_t(l)] = vm.r(acc[size_t(l)] + e[size_t(k * lanes + l)]);
   return tree_sum(acc.data(), lanes, [vm](float v) { return vm.r(v); });
+}
+
+void put(HostTensor& t, int64_t idx, int bytes, uint32_t v) {
+  for (int k = 0; k < bytes; ++k) t.bytes[size_t(idx * bytes + k)] = uint8_t(v >> (8 * k));
 }
 
 // ---- one work unit ----
@@ -251,9 +239,6 @@ struct Unit {
     for (int k = 0; k < 8; ++k) put(r.max, at + k, 4, isa::f32_bits(m)), put(r.sum, at + k, 4, isa::f32_bits(l));
   }
 
-  static void put(HostTensor& t, int64_t idx, int bytes, uint32_t v) {
-    for (int k = 0; k < bytes; ++k) t.bytes[size_t(idx * bytes + k)] = uint8_t(v >> (8 * k));
-  }
 };
 
 Head gather(const AttnData& d, int64_t b, int64_t n) {
@@ -297,11 +282,6 @@ void run_unit(const Unit& u, const std::vector<int64_t>& rows, int64_t s2_block,
 
 constexpr float kEmptyKvLse = -3.4e38f;  // lse of every head of a batch with empty KV at S = 1 (spec Decisions)
 
-struct Partial {  // one split's result for one row: O / l (fp32, not rounded to the output dtype), m, l
-  std::vector<float> o;
-  float m = 0, l = 0;
-};
-
 // Row 0 of the unit's head over score blocks [blk_first, blk_end): the prompt kernel's per-block steps,
 // started fresh on the split's first block, then O / l.
 Partial decode_split(const Unit& u, int64_t blk_first, int64_t blk_end, int64_t s2_block) {
@@ -318,7 +298,8 @@ Partial decode_split(const Unit& u, int64_t blk_first, int64_t blk_end, int64_t 
 
 // Flash-decoding combine of one row's partials in split order (every operation rounded to fp32, as the
 // vector unit's vmax / vsub / vexp / vmul / vadd / vdiv / vln run it), written to out / lse of row 0.
-void combine(const Unit& u, const std::vector<Partial>& parts, AttnGoldenOut& r) {
+void combine(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, const std::vector<Partial>& parts,
+             AttnGoldenOut& r) {
   const size_t ns = parts.size();
   float m_all = parts[0].m;
   for (size_t k = 1; k < ns; ++k) m_all = vmax(m_all, parts[k].m);
@@ -326,249 +307,20 @@ void combine(const Unit& u, const std::vector<Partial>& parts, AttnGoldenOut& r)
   for (size_t k = 0; k < ns; ++k) w[k] = parts[k].l * isa::hw_exp(parts[k].m - m_all);
   float w_sum = w[0];
   for (size_t k = 1; k < ns; ++k) w_sum = w_sum + w[k];
-  const bool invalid = u.p.row_fix && m_all == u.mask;  // every split fully masked: out 0, lse +inf
+  const bool invalid = p.row_fix && m_all == p.mask_value();  // every split fully masked: out 0, lse +inf
   std::vector<float> sk(ns);
   for (size_t k = 0; k < ns; ++k) sk[k] = isa::hw_div(w[k], invalid ? kInf : w_sum);
-  const int ob = op::elem_bytes(u.p.out);
-  for (int64_t dv = 0; dv < u.p.Dv; ++dv) {
+  const int ob = op::elem_bytes(p.out);
+  for (int64_t dv = 0; dv < p.Dv; ++dv) {
     float acc = parts[0].o[size_t(dv)] * sk[0];
     for (size_t k = 1; k < ns; ++k) {
       const float prod = parts[k].o[size_t(dv)] * sk[k];  // vmul then vadd (-ffp-contract=off: never fused)
       acc = acc + prod;
     }
-    Unit::put(r.out, u.d.out_index(u.b, u.n, 0, dv), ob,
-              u.p.post_quant.on ? post_quant_bits(u.p, u.d, u.n, dv, acc) : to_bits(acc, u.p.out, out_round(u.p)));
+    put(r.out, d.out_index(b, n, 0, dv), ob, p.post_quant.on ? post_quant_bits(p, d, n, dv, acc) : to_bits(acc, p.out, out_round(p)));
   }
   const float lse = invalid ? kInf : isa::hw_ln(w_sum) + m_all;
-  Unit::put(r.lse, u.d.lse_index(u.b, u.n, 0), 4, isa::f32_bits(lse));
-}
-
-// ---- MSD antiquant decode (attention_golden.h "MSD") ----
-
-// The limbs of one row: R = round half away (saturating: NaN -> 0), limb = s8(f16(R)); the next A = (A - R) * E.
-std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float e) {
-  std::vector<std::vector<float>> out(size_t(limbs), std::vector<float>(a.size()));
-  std::vector<float> r(a.size(), 0.0f);
-  for (int i = 0; i < limbs; ++i)
-    for (size_t k = 0; k < a.size(); ++k) {
-      if (i > 0) a[k] = (a[k] - r[k]) * e;  // vsub, then vmuls: two fp32 roundings
-      const float x = a[k];
-      r[k] = std::isnan(x) ? 0.0f : std::isinf(x) ? std::copysign(FLT_MAX, x) : isa::f32_round_integral(x, RoundMode::ROUND);
-      out[size_t(i)][k] = float(isa::f16_to_s8(isa::f32_to_f16(r[k], RoundMode::RINT, Overflow::Saturate), RoundMode::ROUND));
-    }
-  return out;
-}
-
-struct Msd {
-  const AttnProblem& p;
-  const AttnData& d;  // KvValues::Stored: the int8 K / V
-  int64_t b, n, n2, row;  // row: the logical query row (0 at query S = 1)
-  float mask;
-  int L;
-  std::vector<float> s;  // limb weights s_0 = 1, s_i = s_{i-1} / E (scalar fp32 divisions)
-  float c1, e, c2;       // 127, 254, 1 / 127 (decode); 127.49, 254.98, 1 / 127.49 (prompt)
-  // Per-row state of the query pre-processing.
-  std::vector<std::vector<float>> q_limbs;
-  float amax1 = 0, rq = 0, corr = 0;
-  bool has_corr = false;
-
-  Msd(const AttnProblem& p_, const AttnData& d_, int64_t b_, int64_t n_, int64_t i_ = 0)
-      : p(p_), d(d_), b(b_), n(n_), n2(n_ / p_.G), row(i_), mask(p_.mask_value()), L(p_.antiquant.limbs),
-        c1(p_.antiquant.coef), e(p_.antiquant.expand), c2(1.0f / p_.antiquant.coef) {
-    s.push_back(1.0f);
-    for (int i = 1; i < L; ++i) s.push_back(s.back() / e);
-  }
-  int64_t dw() const { return (p.D + 63) / 64 * 64; }  // fp32 rows of q in UB: whole 256-byte repeats
-  float kscale(int64_t j, int64_t c) const { return float(d.antiquant_scale(false, b, n2, j, c)); }
-  float koff(int64_t j, int64_t c) const { return float(d.antiquant_offset(false, b, n2, j, c)); }
-  float vscale(int64_t j, int64_t c) const { return float(d.antiquant_scale(true, b, n2, j, c)); }
-  float voff(int64_t j, int64_t c) const { return float(d.antiquant_offset(true, b, n2, j, c)); }
-
-  void prepare_query() {
-    const bool ktok = p.antiquant.per_token(false);
-    std::vector<float> qs(size_t(dw()), 0.0f);
-    for (int64_t c = 0; c < p.D; ++c) {
-      const float qf = float(d.q(b, n, row, c));
-      qs[size_t(c)] = ktok ? qf : kscale(0, c) * qf;
-    }
-    if (ktok && p.antiquant.offset) rq = lane_row_sum(qs, VecMath{});
-    if (!ktok && p.antiquant.offset && p.lse) {  // per-channel K offset: only the lse sees it
-      std::vector<float> t(qs.size(), 0.0f);
-      for (int64_t c = 0; c < p.D; ++c) t[size_t(c)] = qs[size_t(c)] * koff(0, c);
-      corr = lane_row_sum(t, VecMath{}) * float(p.scale), has_corr = true;
-    }
-    amax1 = 0.0f;
-    for (float v : qs) amax1 = vmax(amax1, std::fabs(v));
-    const float k1 = isa::hw_div(c1, amax1);
-    std::vector<float> a(size_t(p.D));
-    for (int64_t c = 0; c < p.D; ++c) a[size_t(c)] = qs[size_t(c)] * k1;
-    q_limbs = msd_limbs(a, L, e);
-  }
-
-  // C0 + C1 s1 + ... (each product rounded, then the sum), then * c2.
-  float combine(const std::vector<int64_t>& acc) const {
-    float x = float(double(acc[0]));
-    for (int i = 1; i < L; ++i) x = x + float(double(acc[size_t(i)])) * s[size_t(i)];
-    return x * c2;
-  }
-
-  // Scores of one block (c real columns of cw): combined, K's parameters, scale, pse, mask.
-  std::vector<float> scores(int64_t j0, int64_t c, int64_t cw) const {
-    std::vector<float> x(size_t(cw), mask);
-    const bool ktok = p.antiquant.per_token(false);
-    for (int64_t t = 0; t < c; ++t) {
-      const int64_t j = j0 + t;
-      std::vector<int64_t> acc(size_t(L), 0);
-      for (int i = 0; i < L; ++i)
-        for (int64_t k = 0; k < p.D; ++k) acc[size_t(i)] += int64_t(q_limbs[size_t(i)][size_t(k)]) * int64_t(d.k(b, n2, j, k));
-      float v = combine(acc) * amax1;
-      if (ktok) {
-        if (p.antiquant.offset) v = v + koff(j, 0) * rq;
-        v = v * kscale(j, 0);
-      }
-      v = v * float(p.scale);
-      if (p.pse) v = v + float(d.pse(b, n, row, j));
-      x[size_t(t)] = d.visible(b, row, j) ? v : mask;
-    }
-    return x;
-  }
-
-  // P V of one block through the P limbs; per-token V folds its scale (and offset) in here.
-  std::vector<float> pv(const std::vector<float>& pr, int64_t j0, int64_t c) const {
-    const bool vtok = p.antiquant.per_token(true);
-    std::vector<float> x(pr.size(), 0.0f);
-    float amax2 = 0, r2 = 0;
-    if (vtok) {
-      std::vector<float> t(pr.size(), 0.0f);
-      for (int64_t k = 0; k < c; ++k) x[size_t(k)] = pr[size_t(k)] * vscale(j0 + k, 0);
-      for (int64_t k = 0; k < c; ++k) t[size_t(k)] = x[size_t(k)] * voff(j0 + k, 0);
-      if (p.antiquant.offset) r2 = lane_row_sum(t, VecMath{});
-      for (float v : x) amax2 = vmax(amax2, std::fabs(v));
-      const float k2 = isa::hw_div(c1, amax2);
-      for (int64_t k = 0; k < c; ++k) x[size_t(k)] = x[size_t(k)] * k2;
-    } else {
-      for (size_t k = 0; k < pr.size(); ++k) x[k] = pr[k] * c1;
-    }
-    const std::vector<std::vector<float>> pl = msd_limbs(std::vector<float>(x.begin(), x.begin() + c), L, e);
-    std::vector<float> o(size_t(p.Dv));
-    for (int64_t dv = 0; dv < p.Dv; ++dv) {
-      std::vector<int64_t> acc(size_t(L), 0);
-      for (int i = 0; i < L; ++i)
-        for (int64_t k = 0; k < c; ++k) acc[size_t(i)] += int64_t(pl[size_t(i)][size_t(k)]) * int64_t(d.v(b, n2, j0 + k, dv));
-      float ob = combine(acc);
-      if (vtok) {
-        ob = ob * amax2;
-        if (p.antiquant.offset) ob = ob + r2;
-      }
-      o[size_t(dv)] = ob;
-    }
-    return o;
-  }
-
-  // Blocks [first, end): the online softmax over the MSD scores; returns O / l with V's per-channel parameters
-  // applied, m and l.
-  Partial split(int64_t first, int64_t end, int64_t s2_block) const {
-    const int64_t skv = p.skv_eff(b);
-    float m = 0, l = 0;
-    std::vector<float> o;
-    for (int64_t k = first; k < end; ++k) {
-      const int64_t j0 = k * s2_block, c = std::min(s2_block, skv - j0), cw = (c + kPadTo - 1) / kPadTo * kPadTo;
-      const std::vector<float> x = scores(j0, c, cw);
-      float rmax = x[0];
-      for (size_t t = 1; t < x.size(); ++t) rmax = vmax(rmax, x[t]);
-      const float m_new = k == first ? rmax : vmax(m, rmax);
-      std::vector<float> e(x.size(), 0.0f);
-      for (int64_t t = 0; t < c; ++t) e[size_t(t)] = isa::hw_exp(x[size_t(t)] - m_new);
-      const float l_blk = lane_row_sum(e, VecMath{});
-      const std::vector<float> ob = pv(e, j0, c);
-      if (k == first) {
-        l = l_blk, o = ob;
-      } else {
-        const float alpha = isa::hw_exp(m - m_new);
-        l = l * alpha + l_blk;
-        for (int64_t dv = 0; dv < p.Dv; ++dv) {
-          const float scaled = o[size_t(dv)] * alpha;
-          o[size_t(dv)] = scaled + ob[size_t(dv)];
-        }
-      }
-      m = m_new;
-    }
-    return Partial{o, m, l};
-  }
-
-  // O / lden with V's per-channel parameters; `factor` (invalid-row correction with V per-channel: 0 for an invalid
-  // row, 1 otherwise) multiplies last.
-  std::vector<float> finish(const std::vector<float>& o, float lden, float factor = 1.0f, bool use_factor = false) const {
-    std::vector<float> r(size_t(p.Dv));
-    const bool vchan = !p.antiquant.per_token(true);
-    for (int64_t dv = 0; dv < p.Dv; ++dv) {
-      float v = isa::hw_div(o[size_t(dv)], lden);
-      if (vchan && p.antiquant.offset) v = v + voff(0, dv);
-      if (vchan) v = v * vscale(0, dv);
-      if (vchan && use_factor) v = v * factor;
-      r[size_t(dv)] = v;
-    }
-    return r;
-  }
-
-  // One row's end without flash-decoding (kernel finish_rows): invalid rows (row_fix, m still the mask value) divide
-  // by +inf and get lse +inf; written to out / lse at physical row s.
-  void write(const Partial& pt, int64_t s_row, AttnGoldenOut& r) const {
-    const bool invalid = p.row_fix && pt.m == mask;
-    const std::vector<float> o = finish(pt.o, invalid ? kInf : pt.l, invalid ? 0.0f : 1.0f, p.row_fix);
-    for (int64_t dv = 0; dv < p.Dv; ++dv)
-      Unit::put(r.out, d.out_index(b, n, s_row, dv), op::elem_bytes(p.out),
-                p.post_quant.on ? post_quant_bits(p, d, n, dv, o[size_t(dv)]) : to_bits(o[size_t(dv)], p.out, out_round(p)));
-    float lse = isa::hw_ln(pt.l) + pt.m;
-    if (has_corr) lse = lse + corr;
-    Unit::put(r.lse, d.lse_index(b, n, s_row), 4, isa::f32_bits(invalid ? kInf : lse));
-  }
-};
-
-// MSD (p.antiquant.msd): batch b's heads over ns splits of nb blocks (nb > 0), then the output cast or the combine.
-void msd_batch(const AttnProblem& p, const AttnData& d, int64_t b, int64_t s2_block, int64_t nb, int64_t ns,
-               AttnGoldenOut& r) {
-  AttnData raw = d;
-  raw.set_kv_values(op::attn::KvValues::Stored);
-  for (int64_t n = 0; n < p.N; ++n) {
-    Msd m(p, raw, b, n);
-    m.prepare_query();
-    std::vector<Partial> parts;
-    for (int64_t k = 0; k < ns; ++k) parts.push_back(m.split(k * nb / ns, (k + 1) * nb / ns, s2_block));
-    if (ns == 1) {
-      m.write(parts[0], 0, r);
-      continue;
-    }
-    for (Partial& pt : parts) {  // a split's partial: O / l with V's per-channel parameters, m with the lse term
-      pt.o = m.finish(pt.o, pt.l);
-      if (m.has_corr) pt.m = pt.m + m.corr;
-    }
-    const Head none;
-    combine(Unit{p, d, none, VecMath{}, b, n, p.mask_value()}, parts, r);
-  }
-}
-
-// MSD with query S > 1 (the prompt kernel's MSD mode): per (b, n), units of s1_block physical rows from 0; each
-// computed row runs the unit's visited blocks (the union of its rows' bands) as one MSD row.
-void msd_prompt(const AttnProblem& p, const AttnData& d, int64_t s1_block, int64_t s2_block, AttnGoldenOut& r) {
-  AttnData raw = d;
-  raw.set_kv_values(op::attn::KvValues::Stored);
-  for (int64_t b = 0; b < p.B; ++b)
-    for (int64_t n = 0; n < p.N; ++n)
-      for (int64_t row0 = 0; row0 < p.Sq; row0 += s1_block) {
-        const std::vector<int64_t> rows = computed_rows(p, b, row0, std::min(row0 + s1_block, p.Sq));
-        if (rows.empty()) continue;
-        int64_t c_lo = std::numeric_limits<int64_t>::max(), c_hi = 0;
-        for (int64_t i : rows) {
-          const auto [lo, hi] = p.visible_cols(b, i);
-          c_lo = std::min(c_lo, lo), c_hi = std::max(c_hi, hi);
-        }
-        for (int64_t i : rows) {
-          Msd m(p, raw, b, n, i);
-          m.prepare_query();
-          m.write(m.split(c_lo / s2_block, (c_hi + s2_block - 1) / s2_block, s2_block), p.q_start(b) + i, r);
-        }
-      }
+  put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(lse));
 }
 
 // Batch b at query S = 1: every head's row over ns splits of the nb score blocks (ns = 1: the prompt unit).
@@ -577,9 +329,9 @@ void decode_batch(const AttnProblem& p, const AttnData& d, int64_t b, int64_t s2
   const int64_t nb = (p.skv_eff(b) + s2_block - 1) / s2_block;
   if (nb == 0) {  // empty KV: out +0 (int8 output: an O of zeros quantised)
     for (int64_t n = 0; n < p.N; ++n) {
-      Unit::put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(kEmptyKvLse));
+      put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(kEmptyKvLse));
       for (int64_t dv = 0; dv < p.Dv && p.post_quant.on; ++dv)
-        Unit::put(r.out, d.out_index(b, n, 0, dv), 1, post_quant_bits(p, d, n, dv, 0.0f));
+        put(r.out, d.out_index(b, n, 0, dv), 1, post_quant_bits(p, d, n, dv, 0.0f));
     }
     return;
   }
@@ -594,11 +346,15 @@ void decode_batch(const AttnProblem& p, const AttnData& d, int64_t b, int64_t s2
     }
     std::vector<Partial> parts;
     for (int64_t k = 0; k < ns; ++k) parts.push_back(decode_split(u, k * nb / ns, (k + 1) * nb / ns, s2_block));
-    combine(u, parts, r);
+    combine(p, d, b, n, parts, r);
   }
 }
 
-}  // namespace
+}  // namespace npusim::golden::parts
+
+namespace npusim::golden {
+
+using namespace parts;
 
 AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t s1_block, int64_t s2_block,
                                int64_t kv_splits) {
@@ -609,7 +365,7 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
   AttnGoldenOut r;
   r.out = HostTensor::zeros(p.out, d.out_shape());  // +0 for every row no unit computes
   r.lse = HostTensor::zeros(ElemType::F32, d.lse_shape());
-  for (int64_t e = 0; e < r.lse.numel(); ++e) Unit::put(r.lse, e, 4, isa::f32_bits(kInf));
+  for (int64_t e = 0; e < r.lse.numel(); ++e) put(r.lse, e, 4, isa::f32_bits(kInf));
   if (p.max_sum) {  // FA: 0 / 0 for empty KV and rows past the batches; -FLT_MAX / +FLT_MAX for rows with KV
     r.max = HostTensor::zeros(ElemType::F32, d.stat_shape());  // nobody computes (filled below)
     r.sum = HostTensor::zeros(ElemType::F32, d.stat_shape());
