@@ -134,13 +134,12 @@ void nd2nz(Sink& s, const Nd2Nz& n) {
 }
 
 void load2d(Sink& s, const Load2d& l) {
-  const bool square8 = l.transpose && bits_of(l.dtype) == 8;  // two fractals in and out per repeat
-  s.add_pattern(l.src.buf, l.src.off + uint64_t{l.start_index} * kFractalBytes, (square8 ? 2 : 1) * kFractalBytes, l.repeat,
+  const uint64_t per = load2d_fractals(l);  // fractals in and out per repeat
+  s.add_pattern(l.src.buf, l.src.off + uint64_t{l.start_index} * kFractalBytes, per * kFractalBytes, l.repeat,
                 uint64_t{l.src_stride} * kFractalBytes, false);
   const uint64_t dst_stride = (1 + uint64_t{l.dst_gap}) * kFractalBytes;
-  s.add_pattern(l.dst.buf, l.dst.off, kFractalBytes, l.repeat, dst_stride, true);
-  if (square8)
-    s.add_pattern(l.dst.buf, l.dst.off + (1 + uint64_t{l.dst_frac_gap}) * kFractalBytes, kFractalBytes, l.repeat, dst_stride, true);
+  for (uint64_t k = 0; k < per; ++k)
+    s.add_pattern(l.dst.buf, l.dst.off + k * (1 + uint64_t{l.dst_frac_gap}) * kFractalBytes, kFractalBytes, l.repeat, dst_stride, true);
 }
 
 void mmad(Sink& s, const Mmad& m) {
@@ -247,6 +246,8 @@ void footprint(const Instr& in, const ScalarRegs* regs, std::vector<Access>& out
             const int lanes = lanes_per_repeat(std::max(se, de));
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
             vec_operand(s, v.src, v.src_s, v.mask, reps, lanes, se, false);
+            if (v.dst_dtype == DType::I4)  // packed: 64 bytes per repeat (isa/README.md "vconv")
+              return s.add_pattern(v.dst.buf, v.dst.off, kRepeatBytes / 4, reps, uint64_t{v.dst_s.rep} * kBlockBytes, true);
             vec_operand(s, v.dst, v.dst_s, v.mask, reps, lanes, de, true);
           },
           [&](const VCmp& v) {

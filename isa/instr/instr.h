@@ -41,8 +41,8 @@ inline constexpr int kL0cElemBytes = 4;
 constexpr int fractal_k(DType t) {
   return t == DType::I8 ? 32 : t == DType::I4 ? 64 : t == DType::F32 ? 8 : 16;
 }
-// Elements of one 32-byte block (the NZ column-group width c0): f16 16, f32 8, s8 32.
-constexpr int block_elems(DType t) { return kBlockBytes / (bytes_of(t) > 0 ? bytes_of(t) : 1); }
+// Elements of one 32-byte block (the NZ column-group width c0): f16 16, f32 8, s8 32, s4 64.
+constexpr int block_elems(DType t) { return kBlockBytes * 8 / bits_of(t); }
 
 // ---- MTE2 / MTE3: bursts between GM, UB and L1 -------------------------------------------------
 // Moves nburst bursts of burst_bytes. The GM side advances by burst_bytes + gap bytes per burst; a local
@@ -90,10 +90,16 @@ struct Load2d {
   uint16_t src_stride = 1;   // fractals
   uint16_t dst_gap = 0;      // fractals
   bool transpose = false;
-  // 8-bit transpose only: a repeat transposes a 32 x 32-byte square (two consecutive source fractals) into two
-  // destination fractals, the second (1 + dst_frac_gap) fractals after the first (isa/README.md "Load2d").
+  // 8-bit / 4-bit transpose only: a repeat transposes a 32 x 32-byte square (two consecutive source fractals; s4:
+  // a 64 x 64-nibble square of four) into two (four) destination fractals, each (1 + dst_frac_gap) fractals after
+  // the one before (isa/README.md "Load2d").
   uint16_t dst_frac_gap = 0;
 };
+// Source fractals one load2d repeat reads, and destination fractals it writes: 2 for an 8-bit transpose, 4 for a
+// 4-bit one, else 1.
+constexpr int load2d_fractals(const Load2d& l) {
+  return !l.transpose ? 1 : bits_of(l.dtype) == 8 ? 2 : bits_of(l.dtype) == 4 ? 4 : 1;
+}
 
 // ---- M: cube -----------------------------------------------------------------------------------
 // C (m x n, L0C, 16x16 fp32 / s32 fractals, column-block-major) (+)= A (m x k, L0A, ZZ) * B (k x n, L0B, ZN).

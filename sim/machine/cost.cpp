@@ -134,7 +134,7 @@ PipeCost with_latency(PipeCost c, int64_t latency) {
   return c;
 }
 
-int blocks_for(DType t, int lanes) { return lanes * std::max(1, bytes_of(t)) / kBlockBytes; }
+int blocks_for(DType t, int lanes) { return lanes * bits_of(t) / (8 * kBlockBytes); }
 
 // Reductions read one operand with the common strides and write a few packed results.
 template <class V>
@@ -242,7 +242,7 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           },
           [&](const Load2d& l) -> PipeCost {
             const auto rate = l.dst.buf == Buf::L0A ? hw.mte1.l0a_bytes_per_cycle : hw.mte1.l0b_bytes_per_cycle;
-            const uint64_t per = l.transpose && bits_of(l.dtype) == 8 ? 2 : 1;  // an 8-bit square moves two fractals
+            const uint64_t per = load2d_fractals(l);  // an 8-bit square moves two fractals, a 4-bit one four
             return {ceil_div(uint64_t{l.repeat} * per * kFractalBytes, rate), static_cast<uint64_t>(hw.mte1.startup_cycles)};
           },
           [&](const Fixpipe& f) -> PipeCost {  // on-chip destinations (L1; UB on coupled cores)

@@ -304,15 +304,15 @@ TEST(Load2d, TransposeSwapsRowsAndColumnsOf16BitFractals) {
     for (int col = 0; col < 16; ++col) EXPECT_EQ(c.get<uint16_t>(Buf::L0A, (r * 16 + col) * 2), col * 16 + r);
 }
 
-TEST(Load2d, TransposeIsFor16BitFractalsAnd8BitSquaresOnly) {
+TEST(Load2d, TransposeIsFor16BitFractalsAnd8BitAnd4BitSquaresOnly) {
   Core c;
   Load2d l = load({Buf::L0A, 0}, {Buf::L1, 0}, 1);
   l.transpose = true, l.dtype = DType::F32;
   expect_isa_error(c, l, "field transpose");
   l.dtype = DType::I4;
-  expect_isa_error(c, l, "field transpose");
+  expect_isa_error(c, l, "field dst: an s4 transpose writes L0B only");
   l.dtype = DType::F16, l.dst_frac_gap = 1;
-  expect_isa_error(c, l, "field dst_frac_gap = 1: only an 8-bit transpose");
+  expect_isa_error(c, l, "field dst_frac_gap = 1: only an 8-bit or 4-bit transpose");
   l.transpose = false, l.dtype = DType::I8;
   expect_isa_error(c, l, "field dst_frac_gap");
 }
@@ -353,6 +353,39 @@ TEST(Load2d, EightBitTransposeTurnsTwoFractalsIntoATransposedSquare) {
   l = load({Buf::L0B, 63 << 10}, {Buf::L1, 0}, 1);
   l.transpose = true, l.dtype = DType::I8, l.dst_frac_gap = 1;
   expect_isa_error(c, l, "operand dst: l0b range");
+}
+
+// The vendor's int4b_t LoadDataWithTranspose (L0B only): four 16 x 64-nibble source fractals form a 64 x 64 square
+// (the low nibble of a byte is the lower-index element), transposed, split into four fractals (1 + dst_frac_gap)
+// apart.
+TEST(Load2d, FourBitTransposeTurnsFourFractalsIntoATransposedSquare) {
+  Core c;
+  auto nib = [](int sq, int r, int col) { return uint8_t((sq * 5 + r * 3 + col * 7 + (r * col) / 5) & 0xf); };
+  for (int sq = 0; sq < 2; ++sq)  // squares at source fractals 1-4 and 6-9 (start 1, stride 5)
+    for (int r = 0; r < 64; ++r)
+      for (int col = 0; col < 64; ++col) {
+        uint8_t& b = c.l1[size_t((1 + 5 * sq) * 512 + r * 32 + col / 2)];
+        b = uint8_t(col % 2 ? (b & 0x0f) | (nib(sq, r, col) << 4) : (b & 0xf0) | nib(sq, r, col));
+      }
+  for (const auto& [frac_gap, gap] : {std::pair<int, int>{0, 3}, {1, 0}}) {
+    c.fill(Buf::L0B, 0xee);
+    Load2d l = load({Buf::L0B, 0}, {Buf::L1, 0}, 2, 1, 5, uint16_t(gap));
+    l.transpose = true, l.dtype = DType::I4, l.dst_frac_gap = uint16_t(frac_gap);
+    c.run(l);
+    for (int sq = 0; sq < 2; ++sq)
+      for (int q = 0; q < 4; ++q) {
+        const int frac = sq * (1 + gap) + q * (1 + frac_gap);
+        for (int r = 0; r < 16; ++r)  // row r of quarter q is column 16 q + r of the source square
+          for (int col = 0; col < 64; ++col) {
+            const uint8_t b = c.l0b[size_t(frac * 512 + r * 32 + col / 2)];
+            ASSERT_EQ((b >> (4 * (col % 2))) & 0xf, nib(sq, col, 16 * q + r))
+                << "gap " << gap << " frac_gap " << frac_gap << " square " << sq << " quarter " << q;
+          }
+      }
+  }
+  Load2d l = load({Buf::L0B, 0}, {Buf::L1, 0}, 1, 1021);  // the square's fourth fractal is outside L1
+  l.transpose = true, l.dtype = DType::I4;
+  expect_isa_error(c, l, "operand src: l1 range");
 }
 
 TEST(Load2d, RepeatZeroIsNoOp) {

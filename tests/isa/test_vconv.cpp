@@ -146,6 +146,38 @@ TEST_F(VCastTest, ToIntegersRoundThenClamp) {
   EXPECT_EQ(int32_t(get32(kDst + 4)), 8);
 }
 
+// f16 -> s4 (the int4 MSD limbs): rounded in the mode, clamped to [-8, 7], packed two per byte with the lower lane in
+// the low nibble; a disabled lane leaves its nibble alone; a repeat writes 64 contiguous bytes.
+TEST_F(VCastTest, F16ToS4PacksNibblesLowFirst) {
+  put16s(kSrc, {f16_round(2.5f), f16_round(-2.5f), f16_round(9.0f), f16_round(-9.0f), f16_round(-0.4f), 0x7e00,
+                f16_round(7.49f), f16_round(1.5f)});
+  auto v = cast(DType::F16, DType::I4, RoundMode::ROUND);
+  v.mask = {true, 8, 0};
+  ubuf[kDst + 4] = 0x5a;
+  run(v);
+  EXPECT_EQ(ubuf[kDst + 0], 0xd3);  // 3 (2.5 away from zero), -3
+  EXPECT_EQ(ubuf[kDst + 1], 0x87);  // 7 (clamped), -8
+  EXPECT_EQ(ubuf[kDst + 2], 0x00);  // -0.4 -> 0, NaN -> 0
+  EXPECT_EQ(ubuf[kDst + 3], 0x27);  // 7, 2
+  EXPECT_EQ(ubuf[kDst + 4], 0x5a);  // past the count: untouched
+  v.round = RoundMode::RINT;
+  run(v);
+  EXPECT_EQ(ubuf[kDst + 0], 0xe2);  // ties to even: 2, -2
+  v.mask = {false, 0x2, 0};           // normal mode: lane 1 only
+  ubuf[kDst + 0] = 0x0f;
+  run(v);
+  EXPECT_EQ(ubuf[kDst + 0], 0xef);
+  for (int i = 0; i < 256; ++i) put16(kSrc + 2 * i, f16_round(float(i % 15 - 7)));  // two repeats
+  auto w = cast(DType::F16, DType::I4, RoundMode::ROUND);
+  w.repeat = 2, w.dst_s.rep = 2;
+  run(w);
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(int((ubuf[kDst + i / 2] >> (4 * (i % 2))) & 0xf), (i % 15 - 7) & 0xf) << i;
+  w.dst_s.blk = 2;
+  expect_error(w, {"field dst_blk = 2"});
+  w.dst_s.blk = 1, w.round = RoundMode::ODD;
+  expect_error(w, {"field round = odd"});
+}
+
 TEST_F(VCastTest, FromS32RoundsTheExactInteger) {
   put32(kSrc, 16777217), put32(kSrc + 4, uint32_t(-16777219)), put32(kSrc + 8, 65520), put32(kSrc + 12, 2049);
   auto v = cast(DType::I32, DType::F32);

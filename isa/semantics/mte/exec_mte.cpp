@@ -169,6 +169,19 @@ void transpose_square8(uint8_t* dst0, uint8_t* dst1, const uint8_t* src) {
   std::memcpy(dst1, t[16], kFractalBytes);
 }
 
+// The 4-bit transpose of one repeat: src holds four 16 x 64-nibble fractals, the rows 0-63 of a 64 x 64 square S
+// (element c of a row in nibble c % 2 of byte c / 2, the low nibble first); T = S^T; fractal k of dst (k = 0..3,
+// `step` bytes apart) gets rows 16k .. 16k + 15 of T (vendor LoadDataWithTranspose, int4b_t).
+void transpose_square4(uint8_t* dst, uint64_t step, const uint8_t* src) {
+  uint8_t t[64][32] = {};
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 64; ++c) {
+      const uint8_t nib = (src[r * 32 + c / 2] >> (4 * (c & 1))) & 0xf;
+      t[c][r / 2] = static_cast<uint8_t>(t[c][r / 2] | (nib << (4 * (r & 1))));
+    }
+  for (int k = 0; k < 4; ++k) std::memcpy(dst + k * step, t[16 * k], kFractalBytes);
+}
+
 }  // namespace
 
 void exec(const DataCopy& in, ExecContext& ctx) {
@@ -231,24 +244,29 @@ void exec(const Nd2Nz& in, ExecContext& ctx) {
 }
 
 void exec(const Load2d& in, ExecContext& ctx) {
-  const bool square8 = in.transpose && bits_of(in.dtype) == 8;
-  if (in.transpose && bits_of(in.dtype) != 16 && !square8)
-    isa_fail("field transpose: load2d transposes 16 x 16 fractals of 16-bit types (f16, bf16, s16) and 32 x 32 squares "
-             "of 8-bit types (s8, u8), not " + std::string(dtype_name(in.dtype)));
-  if (in.dst_frac_gap != 0 && !square8)
+  // Squares: an 8-bit transpose merges two fractals (32 x 32 bytes), a 4-bit one four (64 x 64 nibbles).
+  const uint64_t per = load2d_fractals(in);  // source (and destination) fractals per repeat
+  if (in.transpose && bits_of(in.dtype) != 16 && per == 1)
+    isa_fail("field transpose: load2d transposes 16 x 16 fractals of 16-bit types (f16, bf16, s16), 32 x 32 squares "
+             "of 8-bit types (s8, u8) and 64 x 64 squares of s4, not " + std::string(dtype_name(in.dtype)));
+  if (in.dst_frac_gap != 0 && per == 1)
     isa_fail("field dst_frac_gap = " + std::to_string(in.dst_frac_gap) +
-             ": only an 8-bit transpose writes two fractals per repeat (it must be 0 here)");
-  const uint64_t reps = in.repeat, per = square8 ? 2 : 1;  // source fractals read per repeat
-  const uint64_t frac2 = square8 ? 1ull + in.dst_frac_gap : 0;  // the second destination fractal, in fractals
+             ": only an 8-bit or 4-bit transpose writes several fractals per repeat (it must be 0 here)");
+  if (per == 4 && in.dst.buf != Buf::L0B)
+    isa_fail("field dst: an s4 transpose writes L0B only (vendor LoadDataWithTranspose: int4b_t only to B2), not " +
+             std::string(buf_name(in.dst.buf)));
+  const uint64_t reps = in.repeat, step = per > 1 ? 1ull + in.dst_frac_gap : 0;  // destination fractals of a square
   const uint64_t src_len = reps ? (in.start_index + (reps - 1) * in.src_stride + per) * kFractalBytes : 0;
-  const uint64_t dst_len = reps ? ((reps - 1) * (1ull + in.dst_gap) + 1 + frac2) * kFractalBytes : 0;
+  const uint64_t dst_len = reps ? ((reps - 1) * (1ull + in.dst_gap) + 1 + (per - 1) * step) * kFractalBytes : 0;
   const uint8_t* src = operand_bytes(ctx, "src", in.src, src_len, {Buf::L1});
   uint8_t* dst = operand_bytes(ctx, "dst", in.dst, dst_len, {Buf::L0A, Buf::L0B});
   for (uint64_t j = 0; j < reps; ++j) {
     const uint8_t* s = src + (in.start_index + j * in.src_stride) * kFractalBytes;
     uint8_t* d = dst + j * (1ull + in.dst_gap) * kFractalBytes;
-    if (square8)
-      transpose_square8(d, d + frac2 * kFractalBytes, s);
+    if (per == 2)
+      transpose_square8(d, d + step * kFractalBytes, s);
+    else if (per == 4)
+      transpose_square4(d, step * kFractalBytes, s);
     else if (in.transpose)
       transpose_fractal16(d, s);
     else

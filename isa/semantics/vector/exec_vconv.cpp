@@ -15,7 +15,7 @@ namespace npusim::isa::impl {
 namespace {
 using namespace vec;
 
-enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16, F32toF32 };
+enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16, F32toF32, F16toS4 };
 
 struct ConvPair {
   DType src, dst;
@@ -32,6 +32,8 @@ constexpr ConvPair kPairs[] = {
     // f32 -> f32 rounded to an integral value (vendor Cast<float, float> with CAST_RINT / ROUND / FLOOR / CEIL /
     // TRUNC; the MSD antiquant kernels split the query into int8 limbs with CAST_ROUND, msd_research.md §2).
     {DType::F32, DType::F32, Conv::F32toF32},
+    // f16 -> s4, packed two per byte (vendor Cast<int4b_t, half>; the int4 MSD limbs, msd_research.md §9).
+    {DType::F16, DType::I4, Conv::F16toS4},
 };
 
 std::string pair_name(DType s, DType d) { return std::string(dtype_name(s)) + " -> " + std::string(dtype_name(d)); }
@@ -85,6 +87,7 @@ uint32_t convert(const Cast& c, uint32_t bits) {
     case Conv::U8toF16: return s32_to_f16(static_cast<int32_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
     case Conv::S8toF16: return s32_to_f16(static_cast<int8_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
     case Conv::F32toF32: return f32_integral(f32_from_bits(bits), c.mode, c.overflow);
+    case Conv::F16toS4: return static_cast<uint8_t>(f32_to_s4(f16_to_f32(h), c.mode) & 0xf);  // one nibble (cast_to_s4 packs)
   }
   return 0;
 }
@@ -144,11 +147,32 @@ ChunkFn fast_cast(const Cast& c, int src_size, int dst_size) {
     per_element(c, src_size, dst_size, s[0], d, ch.n8);
   };
 }
+// f16 -> s4: 128 lanes per repeat; the destination is packed, lane l of repeat r in nibble l % 2 (the low one
+// first) of byte dst + r * rep * 32 + l / 2: a repeat writes 64 contiguous bytes (dst blk must be 1).
+void cast_to_s4(const VCast& in, const Cast& c, ExecContext& ctx) {
+  if (in.dst_s.blk != 1)
+    isa_fail("field dst_blk = " + std::to_string(in.dst_s.blk) + ": an s4 destination is packed, a repeat writes 64 "
+             "contiguous bytes (dst_blk must be 1)");
+  const VecGeom g = VecGeom::from_mask(in.mask, in.repeat, lanes_for(2));
+  LaneOperand src{"src", in.src, in.src_s, 2};
+  const Footprint src_fp = Footprint::of_lanes(src, g);
+  const Footprint dst_fp = Footprint::of_runs("dst", in.dst, uint64_t(g.repeats()), kRepeatBytes / 4, uint64_t(in.dst_s.rep) * kBlockBytes);
+  check_lane_operand(ctx, src, src_fp);
+  uint8_t* dst = check_operand(ctx, in.dst, dst_fp);
+  check_reduction_overlap(in.dst, dst_fp, in.src, src_fp);
+  for (int r = 0; r < g.repeats(); ++r) {
+    const LaneSet on = g.enabled(r);
+    uint8_t* d = dst + uint64_t(r) * in.dst_s.rep * kBlockBytes;
+    for (int l = 0; l < g.lanes(); ++l)
+      if (on.test(l)) s4_set(d, uint64_t(l), f32_to_s4(f16_to_f32(uint16_t(load_bits(src.base + src.lane_offset(r, l), 2))), c.mode));
+  }
+}
 }  // namespace
 
 void exec(const VCast& in, ExecContext& ctx) {
   const Conv conv = find_conv(in);
   check_round(in, conv);
+  if (conv == Conv::F16toS4) return cast_to_s4(in, {conv, in.round, Overflow::Saturate}, ctx);
   const int src_size = bytes_of(in.src_dtype), dst_size = bytes_of(in.dst_dtype);
   const VecGeom g = VecGeom::from_mask(in.mask, in.repeat, lanes_for(std::max(src_size, dst_size)));
   LaneOperand dst{"dst", in.dst, in.dst_s, dst_size};
