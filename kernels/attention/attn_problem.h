@@ -83,6 +83,7 @@ struct AntiQuant {
   bool offset = false;      // antiquant_offset (key_ / value_antiquant_offset) given
   bool separated = false;   // key_antiquant_* / value_antiquant_* instead of the combined antiquant_*
   bool msd = false;         // query S = 1: the MSD kernel
+  bool int4 = false;        // MSD with int4 K / V (decode only): int4 limbs, 4 of them, 7.49 / 14.98
   int k_mode = 0, v_mode = 0;  // spec §1.6 modes of K's and V's parameters (the prompt path: 0)
   int limbs = 2;            // MSD: int8 limbs of q and of P (decode: 3 with inner_precise 0, else 2; prompt: 2)
   float coef = 127.0f;      // MSD: limb scale (127 / amax; P * coef) -- decode 127, prompt (S <= 16) 127.49
@@ -152,7 +153,8 @@ struct AttnProblem {
   bool incremental() const { return Sq == 1 && layout != Layout::TND; }
   int64_t kv_n_of(int64_t n) const { return n / G; }
   int64_t qk_dim() const { return D + Dr; }  // the reduction length of Q K^T
-  ElemType kv_in() const { return antiquant.on ? ElemType::I8 : in; }  // the dtype key / value are stored in
+  // The dtype key / value are stored in.
+  ElemType kv_in() const { return antiquant.int4 ? ElemType::I4 : antiquant.on ? ElemType::I8 : in; }
   // Antiquant parameter element of K (value = false) or V for KV head n2, dim d: in the combined tensor the V part
   // follows the K part; the separated tensors hold one part each.
   int64_t antiquant_index(bool value, int64_t n2, int64_t d) const { return antiquant_index(value, 0, n2, 0, 0, d); }

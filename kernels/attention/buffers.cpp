@@ -16,8 +16,10 @@ constexpr int64_t kMaxNSub = 128;        // N per L0C half
 constexpr int64_t kZeroRows = 8;         // rows of the zero output staging (stored 8 at a time)
 constexpr int64_t kMsdQueryRows = 8;     // MSD: query rows pre-processed at a time (one vbrcb group)
 
-// Bytes per element of the cube's input tiles (Q, K, V, P).
-int64_t in_bytes(const AttnProblem& p) { return p.in == ElemType::I8 || p.antiquant.msd ? 1 : 2; }
+// Bits per element of the cube's input tiles (Q, K, V, P): int4 MSD 4, int8 8, else 16.
+int64_t in_bits(const AttnProblem& p) { return p.antiquant.int4 ? 4 : p.in == ElemType::I8 || p.antiquant.msd ? 8 : 16; }
+// Bytes of `elems` cube elements.
+int64_t in_bytes(const AttnProblem& p, int64_t elems) { return elems * in_bits(p) / 8; }
 
 // Bump allocator over one buffer: each region starts on a 32-byte block.
 struct Bump {
@@ -58,14 +60,14 @@ void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) 
 }
 }  // namespace
 
-// K steps are whole K fractals (16 fp16 / 32 int8 elements); with int8, N slices are whole 32-column squares of
-// the transposing V load (tile::load_l0b).
+// K steps are whole K fractals (16 fp16 / 32 int8 / 64 int4 elements); with int8 / int4, N slices are whole 32- /
+// 64-column squares of the transposing V load (tile::load_l0b).
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
-  const int64_t m_cap = cube_rows(p, t), e = in_bytes(p), kq = kBlockBytes / e, nq = e == 1 ? 32 : kRows;
+  const int64_t m_cap = cube_rows(p, t), kq = kBlockBytes * 8 / in_bits(p), nq = in_bits(p) < 16 ? kq : kRows;
   L0Split s;
-  s.kstep = std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / (m_cap * e) / kq * kq);
+  s.kstep = std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / in_bytes(p, m_cap) / kq * kq);
   if (s.kstep < kq) return s;
-  s.nsub = std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / (s.kstep * e) / nq * nq,
+  s.nsub = std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / in_bytes(p, s.kstep) / nq * nq,
                               int64_t(hw.core.l0c_bytes / 2) / (m_cap * kF32) / nq * nq});
   return s;
 }
@@ -73,15 +75,15 @@ L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig
 L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t) {
   L1Layout l;
   l.m_cap = cube_rows(p, t);
-  l.n_cap = round_up(t.s2_block, kRows);
-  const int64_t e = in_bytes(p);
+  // int4: V's rows (the PV K side) are whole 64-row squares of the transposing load
+  l.n_cap = round_up(t.s2_block, p.antiquant.int4 ? int64_t(64) : kRows);
   Bump b;
-  l.q = b.take(l.m_cap * round_up(p.qk_dim(), kRows) * e);
+  l.q = b.take(in_bytes(p, l.m_cap * round_up(p.qk_dim(), kRows)));
   for (int64_t i = 0; i < t.kv_buffers; ++i) {
-    l.k[i] = b.take(l.n_cap * round_up(p.qk_dim(), kRows) * e);
-    l.v[i] = b.take(l.n_cap * round_up(p.Dv, kRows) * e);
+    l.k[i] = b.take(in_bytes(p, l.n_cap * round_up(p.qk_dim(), kRows)));
+    l.v[i] = b.take(in_bytes(p, l.n_cap * round_up(p.Dv, kRows)));
   }
-  l.pm = b.take(l.m_cap * l.n_cap * e);
+  l.pm = b.take(in_bytes(p, l.m_cap * l.n_cap));
   l.total = b.top;
   return l;
 }
@@ -93,7 +95,7 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   u.hm = round_up((t.s1_block + 1) / 2, kRows);
   if (p.incremental()) u.hm = std::max(u.hm, round_up(p.G, kRows));  // the flash-decoding combine takes all G rows on one AIV
   u.cw = Plan::cw_of(t.s2_block);
-  const int64_t es = p.high_perf ? 2 : kF32, pe = in_bytes(p), vr = t.vec_rows, dv = round_up(p.Dv, kRows);
+  const int64_t es = p.high_perf ? 2 : kF32, pe = std::max<int64_t>(1, in_bytes(p, 1)), vr = t.vec_rows, dv = round_up(p.Dv, kRows);
   int64_t x_bytes = std::max(vr * u.cw * es, kRows * dv * kF32);
   if (p.incremental()) {  // decode: the combine stages m, l, w of every split in x[0] and one split's O in x[1]
     const int64_t gp = round_up(p.G, kRows);

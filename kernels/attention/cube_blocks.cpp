@@ -30,23 +30,28 @@ int64_t fractals(int64_t v) { return ceil_div(v, int64_t(kFractalRows)); }  // M
 
 CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
     : c_(c), pl_(pl), l1_(l1_layout(pl.p, pl.t)), l0_(l0_split(pl.p, pl.t, c.hw())),
-      acc_(pl.cube == DType::I8 ? DType::I32 : DType::F32) {
+      acc_(pl.cube == DType::I8 || pl.cube == DType::I4 ? DType::I32 : DType::F32) {
   const Addr base = c_.alloc(Buf::L1, l1_.total, "tiling.s1_block / s2_block L1 blocks (Q, K, V, P)");
   auto nz = [&](uint64_t off, int64_t rows_cap) { return NzTile{tile::plus(base, int64_t(off)), pl_.cube, rows_cap}; };
   q_ = nz(l1_.q, l1_.m_cap), pm_ = nz(l1_.pm, l1_.m_cap);
   kvb_ = pl_.t.kv_buffers;
   early_v_ = kvb_ > pl_.t.preload;
   for (int64_t i = 0; i < kvb_; ++i) k_[i] = nz(l1_.k[i], l1_.n_cap), v_[i] = nz(l1_.v[i], l1_.n_cap);
-  const int64_t e = bytes_of(pl_.cube);
+  const int64_t bits = bits_of(pl_.cube);
   for (int i = 0; i < 2; ++i) {
-    l0a_[i] = c_.alloc(Buf::L0A, uint64_t(l1_.m_cap * l0_.kstep * e), "L0A slice");
-    l0b_[i] = c_.alloc(Buf::L0B, uint64_t(l0_.kstep * l0_.nsub * e), "L0B slice");
+    l0a_[i] = c_.alloc(Buf::L0A, uint64_t(l1_.m_cap * l0_.kstep * bits / 8), "L0A slice");
+    l0b_[i] = c_.alloc(Buf::L0B, uint64_t(l0_.kstep * l0_.nsub * bits / 8), "L0B slice");
     l0c_[i] = c_.alloc(Buf::L0C, uint64_t(l1_.m_cap * l0_.nsub * 4), "L0C half");
   }
   pages_.resize(size_t(pl_.t.preload + 1));
 }
 
 void CubeBlocks::load_rows(const RowRun& r, const NzTile& dst, int64_t d, int64_t dst_col) {
+  if (pl_.cube == DType::I4) {  // as int8 bytes: an int4 NZ column group (64 elements) is one int8 group (32 bytes)
+    const NzTile bytes{dst.at, DType::I8, dst.rows_cap};
+    c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem / 2), DType::I8, r.rows, d / 2, r.stride / 2}, bytes, r.dst_row, dst_col / 2));
+    return;
+  }
   c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem * bytes_of(pl_.cube)), pl_.cube, r.rows, d, r.stride}, dst, r.dst_row, dst_col));
 }
 
@@ -62,7 +67,7 @@ void CubeBlocks::load_slices(const L1Operand& a, const L1Operand& b, int64_t m, 
 
 void CubeBlocks::gemm(const L1Operand& a, const L1Operand& b, int64_t m, int64_t n, int64_t k, Addr out,
                       int64_t out_stride, DType out_t, double deq) {
-  const int64_t kb = block_elems(pl_.cube);  // K per fractal: 16 (fp16 / bf16), 32 (int8)
+  const int64_t kb = block_elems(pl_.cube);  // K per fractal: 16 (fp16 / bf16), 32 (int8), 64 (int4)
   for (int64_t n0 = 0; n0 < n; n0 += l0_.nsub) {
     const int64_t nn = std::min(l0_.nsub, n - n0);
     tile::wait(c_, kHalfFree.at(half_));
@@ -93,7 +98,7 @@ void CubeBlocks::qk(const Step& st, int64_t s) {
     tile::wait(c_, kL1Free.at(kSlotQ));
     if (pl_.msd.on) {  // the AIV pair's int8 limbs of the query (limb-major rows, D apart)
       c_.cross_wait(kFlagQReady);
-      load_rows({pl_.gm.workspace, pl_.ws_q(c_.block_idx(), unit_seq_ % 2), m, pl_.p.D, 0}, q_, pl_.p.D);
+      load_rows({pl_.gm.workspace, elems_at(pl_.ws_q(c_.block_idx(), unit_seq_ % 2)), m, pl_.p.D, 0}, q_, pl_.p.D);
     } else {
       load_rows({pl_.gm.query, row_q_elem(pl_, u, u.r_lo), m, row_q_stride(pl_), 0}, q_, pl_.p.D);
     }
@@ -128,11 +133,13 @@ void CubeBlocks::load_v(const Step& st, int64_t s) {
 
 void CubeBlocks::pv(const Step& st, int64_t s) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
-  const int64_t m = rows(u), cols = pl_.blk_cols(u.b, st.blk), vs = s % kvb_;
+  const int64_t m = rows(u), vs = s % kvb_;
+  // int4: an odd block runs with K = n + 1 (the vendor's PV matmul; P's column n is 0, msd_research.md §5)
+  const int64_t cols = pl_.cube == DType::I4 ? round_up(pl_.blk_cols(u.b, st.blk), int64_t(2)) : pl_.blk_cols(u.b, st.blk);
   if (!early_v_) load_v(st, s);
   c_.cross_wait(kFlagPReady);
   tile::wait(c_, kL1Free.at(kSlotP));
-  load_rows({pl_.gm.workspace, pl_.ws_p(c_.block_idx(), s % 2) / bytes_of(pl_.cube), m, pl_.cw_max, 0}, pm_, cols);
+  load_rows({pl_.gm.workspace, elems_at(pl_.ws_p(c_.block_idx(), s % 2)), m, pl_.cw_max, 0}, pm_, cols);
   tile::set(c_, kL1Loaded.at(kSlotP));
   tile::wait(c_, kL1Loaded.at(v_slot(vs)));
   tile::wait(c_, kL1Loaded.at(kSlotP));

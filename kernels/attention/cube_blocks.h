@@ -6,7 +6,8 @@
 //   PV block (C2 of step s): waits P_READY, O_blk = P V -> workspace O slot s % 2, then O_READY.
 // Full quantisation: int8 tiles, int32 L0C, both results dequantised to fp16 by the FixPipe (deq1 / deq2).
 // MSD antiquant decode: int8 query limbs (from the AIVs, cross flag Q_READY) x int8 K and int8 P limbs x int8 V,
-// L x G rows each, int32 results written as they are.
+// L x G rows each, int32 results written as they are; with int4 K / V the limbs are int4 too (GM -> L1 moves them
+// as bytes, two elements each, as the vendor's ND2NZ has no 4-bit type).
 // The GEMM engine holds two L0A + L0B slice slots and two L0C halves, each handed between pipes by named events.
 #include <cstdint>
 #include <vector>
@@ -39,6 +40,8 @@ class CubeBlocks {
   void gemm(const tile::L1Operand& a, const tile::L1Operand& b, int64_t m, int64_t n, int64_t k, isa::Addr out,
             int64_t out_stride, isa::DType out_t, double deq);
   void flags(bool set);
+  // GM byte offset -> element offset in the cube's dtype (int4: two per byte).
+  uint64_t elems_at(uint64_t bytes) const { return bytes * 8 / uint64_t(isa::bits_of(pl_.cube)); }
   // The cube's M rows of a unit: its computed rows, or their L limbs each (MSD).
   int64_t rows(const WorkUnit& u) const { return (u.r_hi - u.r_lo) * (pl_.msd.on ? pl_.msd.limbs : 1); }
 
@@ -46,7 +49,7 @@ class CubeBlocks {
   const Plan& pl_;
   L1Layout l1_;
   L0Split l0_;
-  isa::DType acc_;  // L0C: F32, or I32 for int8 operands
+  isa::DType acc_;  // L0C: F32, or I32 for int8 / int4 operands
   tile::NzTile q_, pm_, k_[2], v_[2];
   isa::Addr l0a_[2], l0b_[2], l0c_[2];
   int64_t kvb_ = 1;       // K / V slots in L1 (tiling.kv_buffers)

@@ -88,8 +88,9 @@ void launch_plan(const std::string& op, Plan pl, const sim::HwConfig& hw, Prepar
   const PlanFlops f = plan_flops(pl);
   r.flops = f.algorithmic, r.executed_flops_bound = f.executed;
   r.cores = int(pl.t.block_dim);
-  r.macs_per_cycle_per_core = pl.cube == isa::DType::I8 ? 16.0 * 16 * 32 / double(hw.cube.fractal_cycles_s8)
-                                                       : 16.0 * 16 * 16 / double(hw.cube.fractal_cycles_b16);
+  r.macs_per_cycle_per_core = pl.cube == isa::DType::I8   ? 16.0 * 16 * 32 / double(hw.cube.fractal_cycles_s8)
+                               : pl.cube == isa::DType::I4 ? 16.0 * 16 * 64 / double(hw.cube.fractal_cycles_s4)
+                                                           : 16.0 * 16 * 16 / double(hw.cube.fractal_cycles_b16);
   r.launch = sim::LaunchSpec{.name = op, .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
   auto shared = std::make_shared<const Plan>(std::move(pl));
   r.launch.cube = [shared](sim::CoreCtx& ctx) { cube_mainloop(ctx, *shared); };

@@ -14,6 +14,8 @@
 // unit's computed rows, the G heads at query S = 1).
 //   end: O / l, then per-channel V: (O + offV) * scaleV. The K per-channel offset only moves the lse (+ cK * scale,
 //     cK = rowsum(qs * offK)), and only with softmax_lse_flag.
+// Int4 K / V (p.antiquant.int4; the vendor's KV_T = int4b_t): the limbs are int4 (vconv f16 -> s4, packed two per
+// byte), c = 7.49, E = 14.98, L = 4; limb_bytes() sizes every limb tile and its GM rows.
 // Where the vendor fuses (FusedMulAdd for per-token offsets) this kernel multiplies, then adds (two roundings;
 // msd_research.md §12 Q2). Row sums use the kernel's row reduction (vec_ops.h), not the vendor's RowSum tree.
 #include <algorithm>
@@ -46,8 +48,8 @@ void VecBlocks::reduce_rows(const UbRows& x, Addr dst, VRedOp op) {
                     tile::plus(dst, r0 * 4), op);
 }
 
-// The limbs of rows a (fp32, modified): r = round half away (a) (fp32), h16 = f16(r), limb i = s8(h16) at dst8 +
-// i * rows * width; then a = (a - r) * E for the next.
+// The limbs of rows a (fp32, modified): r = round half away (a) (fp32), h16 = f16(r), limb i = s8(h16) (int4 K / V:
+// s4(h16), packed) at dst8 + limb_bytes(i * rows * width); then a = (a - r) * E for the next.
 void VecBlocks::msd_limbs(const UbRows& a, Addr r, Addr h16, Addr dst8) {
   const int64_t n = a.rows * a.width;
   for (int64_t i = 0; i < pl_.msd.limbs; ++i) {
@@ -57,7 +59,7 @@ void VecBlocks::msd_limbs(const UbRows& a, Addr r, Addr h16, Addr dst8) {
     }
     ops_.cast(DType::F32, DType::F32, r, a.at, n, RoundMode::ROUND);
     ops_.cast(DType::F16, DType::F32, h16, r, n);
-    ops_.cast(DType::I8, DType::F16, tile::plus(dst8, i * n), h16, n, RoundMode::ROUND);
+    ops_.cast(pl_.cube, DType::F16, tile::plus(dst8, limb_bytes(i * n)), h16, n, RoundMode::ROUND);
   }
 }
 
@@ -164,7 +166,8 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   tile::handover(c_, kCastFull.at(pbi_));
   const Addr q_gm = ws(pl_.ws_q(c_.block_idx(), mi));
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
-    c_.issue(tile::copy_out({ub(L_.pb[pbi_], i * n), DType::I8, r, dw}, {tile::plus(q_gm, (i * stride + a + r0) * D), DType::I8, r, D, D}));
+    c_.issue(tile::copy_out({ub(L_.pb[pbi_], limb_bytes(i * n)), DType::I8, r, limb_bytes(dw)},
+                            {tile::plus(q_gm, limb_bytes((i * stride + a + r0) * D)), DType::I8, r, limb_bytes(D), limb_bytes(D)}));
   tile::set(c_, kCastFree.at(pbi_));
   pbi_ ^= 1;
 }
@@ -232,8 +235,9 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t st
   tile::handover(c_, kCastFull.at(pbi_));
   const uint64_t slot = pl_.ws_p(c_.block_idx(), s % 2);
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
-    c_.issue(tile::copy_out({ub(L_.pb[pbi_], i * n), DType::I8, r, x.width},
-                            {ws(slot + uint64_t((i * stride + row) * pl_.cw_max)), DType::I8, r, x.width, pl_.cw_max}));
+    c_.issue(tile::copy_out({ub(L_.pb[pbi_], limb_bytes(i * n)), DType::I8, r, limb_bytes(x.width)},
+                            {ws(slot + uint64_t(limb_bytes((i * stride + row) * pl_.cw_max))), DType::I8, r,
+                             limb_bytes(x.width), limb_bytes(pl_.cw_max)}));
   tile::set(c_, kCastFree.at(pbi_));
   tile::set(c_, kMsdFree);  // the limb tiles (and the token rows) are free again
   pbi_ ^= 1;

@@ -110,15 +110,16 @@ void finish_plan(Plan& pl) {
   pl.cube = pl.in, pl.score = pl.vec;
   if (p.antiquant.msd) {
     pl.msd = {true, p.antiquant.limbs, round_up(p.D, int64_t(64)), 0};
-    pl.cube = isa::DType::I8, pl.score = isa::DType::I32;  // O stays F32 for the AIVs; the cube writes int32 limbs
+    // O stays F32 for the AIVs; the cube writes int32 limbs
+    pl.cube = p.antiquant.int4 ? isa::DType::I4 : isa::DType::I8, pl.score = isa::DType::I32;
   }
   pl.mask_value = p.mask_value();
   pl.cw_max = Plan::cw_of(pl.t.s2_block);
   const int64_t m_cap = cube_rows(p, pl.t);
   pl.ws_s_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.score));
-  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bytes_of(pl.cube));
+  pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bits_of(pl.cube) / 8);
   pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * isa::bytes_of(pl.oblk));
-  if (pl.msd.on) pl.msd.ws_q_bytes = uint64_t(m_cap * p.D);
+  if (pl.msd.on) pl.msd.ws_q_bytes = uint64_t(m_cap * p.D * isa::bits_of(pl.cube) / 8);
   pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + 2 * pl.msd.ws_q_bytes),
                               int64_t(512));
 }

@@ -76,6 +76,8 @@ class VecBlocks {
   void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + the K per-channel offset's lse term
   bool msd_invalid_factor(int64_t cnt);
   void msd_limbs(const tile::UbRows& a, isa::Addr r, isa::Addr h16, isa::Addr dst8);
+  // Bytes of n limbs: int8, or int4 with int4 K / V (the cube's dtype; two per byte).
+  int64_t limb_bytes(int64_t n) const { return n * isa::bits_of(pl_.cube) / 8; }
   void msd_combine(isa::Addr c0, isa::Addr rest, isa::Addr dst, int64_t n);
   void msd_channel_rows(bool value, int64_t n2, int64_t len, const uint64_t (&dst)[2]);
   void msd_token_row(bool value, bool offset, const WorkUnit& u, int64_t j0, int64_t cols, isa::Addr dst);

@@ -111,8 +111,9 @@ void check_antiquant_tensors(Ctx& x) {
 }
 
 void check_antiquant_rules(Ctx& x) {
-  const attn::AttnProblem& p = x.p;
+  attn::AttnProblem& p = x.p;
   if (!p.antiquant.on) return;
+  if (p.antiquant.int4) return check_antiquant_int4_rules(x);  // fia_check_antiquant_msd.cpp
   if (p.D % 32 != 0)
     fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +
          " to be a multiple of 32 (D is 32-element aligned whenever int8 is involved; spec §1.6)");

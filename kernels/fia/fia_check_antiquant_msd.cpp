@@ -104,7 +104,8 @@ void check_antiquant_decode_tensors(Ctx& x) {
   if (sep) check_param_dtype(x, vs, a.v_mode, a.v_dtype);
   check_offset(x, ks, sep ? "key_antiquant_offset" : "antiquant_offset");
   if (sep) check_offset(x, vs, "value_antiquant_offset");
-  if (a.k_mode == 0 && a.v_mode == 1 && x.p.in != ElemType::F16)
+  const bool int4 = x.c.inputs.at("key")[0].dtype == ElemType::I4;  // the IFA tiling's fp16-only rule is int8's
+  if (a.k_mode == 0 && a.v_mode == 1 && x.p.in != ElemType::F16 && !int4)
     fail("attrs.key_antiquant_mode = 0 with attrs.value_antiquant_mode = 1 (K per-channel, V per-token) needs a float16 "
          "query, not " + elem_type_name(x.p.in) + " (aclnnFusedInferAttentionScoreV2: int8 KV in this mode allows only "
          "fp16 query and output)");
@@ -165,6 +166,40 @@ void check_antiquant_prompt_msd_rules(Ctx& x) {
            (a.k_mode == 1 ? "per-token mode (B, the key's S)" : "per-channel mode (KV heads, D)") + " with query S > 1 (spec §1.6)");
   }
   a.token_s = a.k_mode == 1 ? p.kv_s : 0;
+}
+
+// Int4 K / V (spec §1.6 "INT4"; the vendor's IFA tiling, msd_research.md §9): query S = 1 only (the prompt forms take
+// int8), D a multiple of 64, the separated parameters in modes 0 (per-channel), 1, 3 or K 0 / V 1; no post-quant,
+// page attention or left padding. Then the decode rules with 4 limbs and the int4 constants 7.49 / 14.98.
+void check_antiquant_int4_rules(Ctx& x) {
+  attn::AttnProblem& p = x.p;
+  attn::AntiQuant& a = p.antiquant;
+  if (!x.decode())
+    fail("int4 key / value with query S = " + str(p.Sq) + ": int4 KV antiquantisation runs at query S = 1 only (spec §1.6: the "
+         "query S > 1 forms take int8 K / V)");
+  if (p.D % 64 != 0)
+    fail("D = " + str(p.D) + " with int4 key / value must be a multiple of 64 (8 in an int32-packed view; spec §1.6, the "
+         "vendor's KVINT4_BYTE_BLOCK)");
+  if (!a.separated)
+    fail("inputs.antiquant_scale (the combined parameters) with int4 key / value: int4 takes only the separated "
+         "inputs.key_antiquant_scale / value_antiquant_scale (spec §1.6)");
+  const bool ok = (a.k_mode == a.v_mode && (a.k_mode == 0 || a.k_mode == 1 || a.k_mode == 3)) || (a.k_mode == 0 && a.v_mode == 1);
+  if (!ok)
+    fail("attrs.key_antiquant_mode = " + str(a.k_mode) + " / value_antiquant_mode = " + str(a.v_mode) + " with int4 key / "
+         "value: int4 supports modes 0 / 0 (per-channel), 1 / 1, 3 / 3 and 0 / 1 only (spec §1.6)");
+  if (a.k_mode == 0 && shape_of(single(x.c, "key_antiquant_scale")) == std::vector<int64_t>{1})
+    fail("inputs.key_antiquant_scale of shape [1] (per-tensor) with int4 key / value: mode 0 with int4 is per-channel only "
+         "(aclnnFusedInferAttentionScoreV2: per-tensor is int8 only)");
+  if (p.post_quant.on)
+    fail("inputs.quant_scale2 (int8 attention_out, post-quant) with int4 key / value is not supported (spec §1.6)");
+  if (p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD)
+    fail("inputs.block_table (page attention) with int4 key / value and a " + elem_type_name(p.in) + " query is not "
+         "supported (spec §1.6)");
+  if (p.left_pad)
+    fail("inputs.kv_padding_size (left padding) with int4 key / value and a " + elem_type_name(p.in) + " query is not "
+         "supported (spec §1.6)");
+  check_antiquant_decode_rules(x);
+  a.limbs = 4, a.coef = 7.49f, a.expand = 14.98f;  // IFA: KVINT4 ? 7.49 : 127, 14.98 : 254; 4 limbs (msd_research.md §9)
 }
 
 void check_antiquant_decode_rules(Ctx& x) {

@@ -16,12 +16,16 @@ constexpr int64_t kBlockAlign = 128, kMinBlock = 128, kMaxBlock = 512;  // page 
 constexpr int64_t kMaxDecodeBlock = 512;                                // query S = 1: any size in [1, 512]
 constexpr int64_t kMaxPagedHidden = 65535;                              // KV_N * D, BnBsH paged layout
 
-// K / V are in the query's dtype, or int8 with a float16 query and inputs.antiquant_scale (KV antiquantisation).
+// K / V are in the query's dtype, or int8 / int4 with a float16 / bfloat16 query and antiquant parameters (KV
+// antiquantisation); int4 is set by the first key tensor and the rest must follow it.
 void check_kv_dtype(const Ctx& x, const std::string& label, ElemType t) {
   if (x.p.antiquant.on) {
-    if (t == ElemType::I8) return;
+    if (t == x.p.kv_in()) return;
+    if (t == ElemType::I8 || t == ElemType::I4)
+      fail(label + " is " + elem_type_name(t) + " but inputs.key is " + elem_type_name(x.p.kv_in()) +
+           ": key and value (and a shared prefix) are all int8 or all int4 (spec §1.6)");
     fail("inputs.antiquant_scale is given but " + label + " is " + elem_type_name(t) + ": KV antiquantisation needs "
-         "int8 key and value (the vendor: \"KV antiquant is unenabled, but antiquant antiquantScale/antiquantOffset "
+         "int8 or int4 key and value (the vendor: \"KV antiquant is unenabled, but antiquant antiquantScale/antiquantOffset "
          "exist\"; spec §1.6)");
   }
   if (t == x.p.in) return;
@@ -33,9 +37,9 @@ void check_kv_dtype(const Ctx& x, const std::string& label, ElemType t) {
          "inputs.value_antiquant_scale (the vendor: \"The key's dequant scale and the value's dequant scale should not be "
          "null, when data type of query is bf16 and data type of key/value is int8\"; at query S = 1 also the combined "
          "inputs.antiquant_scale)");
-  if (t == ElemType::I4 || t == ElemType::I32)
-    fail(label + " dtype " + elem_type_name(t) + " with a " + elem_type_name(x.p.in) + " query is int4 KV antiquantisation "
-         "(spec §1.6), not supported yet (npusim runs int8 K / V)");
+  if (t == ElemType::I4)
+    fail(label + " dtype int4 (or int32 packing 8 int4) with a " + elem_type_name(x.p.in) + " query is int4 KV "
+         "antiquantisation: it needs inputs.key_antiquant_scale and inputs.value_antiquant_scale (spec §1.6)");
   fail(label + " dtype " + elem_type_name(t) + " must equal the query dtype " + elem_type_name(x.p.in));
 }
 
@@ -172,6 +176,7 @@ void same_shape(const std::string& other_label, const std::vector<int64_t>& othe
 }
 
 void check_kv(Ctx& x) {
+  x.p.antiquant.int4 = x.p.antiquant.on && !x.c.inputs.at("key").empty() && x.c.inputs.at("key")[0].dtype == ElemType::I4;
   for (const char* name : {"key", "value"})
     for (size_t i = 0; i < x.c.inputs.at(name).size(); ++i) {
       std::string label = std::string("inputs.") + name;

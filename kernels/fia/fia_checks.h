@@ -51,6 +51,8 @@ void check_antiquant_decode_rules(Ctx& x);
 // ... with a bfloat16 query and query S in 2..16 (the prompt kernel's MSD mode; same file).
 void check_antiquant_prompt_msd_tensors(Ctx& x);
 void check_antiquant_prompt_msd_rules(Ctx& x);
+// ... with int4 K / V (query S = 1 only; same file): D, parameter form and modes, what int4 excludes.
+void check_antiquant_int4_rules(Ctx& x);
 
 // ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
 // The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).

@@ -12,7 +12,8 @@ std::vector<ParamSpec> fia_param_specs() {
   return {
       {"query", "tensor", true, "", "BSH (B, S, H) or BSND / BNSD / BNSD_BSND (4-D); float16 or bfloat16; int8 (query S > 1) with int8 key / value: full quantisation"},
       {"key", "tensor_list", true, "",
-       "query's layout with KV_N heads; a YAML list of B batch-1 tensors; paged 3-D / 4-D"},
+       "query's layout with KV_N heads; a YAML list of B batch-1 tensors; paged 3-D / 4-D; the query's dtype, or int8 / "
+       "int4 (int32 words of 8 int4, last dim / 8) with antiquant parameters"},
       {"value", "tensor_list", true, "", "same shape(s) and dtype as key"},
       {"pse_shift", "tensor", false, "none",
        "(B or 1, N, >= Sq, >= Skv) (query S = 1: (B or 1, N, 1, >= Skv)), query dtype (float16 with an int8 query); added after the scale"},

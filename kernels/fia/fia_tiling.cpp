@@ -109,6 +109,12 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   pl.t.s1_block = ov.choose("s1_block", c.s1_block);
   pl.t.s2_block = ov.choose("s2_block", c.s2_block);
   pl.t.preload = ov.choose("preload", c.preload);
+  // MSD: the cube's first QK of a unit waits for the AIVs' query limbs, which they write in their own step order (one
+  // score block ahead); a deeper cube preload would wait for limbs behind a P V it has not run (the vendor's IFA
+  // kernel has no QK preload either).
+  if (p.antiquant.msd && pl.t.preload != 1)
+    throw CaseError("tiling.preload = " + std::to_string(pl.t.preload) + " must be 1 with KV antiquantisation through MSD "
+                    "(the AIVs hand the cube each unit's query limbs one score block ahead)");
   pl.t.kv_buffers = ov.choose("kv_buffers", c.kv_buffers);
   pl.decode = p.Sq == 1;
   if (pl.decode) pl.t.kv_splits = ov.choose("kv_splits", auto_kv_splits(p, hw));

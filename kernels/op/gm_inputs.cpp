@@ -2,9 +2,27 @@
 
 #include <cstring>
 
+#include "isa/numeric/numeric.h"
+
 namespace npusim::op {
 
-uint64_t tensor_bytes(const HostTensor& t) { return static_cast<uint64_t>(t.numel()) * elem_bytes(t.type); }
+namespace {
+// The host tensor's bytes as GM holds them: int4 (one value per host byte) packed two per byte, the lower index in
+// the low nibble (isa s4_set); every other type as it is.
+void put(uint8_t* gm, const HostTensor& t, uint64_t bytes) {
+  if (t.type != ElemType::I4) {
+    std::memcpy(gm, t.bytes.data(), bytes);
+    return;
+  }
+  std::memset(gm, 0, bytes);
+  for (int64_t i = 0; i < t.numel(); ++i) isa::s4_set(gm, uint64_t(i), int8_t(t.bytes[size_t(i)]));
+}
+}  // namespace
+
+uint64_t tensor_bytes(const HostTensor& t) {
+  if (t.type == ElemType::I4) return (static_cast<uint64_t>(t.numel()) + 1) / 2;  // packed in GM
+  return static_cast<uint64_t>(t.numel()) * elem_bytes(t.type);
+}
 
 uint64_t load_input(sim::Machine& m, const std::string& gm_name, const TensorEntry& e, bool scalar_read) {
   const HostTensor& t = e.data;
@@ -12,13 +30,13 @@ uint64_t load_input(sim::Machine& m, const std::string& gm_name, const TensorEnt
   const uint64_t off = m.gm().allocate(gm_name, bytes, scalar_read);
   m.gm().mark_read_only(gm_name);  // kernels only read inputs: no race shadow for their reads
   if (!m.gm().backs_everything() && !scalar_read) return off;
-  if (t.bytes.size() == bytes) {
-    if (bytes) std::memcpy(m.gm().ptr(off, bytes), t.bytes.data(), bytes);
+  if (t.bytes.size() == uint64_t(t.numel()) * elem_bytes(t.type)) {
+    if (bytes) put(m.gm().ptr(off, bytes), t, bytes);
     return off;
   }
   if (!e.file.empty()) throw CaseError("inputs." + e.name + ": tensor data was not loaded");
   const HostTensor g = generate(e.dtype, e.shape, e.init);  // timing mode: only what the scalar unit reads
-  if (bytes) std::memcpy(m.gm().ptr(off, bytes), g.bytes.data(), bytes);
+  if (bytes) put(m.gm().ptr(off, bytes), g, bytes);
   return off;
 }
 

@@ -116,9 +116,11 @@ void VecOps::copy(DType t, Addr dst, Addr src, int64_t n) { c_.issue(VCopy{.dtyp
 void VecOps::dup(DType t, Addr dst, double v, int64_t n) { c_.issue(VDup{.dtype = t, .dst = dst, .value = v, .mask = count(n)}); }
 
 void VecOps::cast(DType to, DType from, Addr dst, Addr src, int64_t n, RoundMode round) {
-  // Contiguous arrays: each operand advances by its own element size per repeat (256 / larger size lanes).
-  const int lanes = kRepeatBytes / std::max(isa::bytes_of(to), isa::bytes_of(from));
-  const uint16_t dst_rep = uint16_t(lanes * isa::bytes_of(to) / kBlockBytes), src_rep = uint16_t(lanes * isa::bytes_of(from) / kBlockBytes);
+  // Contiguous arrays: each operand advances by its own element size per repeat (256 / larger size lanes; s4 is
+  // packed, half a byte per lane).
+  const int lanes = kRepeatBytes * 8 / std::max(isa::bits_of(to), isa::bits_of(from));
+  const uint16_t dst_rep = uint16_t(lanes * isa::bits_of(to) / (8 * kBlockBytes)),
+                 src_rep = uint16_t(lanes * isa::bits_of(from) / (8 * kBlockBytes));
   c_.issue(VCast{.dst_dtype = to, .src_dtype = from, .round = round, .sat = true, .dst = dst, .src = src,
                  .mask = count(n), .dst_s = {1, dst_rep}, .src_s = {1, src_rep}});
 }

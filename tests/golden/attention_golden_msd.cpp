@@ -13,8 +13,9 @@
 namespace npusim::golden::parts {
 
 namespace {
-// The limbs of one row: R = round half away (saturating: NaN -> 0), limb = s8(f16(R)); the next A = (A - R) * E.
-std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float e) {
+// The limbs of one row: R = round half away (saturating: NaN -> 0), limb = s8(f16(R)) (int4 K / V: s4(f16(R))); the
+// next A = (A - R) * E.
+std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float e, bool int4) {
   std::vector<std::vector<float>> out(size_t(limbs), std::vector<float>(a.size()));
   std::vector<float> r(a.size(), 0.0f);
   for (int i = 0; i < limbs; ++i)
@@ -22,7 +23,8 @@ std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float
       if (i > 0) a[k] = (a[k] - r[k]) * e;  // vsub, then vmuls: two fp32 roundings
       const float x = a[k];
       r[k] = std::isnan(x) ? 0.0f : std::isinf(x) ? std::copysign(FLT_MAX, x) : isa::f32_round_integral(x, RoundMode::ROUND);
-      out[size_t(i)][k] = float(isa::f16_to_s8(isa::f32_to_f16(r[k], RoundMode::RINT, Overflow::Saturate), RoundMode::ROUND));
+      const uint16_t h = isa::f32_to_f16(r[k], RoundMode::RINT, Overflow::Saturate);
+      out[size_t(i)][k] = float(int4 ? isa::f32_to_s4(isa::f16_to_f32(h), RoundMode::ROUND) : isa::f16_to_s8(h, RoundMode::ROUND));
     }
   return out;
 }
@@ -70,7 +72,7 @@ struct Msd {
     const float k1 = isa::hw_div(c1, amax1);
     std::vector<float> a(size_t(p.D));
     for (int64_t c = 0; c < p.D; ++c) a[size_t(c)] = qs[size_t(c)] * k1;
-    q_limbs = msd_limbs(a, L, e);
+    q_limbs = msd_limbs(a, L, e, p.antiquant.int4);
   }
 
   // C0 + C1 s1 + ... (each product rounded, then the sum), then * c2.
@@ -117,7 +119,7 @@ struct Msd {
     } else {
       for (size_t k = 0; k < pr.size(); ++k) x[k] = pr[k] * c1;
     }
-    const std::vector<std::vector<float>> pl = msd_limbs(std::vector<float>(x.begin(), x.begin() + c), L, e);
+    const std::vector<std::vector<float>> pl = msd_limbs(std::vector<float>(x.begin(), x.begin() + c), L, e, p.antiquant.int4);
     std::vector<float> o(size_t(p.Dv));
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
       std::vector<int64_t> acc(size_t(L), 0);

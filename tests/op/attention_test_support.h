@@ -103,14 +103,15 @@ struct AttnCase {
 // Unused positions: NaN, or -128 in int8 tensors (an addressing mistake then moves the result off the golden).
 inline HostTensor nan_tensor(ElemType t, std::vector<int64_t> shape) {
   HostTensor h = HostTensor::zeros(t, std::move(shape));
-  for (int64_t e = 0; e < h.numel(); ++e) h.set(e, t == ElemType::I8 ? -128.0 : kNan);
+  for (int64_t e = 0; e < h.numel(); ++e) h.set(e, t == ElemType::I8 ? -128.0 : t == ElemType::I4 ? -8.0 : kNan);
   return h;
 }
 
 // A value uniform in [lo, hi): floats as drawn, int8 (full quantisation) as round(32 x) (a per-tensor int8
-// quantisation of the float draw with scale 1 / 32).
+// quantisation of the float draw with scale 1 / 32), int4 as round(4 x) clamped to [-8, 7].
 inline double draw(Rng& r, ElemType t, double lo, double hi) {
   const double x = r.uniform(lo, hi);
+  if (t == ElemType::I4) return std::clamp(std::nearbyint(4 * x), -8.0, 7.0);
   return t == ElemType::I8 ? std::clamp(std::nearbyint(32 * x), -127.0, 127.0) : x;
 }
 

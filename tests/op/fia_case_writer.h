@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "isa/numeric/numeric.h"
 #include "kernels/host/npy.h"
 #include "tests/op/attention_test_support.h"
 #include "tests/support/case_writer.h"
@@ -18,6 +19,7 @@ inline const char* dtype_name(ElemType t) {
   switch (t) {
     case ElemType::BF16: return "bfloat16";
     case ElemType::I8: return "int8";
+    case ElemType::I4: return "int4";
     case ElemType::U8: return "uint8";
     case ElemType::Bool: return "bool";
     case ElemType::I32: return "int32";
@@ -32,7 +34,21 @@ struct CaseExtras {
   std::string tiling;             // YAML map body, e.g. "s1_block: 32, s2_block: 128"
   bool lengths = false;           // write actual_seq_lengths / _kv even when they are the full S
   ElemType mask_dtype = ElemType::Bool;
+  bool int32_kv = false;          // int4 K / V (and prefix) written as int32 words of 8 (spec §1.6's packed view)
 };
+
+// An int4 tensor (..., n) as the int32 words (..., n / 8) that pack it, element k in bits [4k, 4k + 4).
+inline HostTensor pack_int32(const HostTensor& t) {
+  std::vector<int64_t> shape = t.shape;
+  shape.back() /= 8;
+  HostTensor w = HostTensor::zeros(ElemType::I32, shape);
+  for (int64_t i = 0; i < w.numel(); ++i) {
+    int8_t v[8];
+    for (int k = 0; k < 8; ++k) v[k] = int8_t(t.bytes[size_t(8 * i + k)]);
+    w.set(i, double(isa::s4_pack_s32_word(v)));
+  }
+  return w;
+}
 
 // Writes dir/case.yaml and its tensors; returns the case path.
 inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCase& c, const CaseExtras& x = {}) {
@@ -50,11 +66,16 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   if (p.prefix) w.attr("actual_shared_prefix_len", test::CaseWriter::list({p.prefix_len}));
   const char* in = dtype_name(p.in);
   w.file("query", c.q, in);
-  const char* kv = dtype_name(p.kv_in());
+  const char* kv = x.int32_kv ? "int32" : dtype_name(p.kv_in());
+  auto stored = [&](const std::vector<HostTensor>& ts) {
+    std::vector<HostTensor> out;
+    for (const HostTensor& t : ts) out.push_back(x.int32_kv ? pack_int32(t) : t);
+    return out;
+  };
   if (p.kv == KvStorage::List) {
-    w.file_list("key", c.k, kv).file_list("value", c.v, kv);
+    w.file_list("key", stored(c.k), kv).file_list("value", stored(c.v), kv);
   } else {
-    w.file("key", c.k[0], kv).file("value", c.v[0], kv);
+    w.file("key", stored(c.k)[0], kv).file("value", stored(c.v)[0], kv);
   }
   const char *ka = dtype_name(c.aqs.type), *va = dtype_name(c.vaqs.type);
   if (p.antiquant.on && !p.antiquant.separated) w.file("antiquant_scale", c.aqs, ka, "aqs");
@@ -75,7 +96,7 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
     w.file("atten_mask", m, dtype_name(x.mask_dtype), "mask");
   }
   if (paged) w.file("block_table", c.bt, "int32");
-  if (p.prefix) w.file("key_shared_prefix", c.kp, kv, "kp").file("value_shared_prefix", c.vp, kv, "vp");
+  if (p.prefix) w.file("key_shared_prefix", stored({c.kp})[0], kv, "kp").file("value_shared_prefix", stored({c.vp})[0], kv, "vp");
   if (p.left_pad) {
     HostTensor qp = HostTensor::zeros(ElemType::I64, {1}), kp = HostTensor::zeros(ElemType::I64, {1});
     qp.set(0, double(p.q_pad)), kp.set(0, double(p.kv_pad));

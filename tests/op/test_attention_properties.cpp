@@ -11,7 +11,7 @@
 //     (int8 K / V, per-tensor / per-channel, with / without offset; a bfloat16 query with S <= 16 through MSD),
 //     tiling overrides.
 //   FiaDecode: query S = 1 with the same families (masks (B, 1, Skv), pse rows, page sizes 1-512, flash-decoding
-//     splits, empty KV batches) and KV antiquantisation through MSD (modes 0-5, K 0 / V 1, 2 / 3 limbs).
+//     splits, empty KV batches) and KV antiquantisation through MSD (modes 0-5, K 0 / V 1, 2 / 3 limbs; int4 K / V).
 //   FaVarLen: TND batches with zero lengths, GQA, D / Dv / rope Dr, sparse modes 0-4, 7, 8, local and global
 //     masks, band pre / next, invalid-row correction.
 #include <gtest/gtest.h>
@@ -21,10 +21,12 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "kernels/fia/fia_int4_view.h"
 #include "kernels/fia/fia_params.h"
 #include "tests/op/case_test_support.h"
 #include "tests/op/fa_kernel_harness.h"
@@ -188,6 +190,13 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
     a.separated = a.k_mode != a.v_mode || a.k_mode > 1 || ga.coin(0.6);
     c.p.inner_precise = int(ga.in(0, 1)), c.p.row_fix = false;
     a.limbs = c.p.inner_precise == 0 ? 3 : 2;
+    // Int4 K / V (a stream of its own): the separated parameters in modes 0 (per-channel) / 1 / 3 / K 0 V 1, D % 64, no
+    // pages, left padding or post-quant; 4 limbs, 7.49 / 14.98.
+    Draw gi{Rng{seed * 15485863 + 7}};
+    if (D % 64 == 0 && !paged && !p.left_pad && !post_quant && gi.coin(0.35)) {
+      a.int4 = true, a.separated = true, a.per_tensor = false, a.limbs = 4, a.coef = 7.49f, a.expand = 14.98f;
+      if (a.k_mode == 2) a.k_mode = a.v_mode = 0;
+    }
   }
   if (tensors) fill(c, seed + 1000);
   if (tensors && c.p.antiquant.on) c.p.antiquant.msd ? add_msd_antiquant(c, seed) : add_antiquant(c, seed);
@@ -209,17 +218,19 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
     if (decode) o << "kv_splits: " << g.in(1, 4) << ", s2_block: " << (D <= 128 ? g.of(s2) : 128);
     else o << "s1_block: " << (D <= 32 ? g.of<int64_t>({32, 128, 256, 512}) : D <= 128 ? g.of<int64_t>({32, 64, 128}) : 32)
            << ", s2_block: " << g.of(s2)
-           << ", preload: " << g.in(1, 3);
+           << ", preload: " << std::max<int64_t>(g.in(1, 3) * !c.p.antiquant.msd, 1);  // MSD: preload 1 only
     d.x.tiling = o.str();
   }
   d.x.mask_dtype = g.of<ElemType>({ElemType::Bool, ElemType::I8, ElemType::U8});
+  d.x.int32_kv = c.p.antiquant.int4 && Draw{Rng{seed * 7727 + 3}}.coin(0.5);  // the int32-packed view of the cache
   std::ostringstream o;
   o << "B " << B << " N " << p.N << "/" << p.KV_N << " Sq " << Sq << " Skv " << Skv << " D " << D << " " << layout_name(l)
     << " " << elem_type_name(t) << (full_quant ? " full-quant" : "") << " kv " << int(kv) << " mode " << p.sparse_mode << " mask " << int(p.mask) << " pse "
     << p.pse << " ip " << c.p.inner_precise << " lpad " << p.left_pad << " prefix " << p.prefix << " pq " << post_quant
     << (c.p.antiquant.msd ? " msd k" + std::to_string(c.p.antiquant.k_mode) + " v" + std::to_string(c.p.antiquant.v_mode) +
                                 (c.p.antiquant.per_tensor ? " per-tensor" : "") + (c.p.antiquant.offset ? " offset" : "") +
-                                (c.p.antiquant.separated ? " separated" : " combined")
+                                (c.p.antiquant.separated ? " separated" : " combined") +
+                                (c.p.antiquant.int4 ? d.x.int32_kv ? " int4 (int32 view)" : " int4" : "")
         : c.p.antiquant.on ? c.p.antiquant.per_tensor ? " antiquant per-tensor" : " antiquant per-channel" : "")
     << " tiling {" << d.x.tiling << "}";
   d.desc = o.str();
@@ -242,13 +253,14 @@ TEST(FiaRandomGenerator, DrawsEveryFeatureFamily) {
       n["post-quant offset"] += q.offset, n["tiling override"] += !d.x.tiling.empty();
       if (!decode) n["full quantisation"] += p.full_quant.on, n["kv antiquant"] += p.antiquant.on;
       if (decode) n["kv antiquant msd"] += p.antiquant.msd, n["msd per-token"] += p.antiquant.per_token(true);
+      if (decode) n["msd int4"] += p.antiquant.int4;
       if (!decode) n["sparse_mode " + std::to_string(p.sparse_mode)] += 1, n["high performance"] += p.high_perf;
     }
     std::cout << (decode ? "decode" : "prompt") << " draws:";
     for (const auto& [k, v] : n) std::cout << " " << k << " " << v << ";";
     std::cout << "\n";
     for (const auto& [k, v] : n) EXPECT_GE(v, 15) << (decode ? "decode " : "prompt ") << k;
-    EXPECT_EQ(n.size(), decode ? 19u : 26u) << "a family the generator should draw never appears";
+    EXPECT_EQ(n.size(), decode ? 20u : 26u) << "a family the generator should draw never appears";
   }
 }
 
@@ -258,7 +270,9 @@ void run_fia_seed(uint64_t seed, bool decode) {
   FiaDraw d = draw_fia(seed, decode);
   ::testing::Test::RecordProperty("combination", d.desc);
   const std::string path = write_fia_case(casetest::scratch_dir(), d.c, d.x);
-  CaseFile c = load_case(path, {}, true);
+  const CaseFile given = load_case(path, {}, true);
+  std::optional<CaseFile> view;
+  const CaseFile& c = fia::int4_view(given, view);  // as the op: int32-packed int4 K / V as int4
   attn::AttnProblem p;
   attn::Plan plan;
   try {

@@ -1,6 +1,10 @@
 // FIA KV antiquantisation (int8 key / value; spec §1.6): the prompt branch's combined / paged float16 parameters and
 // the decode branch's MSD modes 0-5: what the problem carries, and every rule with exit-2 text naming the parameter,
 // the value and the rule. The kernels against the golden model: test_fia_kernel.cpp "Antiquant*", test_fia_msd.cpp.
+#include <optional>
+#include <tuple>
+
+#include "kernels/fia/fia_int4_view.h"
 #include "tests/op/fia_test_support.h"
 
 namespace npusim::op {
@@ -56,11 +60,11 @@ TEST(FiaAntiquant, DtypesAndTheOffsetFollowTheScale) {
 
 TEST(FiaAntiquant, KeyAndValueMustBeInt8) {
   expect_parts(parse_error(kN4, bsh_qkv() + scale()),
-               {"inputs.antiquant_scale is given but inputs.key is float16", "needs int8 key and value",
+               {"inputs.antiquant_scale is given but inputs.key is float16", "needs int8 or int4 key and value",
                 "KV antiquant is unenabled"});
   const std::string mixed = tensor("query", {2, 64, 256}) + tensor("key", {2, 128, 256}, "int8") +
                             tensor("value", {2, 128, 256}, "float16");
-  expect_parts(parse_error(kN4, mixed + scale()), {"inputs.value is float16", "needs int8 key and value"});
+  expect_parts(parse_error(kN4, mixed + scale()), {"inputs.value is float16", "needs int8 or int4 key and value"});
 }
 
 TEST(FiaAntiquant, ABfloat16PromptQueryIsRejectedTheDecodeBranchRunsMsd) {
@@ -222,6 +226,68 @@ TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
   expect_parts(parse_error(kDec, tensor("query", {2, 1, 4, 64}) + tensor("key", {2, 100, 2, 64}, "int8") +
                                      tensor("value", {2, 100, 2, 64}, "int8")),
                {"int8 with a float16 query is KV antiquantisation", "key_antiquant_scale"});
+}
+
+// ---- int4 K / V (spec §1.6 "INT4"; fia_check_antiquant_msd.cpp check_antiquant_int4_rules) ----
+std::string i4_qkv(const std::string& q = "float16", const std::string& kv = "int4", int64_t d = 64) {
+  const int64_t last = kv == "int32" ? d / 8 : d;
+  return tensor("query", {2, 1, 4, d}, q) + tensor("key", {2, 100, 2, last}, kv) + tensor("value", {2, 100, 2, last}, kv);
+}
+attn::AttnProblem parse_view(const std::string& attrs, const std::string& inputs) {  // as the op does: int32 -> int4 first
+  const CaseFile c = load_fia(attrs, inputs);
+  std::optional<CaseFile> view;
+  return parse_fia(fia::int4_view(c, view));
+}
+std::string parse_view_error(const std::string& attrs, const std::string& inputs) {
+  return casetest::error_of([&] { parse_view(attrs, inputs); });
+}
+
+TEST(FiaAntiquantInt4, ModesZeroOneThreeAndKChannelVTokenRunWithFourLimbs) {
+  for (const auto& [k, v, ks, kt, vs, vt] :
+       std::vector<std::tuple<int, int, std::vector<int64_t>, const char*, std::vector<int64_t>, const char*>>{
+           {0, 0, {1, 2, 64}, "bfloat16", {1, 128}, "bfloat16"}, {1, 1, {1, 2, 100}, "float32", {1, 2, 100}, "float32"},
+           {3, 3, {2, 2, 100}, "float32", {2, 2, 100}, "float32"}, {0, 1, {1, 128}, "bfloat16", {1, 2, 100}, "float32"}}) {
+    const attn::AttnProblem p = parse_view(modes(k, v), i4_qkv("bfloat16") + sep(ks, kt, vs, vt, true));
+    EXPECT_TRUE(p.antiquant.msd && p.antiquant.int4) << k << v;
+    EXPECT_EQ(p.kv_in(), ElemType::I4);
+    EXPECT_EQ(p.antiquant.limbs, 4);  // whatever inner_precise is (default 0 here)
+    EXPECT_EQ(p.antiquant.coef, 7.49f);
+    EXPECT_EQ(p.antiquant.expand, 14.98f);
+  }
+  // The int32 view: the last dim x 8, the same problem.
+  const attn::AttnProblem w = parse_view(modes(0, 0), i4_qkv("float16", "int32") + sep({1, 128}, "float16", {1, 128}, "float16"));
+  EXPECT_TRUE(w.antiquant.int4);
+  EXPECT_EQ(w.D, 64);
+  EXPECT_EQ(w.kv_s, 100);
+}
+
+TEST(FiaAntiquantInt4, WhatInt4ExcludesExitsNamingTheRule) {
+  const std::string pc = sep({1, 128}, "float16", {1, 128}, "float16");
+  expect_parts(parse_view_error(modes(2, 2), i4_qkv() + sep({2}, "float16", {2}, "float16")),
+               {"key_antiquant_mode = 2", "int4 supports modes 0 / 0 (per-channel), 1 / 1, 3 / 3 and 0 / 1"});
+  expect_parts(parse_view_error(modes(0, 0), i4_qkv() + sep({1}, "float16", {1}, "float16")),
+               {"inputs.key_antiquant_scale of shape [1]", "per-channel only"});
+  expect_parts(parse_view_error(kDec, i4_qkv() + tensor("antiquant_scale", {2, 128})),
+               {"inputs.antiquant_scale (the combined parameters) with int4", "separated"});
+  expect_parts(parse_view_error(modes(0, 0), tensor("query", {2, 1, 4, 96}) + tensor("key", {2, 100, 2, 96}, "int4") +
+                                                    tensor("value", {2, 100, 2, 96}, "int4") + sep({1, 192}, "float16", {1, 192}, "float16")),
+               {"D = 96", "multiple of 64"});
+  expect_parts(parse_view_error(modes(0, 0), i4_qkv() + pc + tensor("quant_scale2", {1}, "float32")),
+               {"inputs.quant_scale2", "int4", "not supported"});
+  const std::string paged = tensor("query", {2, 1, 4, 64}) + tensor("key", {6, 32, 128}, "int4") +
+                            tensor("value", {6, 32, 128}, "int4") + tensor("block_table", {2, 3}, "int32");
+  expect_parts(parse_view_error(modes(0, 0) + ", block_size: 32, actual_seq_lengths_kv: [70, 20]", paged + pc),
+               {"inputs.block_table (page attention) with int4", "not supported"});
+  expect_parts(parse_view_error(modes(0, 0) + ", actual_seq_lengths_kv: [70, 20]", i4_qkv() + pc + tensor("kv_padding_size", {1}, "int64")),
+               {"inputs.kv_padding_size (left padding) with int4", "not supported"});
+  expect_parts(parse_view_error(modes(0, 0), tensor("query", {2, 1, 4, 64}) + tensor("key", {2, 100, 2, 64}, "int4") +
+                                                 tensor("value", {2, 100, 2, 64}, "int8") + pc),
+               {"inputs.value is int8 but inputs.key is int4", "all int8 or all int4"});
+  expect_parts(parse_view_error(kDec, i4_qkv()), {"inputs.key dtype int4", "needs inputs.key_antiquant_scale"});
+  expect_parts(parse_view_error("num_heads: 4, num_key_value_heads: 2, input_layout: BSND",
+                                tensor("query", {2, 8, 4, 64}, "bfloat16") + tensor("key", {2, 100, 2, 64}, "int4") +
+                                    tensor("value", {2, 100, 2, 64}, "int4") + sep({2, 64}, "bfloat16", {2, 64}, "bfloat16")),
+               {"int4 key / value with query S = 8", "query S = 1 only"});
 }
 
 // ---- query S in 2..16 with a bfloat16 query: the prompt kernel's MSD mode ----

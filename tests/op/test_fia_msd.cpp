@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "kernels/attention/attn_reference.h"
+#include "kernels/fia/fia_int4_view.h"
 #include "kernels/fia/fia_params.h"
 #include "tests/op/case_test_support.h"
 #include "tests/op/fia_case_writer.h"
@@ -27,14 +28,17 @@ class FiaMsd : public ::testing::TestWithParam<KernelCase> {};
 
 TEST_P(FiaMsd, BitExactAgainstGoldenAndAccurate) {
   const KernelCase& mc = GetParam();
-  const auto [ac, c, k] = run_case(mc);
+  const auto [ac, given, k] = run_case(mc);
+  std::optional<CaseFile> view;
+  const CaseFile& c = fia::int4_view(given, view);  // int32-packed K / V as int4
   const attn::AttnProblem p = parse_fia(c);
   ASSERT_TRUE(p.antiquant.msd);
   EXPECT_EQ(p.antiquant.k_mode, ac.p.antiquant.k_mode);
   EXPECT_EQ(p.antiquant.v_mode, ac.p.antiquant.v_mode);
   EXPECT_EQ(p.antiquant.per_tensor, ac.p.antiquant.per_tensor);
   EXPECT_EQ(p.antiquant.offset, ac.p.antiquant.offset);
-  EXPECT_EQ(p.antiquant.limbs, p.Sq == 1 && p.inner_precise == 0 ? 3 : 2);
+  EXPECT_EQ(p.antiquant.int4, ac.p.antiquant.int4);
+  EXPECT_EQ(p.antiquant.limbs, ac.p.antiquant.int4 ? 4 : p.Sq == 1 && p.inner_precise == 0 ? 3 : 2);
   EXPECT_EQ(p.antiquant.coef, ac.p.antiquant.coef);
   const attn::Plan plan = plan_of(c, p);
   if (mc.want_fd) {
@@ -45,7 +49,7 @@ TEST_P(FiaMsd, BitExactAgainstGoldenAndAccurate) {
 
 struct Modes {
   int k = 0, v = 0;
-  bool per_tensor = false, offset = true, separated = true;
+  bool per_tensor = false, offset = true, separated = true, int4 = false;
 };
 
 // A problem with int8 K / V and MSD parameters of the given modes: decode (IFA: 127 / 254, 2 or 3 limbs) or, with
@@ -57,6 +61,7 @@ attn::AttnProblem msd(attn::AttnProblem p, Modes m) {
   p.antiquant.per_tensor = m.per_tensor, p.antiquant.offset = m.offset, p.antiquant.separated = m.separated;
   p.antiquant.limbs = p.Sq == 1 && p.inner_precise == 0 ? 3 : 2;
   if (p.Sq > 1) p.antiquant.coef = 127.49f, p.antiquant.expand = 254.98f, p.antiquant.separated = true;
+  if (m.int4) p.antiquant.int4 = true, p.antiquant.limbs = 4, p.antiquant.coef = 7.49f, p.antiquant.expand = 14.98f;
   p.lse = true;
   return p;
 }
@@ -226,6 +231,31 @@ std::vector<KernelCase> cases() {
     return make(msd(causal(prompt(2, 4, 2, 12, 300, 64, Layout::BSND)), {0, 0}), 366,
                 [](AttnCase& c) { add_post_quant(c, false, true, 66, 20, 400, true); });
   });
+  // Int4 K / V (spec §1.6: separated parameters, modes 0 / 1 / 3 and K 0 / V 1, D % 64, no pages): int4 limbs, 4 of
+  // them, 7.49 / 14.98; odd blocks run P V with K = n + 1. The int32-packed view of the same data gives the same bits.
+  const Modes i4pc{0, 0, false, true, true, true}, i4pt{1, 1, false, true, true, true}, i4pth{3, 3, false, false, true, true},
+      i4cv{0, 1, false, true, true, true};
+  add("Int4PerChannelOffsetBsndGqa4OddBlock", [=] { return make(msd(dec(2, 8, 2, 701, 128, Layout::BSND), i4pc), 380); });
+  add("Int4PerChannelOffsetInt32View", [=] { return make(msd(dec(2, 8, 2, 701, 128, Layout::BSND), i4pc), 380); },
+      {.int32_kv = true});
+  add("Int4PerTokenOffsetBshBf16", [=] { return make(msd(dec(2, 4, 2, 517, 64, Layout::BSH, ElemType::BF16), i4pt), 381); });
+  add("Int4PerTokenHeadSymmetricBnsd", [=] { return make(msd(dec(2, 8, 2, 300, 128, Layout::BNSD), i4pth), 382); });
+  add("Int4KChannelVTokenBf16D64", [=] { return make(msd(dec(2, 4, 1, 257, 64, Layout::BSND, ElemType::BF16), i4cv), 383); });
+  add("Int4D512Gqa8Bnsd", [=] { return make(msd(dec(1, 8, 1, 333, 512, Layout::BNSD, ElemType::BF16), i4pt), 384); });
+  add("Int4D128Gqa64", [=] { return make(msd(dec(1, 64, 1, 400, 128, Layout::BSH), i4pc), 385); });  // L x G = 256 rows
+  add("Int4D256Gqa32", [=] { return make(msd(dec(1, 32, 1, 301, 256, Layout::BSND), i4pt), 389); });
+  add("Int4TensorListPerToken", [=] {
+    auto p = dec(3, 4, 2, 601, 64, Layout::BSND);
+    p.kv = KvStorage::List, p.list_s = {100, 601, 257}, p.act_kv = {100, 601, 257};
+    return make(msd(p, i4pt), 386);
+  }, {.tiling = "kv_splits: 2", .int32_kv = true});
+  add("Int4SharedPrefixPerChannelLse", [=] {
+    auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
+    p.prefix = true, p.prefix_s = 200, p.prefix_len = 151, p.act_kv = {300, 5};
+    return make(msd(p, i4pc), 387);
+  }, {.tiling = "kv_splits: 3, s2_block: 128"});
+  add("SplitsInt4PerChannelOffset", [=] { return make(msd(dec(1, 8, 2, 1501, 128, Layout::BSND), i4pc), 388); },
+      {.tiling = "kv_splits: 3, s2_block: 128"});
   add("PostQuantPerChannelInt8Out", [] {
     return make(msd(dec(2, 4, 2, 300, 64, Layout::BSND), {0, 0}), 354, [](AttnCase& c) { add_post_quant(c, true, true, 55); });
   });
@@ -246,6 +276,16 @@ TEST(FiaMsdGolden, PassesTheAccuracyPolicy) {
       EXPECT_TRUE(acc.pass()) << limbs << " limbs\n" << format_report(acc);
     }
   }
+}
+
+// The AIVs hand the cube each unit's query limbs one score block ahead: a deeper cube preload would wait for limbs
+// behind a P V it has not run (a deadlock), so the tiling rejects it naming the key.
+TEST(FiaMsdTiling, PreloadBeyondOneIsRejected) {
+  const AttnCase ac = make(msd(dec(2, 8, 2, 300, 128, Layout::BSND), {0, 0, false, true, true, true}), 390);
+  const std::string path = write_fia_case(casetest::scratch_dir(), ac, {.tiling = "preload: 2"});
+  const CaseFile c = load_case(path, {}, false);
+  const std::string err = casetest::error_of([&] { plan_of(c, parse_fia(c)); });
+  EXPECT_NE(err.find("tiling.preload = 2 must be 1 with KV antiquantisation through MSD"), std::string::npos) << err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, FiaMsd, ::testing::ValuesIn(cases()), [](const auto& info) { return info.param.name; });

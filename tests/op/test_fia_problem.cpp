@@ -2,7 +2,9 @@
 // AttnProblem as spec'd (lengths, dims the strides use, mask / pse forms, forced invalid-row correction, fp16
 // high performance); every configs/cases/fia_*.yaml parses in timing mode; the parameter list itself.
 #include <filesystem>
+#include <optional>
 
+#include "kernels/fia/fia_int4_view.h"
 #include "kernels/op/op.h"
 #include "tests/op/fia_test_support.h"
 #include "kernels/op/registry.h"
@@ -238,7 +240,8 @@ TEST(FiaCases, EveryBundledFiaCaseParsesInTimingMode) {
     if (e.path().extension() != ".yaml" || stem.rfind("fia_", 0) != 0) continue;
     ++n;
     try {
-      parse_fia(load_case(e.path().string(), {}, false));
+      std::optional<CaseFile> view;  // as the op: int32-packed int4 K / V as int4
+      parse_fia(fia::int4_view(load_case(e.path().string(), {}, false), view));
     } catch (const CaseError& err) {
       ADD_FAILURE() << stem << ": " << err.what();
     }
