@@ -23,8 +23,12 @@ VecBlocks::VecBlocks(sim::CoreCtx& c, const Plan& pl)
 Addr VecBlocks::ws(uint64_t off) const { return c_.gm(pl_.gm.workspace, off); }
 
 std::pair<int64_t, int64_t> VecBlocks::share(const WorkUnit& u) const {
-  // The first AIV takes half the rows rounded up to 8 (its fp16 row arrays stay on 32-byte blocks).
-  const int64_t m = u.r_hi - u.r_lo, half = std::min(m, ceil_div(m, int64_t(kFractalRows)) * (kFractalRows / 2));
+  // Prompt: the first AIV takes half the rows rounded up to 8 (its fp16 row arrays stay on 32-byte blocks). Decode:
+  // ceil(G / 2) of the G heads, so both AIVs work from G = 2 (the vendor's IFA decode template with a shared cube,
+  // incre_flash_attention_preload.h: gSizeVector = (gSize + 1) / 2, the odd AIV the rest); decode rows are fp32 and
+  // each AIV's row arrays start at its own row 0.
+  const int64_t m = u.r_hi - u.r_lo;
+  const int64_t half = pl_.decode ? (m + 1) / 2 : std::min(m, ceil_div(m, int64_t(kFractalRows)) * (kFractalRows / 2));
   return c_.sub_block_idx() == 0 ? std::pair{int64_t(0), half} : std::pair{half, m - half};
 }
 
