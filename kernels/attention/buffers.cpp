@@ -63,14 +63,23 @@ void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) 
 // K steps are whole K fractals (16 fp16 / 32 int8 / 64 int4 elements); with int8 / int4, N slices are whole 32- /
 // 64-column squares of the transposing V load (tile::load_l0b).
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
-  const int64_t m_cap = cube_rows(p, t), kq = kBlockBytes * 8 / in_bits(p), nq = in_bits(p) < 16 ? kq : kRows;
+  const int64_t m_cap = cube_rows(p, t), kq = l0_k_unit(p), nq = l0_n_unit(p);
   L0Split s;
-  s.kstep = std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / in_bytes(p, m_cap) / kq * kq);
+  s.kstep = t.l0_k ? t.l0_k : std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / in_bytes(p, m_cap) / kq * kq);
   if (s.kstep < kq) return s;
-  s.nsub = std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / in_bytes(p, s.kstep) / nq * nq,
-                              int64_t(hw.core.l0c_bytes / 2) / (m_cap * kF32) / nq * nq});
+  s.nsub = t.l0_n ? t.l0_n
+                  : std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / in_bytes(p, s.kstep) / nq * nq,
+                                       int64_t(hw.core.l0c_bytes / 2) / (m_cap * kF32) / nq * nq});
   return s;
 }
+
+int64_t l0_k_unit(const AttnProblem& p) { return kBlockBytes * 8 / in_bits(p); }
+int64_t l0_n_unit(const AttnProblem& p) { return in_bits(p) < 16 ? l0_k_unit(p) : kRows; }
+
+uint64_t l0a_slice_bytes(const AttnProblem& p, const BlockTiling& t, int64_t kstep) {
+  return uint64_t(in_bytes(p, cube_rows(p, t) * kstep));
+}
+uint64_t l0b_slice_bytes(const AttnProblem& p, int64_t kstep, int64_t nsub) { return uint64_t(in_bytes(p, kstep * nsub)); }
 
 L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t) {
   L1Layout l;

@@ -12,7 +12,15 @@ namespace npusim::op::attn {
 struct L0Split {
   int64_t kstep = 0, nsub = 0;
 };
+// t.l0_k / t.l0_n when set (the tiling keys l0_k_step / l0_n_sub), else the capacity rule: K the largest multiple of
+// l0_k_unit whose cube-rows x K slice fills half of L0A (at most 256), N the largest multiple of l0_n_unit whose
+// K x N slice fills half of L0B and whose cube-rows x N fp32 fill half of L0C (at most 128).
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
+int64_t l0_k_unit(const AttnProblem& p);  // K per fractal: 16 fp16 / bf16, 32 int8, 64 int4
+int64_t l0_n_unit(const AttnProblem& p);  // N granule: 16, or the transposing load's square side (32 int8, 64 int4)
+// Bytes of one L0A slice (cube rows x kstep) and one L0B slice (kstep x nsub) in the cube's dtype.
+uint64_t l0a_slice_bytes(const AttnProblem& p, const BlockTiling& t, int64_t kstep);
+uint64_t l0b_slice_bytes(const AttnProblem& p, int64_t kstep, int64_t nsub);
 
 // L1 (one AIC): Q block (m_cap x (D + Dr)), K block (n_cap x (D + Dr)), V block (n_cap x Dv), P block
 // (m_cap x n_cap); NZ. With a second QK pair (rope, Dr > 0) its columns follow the first pair's D columns.

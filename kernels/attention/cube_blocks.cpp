@@ -37,11 +37,10 @@ CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
   kvb_ = pl_.t.kv_buffers;
   early_v_ = kvb_ > pl_.t.preload;
   for (int64_t i = 0; i < kvb_; ++i) k_[i] = nz(l1_.k[i], l1_.n_cap), v_[i] = nz(l1_.v[i], l1_.n_cap);
-  const int64_t bits = bits_of(pl_.cube);
   for (int i = 0; i < 2; ++i) {
-    l0a_[i] = c_.alloc(Buf::L0A, uint64_t(l1_.m_cap * l0_.kstep * bits / 8), "L0A slice");
-    l0b_[i] = c_.alloc(Buf::L0B, uint64_t(l0_.kstep * l0_.nsub * bits / 8), "L0B slice");
-    l0c_[i] = c_.alloc(Buf::L0C, uint64_t(l1_.m_cap * l0_.nsub * 4), "L0C half");
+    l0a_[i] = c_.alloc(Buf::L0A, l0a_slice_bytes(pl_.p, pl_.t, l0_.kstep), "tiling.l0_k_step L0A slice");
+    l0b_[i] = c_.alloc(Buf::L0B, l0b_slice_bytes(pl_.p, l0_.kstep, l0_.nsub), "tiling.l0_k_step x l0_n_sub L0B slice");
+    l0c_[i] = c_.alloc(Buf::L0C, uint64_t(l1_.m_cap * l0_.nsub * 4), "tiling.l0_n_sub L0C half");
   }
   pages_.resize(size_t(pl_.t.preload + 1));
 }

@@ -24,6 +24,8 @@ struct BlockTiling {
   int64_t block_dim = 0;  // AI cores used
   int64_t kv_splits = 1;  // decode: KV splits per (b, KV head) (flash-decoding when > 1)
   int64_t kv_buffers = 1; // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)
+  // The cube's L0 split (buffers.h l0_split): K per mmad slice and N per L0C half; 0 = the capacity rule.
+  int64_t l0_k = 0, l0_n = 0;
 };
 
 // Rows of the cube's M side (the L1 Q / P tiles, L0, the S / P / O workspace rows): s1_block, or MSD's L limb rows

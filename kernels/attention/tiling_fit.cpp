@@ -49,10 +49,37 @@ void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& 
     throw CaseError("tiling: vec_rows = " + std::to_string(t.vec_rows) + " with s1_block = " + std::to_string(t.s1_block) +
                     ", s2_block = " + std::to_string(t.s2_block) + ": " +
                     fits_msg("UB (softmax sub-tiles, O accumulator)", ub, hw.core.ub_bytes) + " (hw.core.ub_bytes)");
+  check_l0(p, t, hw);
+}
+
+void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
   const L0Split s = l0_split(p, t, hw);
-  if (s.kstep < 16 || s.nsub < 16)
-    throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + " leaves no room for a 16-wide slice in L0A / L0B / L0C "
-                    "(hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
+  const int64_t kq = l0_k_unit(p), nq = l0_n_unit(p), rows = cube_rows(p, t);
+  auto str = [](auto v) { return std::to_string(v); };
+  if (!t.l0_k && !t.l0_n && (s.kstep < kq || s.nsub < nq))
+    throw CaseError("tiling: s1_block = " + str(t.s1_block) + " leaves no room for a " + str(kq) + "-wide slice in L0A / L0B / "
+                    "L0C (hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
+  if (s.kstep % kq)
+    throw CaseError("tiling.l0_k_step = " + str(s.kstep) + " must be a multiple of " + str(kq) + " (the K of one L0 fractal "
+                    "of the cube's operands)");
+  if (s.nsub % nq)
+    throw CaseError("tiling.l0_n_sub = " + str(s.nsub) + " must be a multiple of " + str(nq) +
+                    (nq > 16 ? " (the side of the transposing V load's square)" : ""));
+  if (2 * l0a_slice_bytes(p, t, s.kstep) > uint64_t(hw.core.l0a_bytes))
+    throw CaseError("tiling.l0_k_step = " + str(s.kstep) + ": two L0A slices of " + str(rows) + " cube rows need " +
+                    str(2 * l0a_slice_bytes(p, t, s.kstep)) + " bytes but hw.core.l0a_bytes = " + str(hw.core.l0a_bytes) +
+                    " (lower tiling.l0_k_step or tiling.s1_block)");
+  if (2 * l0b_slice_bytes(p, s.kstep, s.nsub) > uint64_t(hw.core.l0b_bytes))
+    throw CaseError("tiling.l0_k_step x l0_n_sub = " + str(s.kstep) + " x " + str(s.nsub) + ": two L0B slices need " +
+                    str(2 * l0b_slice_bytes(p, s.kstep, s.nsub)) + " bytes but hw.core.l0b_bytes = " + str(hw.core.l0b_bytes));
+  if (2 * rows * s.nsub * 4 > hw.core.l0c_bytes)
+    throw CaseError("tiling.l0_n_sub = " + str(s.nsub) + ": two L0C halves of " + str(rows) + " x " + str(s.nsub) +
+                    " fp32 need " + str(2 * rows * s.nsub * 4) + " bytes but hw.core.l0c_bytes = " + str(hw.core.l0c_bytes));
+}
+
+void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov) {
+  t.l0_k = ov.choose("l0_k_step", std::max<int64_t>(16, l0_split(p, t, hw).kstep));
+  t.l0_n = ov.choose("l0_n_sub", std::max<int64_t>(16, l0_split(p, t, hw).nsub));  // the rule follows the chosen K
 }
 
 void check_vec_rows(const BlockTiling& t, int64_t a, bool high_perf) {

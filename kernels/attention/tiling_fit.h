@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/attention/plan.h"
+#include "kernels/op/tiling.h"
 #include "sim/config/hw_config.h"
 
 namespace npusim::op::attn {
@@ -23,6 +24,11 @@ int64_t sub_tile_elems(uint64_t ub);
 void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t align, int64_t min_s1);
 // Throws CaseError when the tiling's L1 / UB layouts or L0 slices do not fit the config.
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
+// The L0 split (t.l0_k / l0_n, or the rule when 0): fractal multiples, two slices each in L0A / L0B, two L0C halves.
+void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
+// Sets t.l0_k / t.l0_n through the tiling keys l0_k_step / l0_n_sub, defaulting to l0_split's rule (the N rule for
+// the chosen K), so that a report names the split and a case can pin it.
+void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov);
 // vec_rows within the AIV half, a multiple of `align`, one counter-mode vector instruction per sub-tile.
 void check_vec_rows(const BlockTiling& t, int64_t align, bool high_perf);
 

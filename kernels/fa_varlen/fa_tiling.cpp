@@ -28,7 +28,15 @@ const TilingSpace& fa_tiling_space() {
        {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
         .doc = "AI cores used; units (segment, head, s1_block rows) split in contiguous ranges balancing score blocks"},
        {.name = "kv_buffers", .lo = 1, .hi = 2, .default_rule = "2 when both K / V slots fit L1 with s2_block >= 256, else 1",
-        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"}});
+        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
+       {.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
+        .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose cube-rows x K "
+                        "slice fills half of L0A, at most 256",
+        .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"},
+       {.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
+        .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose K x N slice fills half of L0B and whose "
+                        "cube-rows x N fp32 fill half of L0C, at most 128",
+        .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"}});
   return space;
 }
 
@@ -72,6 +80,7 @@ attn::Plan make_fa_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Til
   const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes, kRowAlign);
   pl.t.vec_rows = ov.choose("vec_rows", vr ? vr : kRowAlign);
   attn::check_vec_rows(pl.t, kRowAlign, false);
+  attn::choose_l0(p, pl.t, hw, ov);
   attn::check_fit(p, pl.t, hw);
   attn::make_units(pl);
   pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));

@@ -33,7 +33,15 @@ const TilingSpace& fia_tiling_space() {
         .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
        {.name = "kv_splits", .lo = 1, .hi = 256,
         .default_rule = "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
-        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"}});
+        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
+       {.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
+        .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose cube-rows x K "
+                        "slice fills half of L0A, at most 256",
+        .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"},
+       {.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
+        .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose K x N slice fills half of L0B and whose "
+                        "cube-rows x N fp32 fill half of L0C, at most 128",
+        .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"}});
   return space;
 }
 
@@ -127,6 +135,7 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
       throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must hold the G = " + std::to_string(p.G) +
                       " query heads of a KV head (query S = 1)");
   }
+  attn::choose_l0(p, pl.t, hw, ov);
   attn::check_fit(p, pl.t, hw);
   attn::make_units(pl);
   pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));

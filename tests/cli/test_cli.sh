@@ -179,6 +179,11 @@ expect 2 "inputs.key_rope is missing" -- "$NPUSIM" run "$T/fa_norope_k.yaml" --o
 expect 2 "attrs.sparse_mode = 5 .*variable-length" -- "$NPUSIM" run "$FA" --set attrs.sparse_mode=5 --out "$T/fa3"
 expect 2 "attrs.actual_seq_kvlen ends at 250 but inputs.key has T = 260" -- "$NPUSIM" run "$FA" --set "attrs.actual_seq_kvlen=[90,150,150,250]" --out "$T/fa4"
 expect 2 "tiling: s1_block = 128, s2_block = 1024 .*L1" -- "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_dv_lt_d.yaml" --set tiling.s2_block=1024 --mode timing --out "$T/fa5"
+# The attention kernels' L0 split is a declared tiling key (issue 12: L0 what-ifs with a pinned tiling): its rules.
+expect 2 "tiling.l0_k_step = 512: two L0A slices of 128 cube rows need 262144 bytes but hw.core.l0a_bytes = 65536" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --set tiling.l0_k_step=512 --mode timing --out "$T/l0a"
+expect 2 "tiling.l0_n_sub = 512: two L0C halves of 128 x 512 fp32 need 524288 bytes but hw.core.l0c_bytes = 131072" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --set tiling.l0_k_step=16 --set tiling.l0_n_sub=512 --mode timing --out "$T/l0c"
+expect 2 "tiling.l0_k_step = 48 must be a multiple of 32" -- "$NPUSIM" run "$ROOT/configs/cases/fia_decode_antiquant_per_channel.yaml" --set tiling.l0_k_step=48 --mode timing --out "$T/l0k"
+expect 0 "cycles" -- "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_rope_causal.yaml" --set tiling.l0_k_step=64 --set tiling.l0_n_sub=64 --mode timing --out "$T/l0ok"
 expect 0 "flash_attention_var_len_score" -- "$NPUSIM" ops
 for f in attention_out.npy softmax_max.npy softmax_sum.npy; do
   if [[ -s "$T/fa1/$f" ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: FA check did not write $f"; fi

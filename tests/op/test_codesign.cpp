@@ -69,13 +69,6 @@ std::vector<std::string> tiling_of(const std::string& name) {
   return sets;
 }
 
-// The capacities whose use a case's declared tiling keys fix completely: L1 and UB for every op, and the L0s for
-// matmul (base_m / base_n / base_k). The attention kernels derive their L0 split (K step, N sub-block) from the
-// L0 sizes, so a grown L0 is a different program there (kernels/attention/README.md).
-std::vector<std::string> pinned_keys(const std::string& name) {
-  if (name.rfind("matmul", 0) == 0) return {kCapacityKeys, kCapacityKeys + 5};
-  return {"core.l1_bytes", "core.ub_bytes"};
-}
 
 class Codesign : public ::testing::TestWithParam<std::string> {};
 
@@ -86,7 +79,9 @@ TEST_P(Codesign, MoreCapacityLeavesTheSameProgramsCostAlone) {
   ASSERT_FALSE(pinned.empty());
   const Outcome base = run(name, "core.ub_bytes", 1.0, pinned);
   ASSERT_TRUE(base.ok);
-  for (const auto& key : pinned_keys(name)) {
+  // Every capacity is fixed by the declared tiling keys: matmul's base_m / base_n / base_k / k_l1, the attention
+  // kernels' block sizes and their L0 split (l0_k_step / l0_n_sub).
+  for (const char* key : kCapacityKeys) {
     const Outcome grown = run(name, key, 2.0, pinned);
     ASSERT_TRUE(grown.ok) << key;
     EXPECT_EQ(grown.cycles, base.cycles) << key << " doubled, same tiling";
