@@ -139,7 +139,8 @@ void load2d(Sink& s, const Load2d& l) {
                 uint64_t{l.src_stride} * kFractalBytes, false);
   const uint64_t dst_stride = (1 + uint64_t{l.dst_gap}) * kFractalBytes;
   for (uint64_t k = 0; k < per; ++k)
-    s.add_pattern(l.dst.buf, l.dst.off + k * (1 + uint64_t{l.dst_frac_gap}) * kFractalBytes, kFractalBytes, l.repeat, dst_stride, true);
+    s.add_pattern(l.dst.buf, l.dst.off + k * (1 + uint64_t{l.dst_frac_gap}) * kFractalBytes, kFractalBytes, l.repeat,
+                  dst_stride, true);
 }
 
 void mmad(Sink& s, const Mmad& m) {

@@ -15,7 +15,10 @@ namespace npusim::isa::impl {
 namespace {
 using namespace vec;
 
-enum class Conv { F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16, F32toF32, F16toS4 };
+enum class Conv {
+  F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16, F32toF32,
+  F16toS4
+};
 
 struct ConvPair {
   DType src, dst;
@@ -156,7 +159,8 @@ void cast_to_s4(const VCast& in, const Cast& c, ExecContext& ctx) {
   const VecGeom g = VecGeom::from_mask(in.mask, in.repeat, lanes_for(2));
   LaneOperand src{"src", in.src, in.src_s, 2};
   const Footprint src_fp = Footprint::of_lanes(src, g);
-  const Footprint dst_fp = Footprint::of_runs("dst", in.dst, uint64_t(g.repeats()), kRepeatBytes / 4, uint64_t(in.dst_s.rep) * kBlockBytes);
+  const Footprint dst_fp =
+      Footprint::of_runs("dst", in.dst, uint64_t(g.repeats()), kRepeatBytes / 4, uint64_t(in.dst_s.rep) * kBlockBytes);
   check_lane_operand(ctx, src, src_fp);
   uint8_t* dst = check_operand(ctx, in.dst, dst_fp);
   check_reduction_overlap(in.dst, dst_fp, in.src, src_fp);
@@ -164,7 +168,10 @@ void cast_to_s4(const VCast& in, const Cast& c, ExecContext& ctx) {
     const LaneSet on = g.enabled(r);
     uint8_t* d = dst + uint64_t(r) * in.dst_s.rep * kBlockBytes;
     for (int l = 0; l < g.lanes(); ++l)
-      if (on.test(l)) s4_set(d, uint64_t(l), f32_to_s4(f16_to_f32(uint16_t(load_bits(src.base + src.lane_offset(r, l), 2))), c.mode));
+      if (on.test(l)) {
+        const auto h = static_cast<uint16_t>(load_bits(src.base + src.lane_offset(r, l), 2));
+        s4_set(d, uint64_t(l), f32_to_s4(f16_to_f32(h), c.mode));
+      }
   }
 }
 }  // namespace
