@@ -77,6 +77,18 @@ void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& h
                     " fp32 need " + str(2 * rows * s.nsub * 4) + " bytes but hw.core.l0c_bytes = " + str(hw.core.l0c_bytes));
 }
 
+std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys) {
+  keys.push_back({.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
+                  .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose "
+                                  "cube-rows x K slice fills half of L0A, at most 256",
+                  .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"});
+  keys.push_back({.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
+                  .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose K x N slice fills half of L0B "
+                                  "and whose cube-rows x N fp32 fill half of L0C, at most 128",
+                  .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"});
+  return keys;
+}
+
 void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov) {
   t.l0_k = ov.choose("l0_k_step", std::max<int64_t>(16, l0_split(p, t, hw).kstep));
   t.l0_n = ov.choose("l0_n_sub", std::max<int64_t>(16, l0_split(p, t, hw).nsub));  // the rule follows the chosen K

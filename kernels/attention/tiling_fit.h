@@ -3,6 +3,7 @@
 // kernels/fa_varlen/fa_tiling.cpp): the vec_rows that fits UB, the checks that a tiling fits L1 / UB / L0, and
 // the vec_rows rules. Messages name the tiling key and the config parameter.
 #include <cstdint>
+#include <vector>
 
 #include "kernels/attention/plan.h"
 #include "kernels/op/tiling.h"
@@ -29,6 +30,8 @@ void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& h
 // Sets t.l0_k / t.l0_n through the tiling keys l0_k_step / l0_n_sub, defaulting to l0_split's rule (the N rule for
 // the chosen K), so that a report names the split and a case can pin it.
 void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov);
+// An attention op's tiling keys followed by the two of the L0 split.
+std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys);
 // vec_rows within the AIV half, a multiple of `align`, one counter-mode vector instruction per sub-tile.
 void check_vec_rows(const BlockTiling& t, int64_t align, bool high_perf);
 

@@ -12,7 +12,7 @@ namespace npusim::op::fa {
 
 const TilingSpace& fa_tiling_space() {
   static const TilingSpace space(
-      "flash_attention_var_len_score",
+      "flash_attention_var_len_score", attn::with_l0_keys(
       {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
         .default_rule = "128 (the vendor's S1 base; 64 when D + Dr > 256), halved until L1 and UB fit",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
@@ -28,15 +28,7 @@ const TilingSpace& fa_tiling_space() {
        {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
         .doc = "AI cores used; units (segment, head, s1_block rows) split in contiguous ranges balancing score blocks"},
        {.name = "kv_buffers", .lo = 1, .hi = 2, .default_rule = "2 when both K / V slots fit L1 with s2_block >= 256, else 1",
-        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
-       {.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
-        .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose cube-rows x K "
-                        "slice fills half of L0A, at most 256",
-        .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"},
-       {.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
-        .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose K x N slice fills half of L0B and whose "
-                        "cube-rows x N fp32 fill half of L0C, at most 128",
-        .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"}});
+        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"}}));
   return space;
 }
 

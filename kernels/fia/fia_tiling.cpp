@@ -12,7 +12,7 @@ namespace npusim::op::fia {
 
 const TilingSpace& fia_tiling_space() {
   static const TilingSpace space(
-      "fused_infer_attention_score",
+      "fused_infer_attention_score", attn::with_l0_keys(
       {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
         .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
@@ -33,15 +33,7 @@ const TilingSpace& fia_tiling_space() {
         .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
        {.name = "kv_splits", .lo = 1, .hi = 256,
         .default_rule = "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
-        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
-       {.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
-        .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose cube-rows x K "
-                        "slice fills half of L0A, at most 256",
-        .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"},
-       {.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
-        .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose K x N slice fills half of L0B and whose "
-                        "cube-rows x N fp32 fill half of L0C, at most 128",
-        .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"}});
+        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"}}));
   return space;
 }
 
