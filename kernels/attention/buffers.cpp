@@ -85,7 +85,7 @@ L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t) {
   L1Layout l;
   l.m_cap = cube_rows(p, t);
   // int4: V's rows (the PV K side) are whole 64-row squares of the transposing load
-  l.n_cap = round_up(t.s2_block, p.antiquant.int4 ? int64_t(64) : kRows);
+  l.n_cap = round_up(t.s2_block, p.antiquant.int4 ? l0_n_unit(p) : kRows);
   Bump b;
   l.q = b.take(in_bytes(p, l.m_cap * round_up(p.qk_dim(), kRows)));
   for (int64_t i = 0; i < t.kv_buffers; ++i) {

@@ -132,9 +132,9 @@ void CubeBlocks::load_v(const Step& st, int64_t s) {
 
 void CubeBlocks::pv(const Step& st, int64_t s) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
-  const int64_t m = rows(u), vs = s % kvb_;
+  const int64_t m = rows(u), vs = s % kvb_, n = pl_.blk_cols(u.b, st.blk);
   // int4: an odd block runs with K = n + 1 (the vendor's PV matmul; P's column n is 0, msd_research.md §5)
-  const int64_t cols = pl_.cube == DType::I4 ? round_up(pl_.blk_cols(u.b, st.blk), int64_t(2)) : pl_.blk_cols(u.b, st.blk);
+  const int64_t cols = pl_.cube == DType::I4 ? round_up(n, int64_t(2)) : n;
   if (!early_v_) load_v(st, s);
   c_.cross_wait(kFlagPReady);
   tile::wait(c_, kL1Free.at(kSlotP));

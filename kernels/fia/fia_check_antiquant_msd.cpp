@@ -104,8 +104,7 @@ void check_antiquant_decode_tensors(Ctx& x) {
   if (sep) check_param_dtype(x, vs, a.v_mode, a.v_dtype);
   check_offset(x, ks, sep ? "key_antiquant_offset" : "antiquant_offset");
   if (sep) check_offset(x, vs, "value_antiquant_offset");
-  const bool int4 = x.c.inputs.at("key")[0].dtype == ElemType::I4;  // the IFA tiling's fp16-only rule is int8's
-  if (a.k_mode == 0 && a.v_mode == 1 && x.p.in != ElemType::F16 && !int4)
+  if (a.k_mode == 0 && a.v_mode == 1 && x.p.in != ElemType::F16 && !int4_key(x.c))  // the fp16-only rule is int8's
     fail("attrs.key_antiquant_mode = 0 with attrs.value_antiquant_mode = 1 (K per-channel, V per-token) needs a float16 "
          "query, not " + elem_type_name(x.p.in) + " (aclnnFusedInferAttentionScoreV2: int8 KV in this mode allows only "
          "fp16 query and output)");

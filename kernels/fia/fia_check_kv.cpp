@@ -176,7 +176,7 @@ void same_shape(const std::string& other_label, const std::vector<int64_t>& othe
 }
 
 void check_kv(Ctx& x) {
-  x.p.antiquant.int4 = x.p.antiquant.on && !x.c.inputs.at("key").empty() && x.c.inputs.at("key")[0].dtype == ElemType::I4;
+  x.p.antiquant.int4 = x.p.antiquant.on && int4_key(x.c);
   for (const char* name : {"key", "value"})
     for (size_t i = 0; i < x.c.inputs.at(name).size(); ++i) {
       std::string label = std::string("inputs.") + name;

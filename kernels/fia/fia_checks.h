@@ -57,6 +57,11 @@ void check_antiquant_int4_rules(Ctx& x);
 // ---- helpers: kernels/op/case_access.h (fail, str, dims, has, shape_of, numel, first_value), and ----
 // The one tensor of a parameter that is not a tensor list (only key and value may be lists in FIA).
 const TensorEntry& single(const CaseFile& c, const std::string& name);
+// The key (its first tensor) is int4, after the int32 view (fia_int4_view.h): int4 KV antiquantisation.
+inline bool int4_key(const CaseFile& c) {
+  const auto& k = c.inputs.at("key");
+  return !k.empty() && k[0].dtype == ElemType::I4;
+}
 
 // ---- shared by the lengths / scores stages and their S = 1 variants ----
 // query_padding_size / kv_padding_size: int64 [1], needs attrs.<act_name>; max(value, 0) (fia_check_lengths.cpp).

@@ -1,5 +1,7 @@
 #include "kernels/fia/fia_int4_view.h"
 
+#include <cstring>
+
 #include "isa/numeric/numeric.h"
 
 namespace npusim::op::fia {
@@ -24,9 +26,11 @@ void unpack(TensorEntry& e) {
     return;
   }
   HostTensor t = HostTensor::zeros(ElemType::I4, e.shape);
-  const auto* words = reinterpret_cast<const int32_t*>(e.data.bytes.data());
-  for (int64_t i = 0; i < e.data.numel(); ++i)
-    for (int k = 0; k < 8; ++k) t.bytes[size_t(8 * i + k)] = uint8_t(isa::s4_from_s32_word(words[i], k));
+  for (int64_t i = 0; i < e.data.numel(); ++i) {
+    int32_t word;
+    std::memcpy(&word, e.data.bytes.data() + 4 * i, 4);
+    for (int k = 0; k < 8; ++k) t.bytes[size_t(8 * i + k)] = uint8_t(isa::s4_from_s32_word(word, k));
+  }
   e.data = std::move(t);
 }
 }  // namespace

@@ -2,20 +2,21 @@
 
 #include <cstring>
 
-#include "isa/numeric/numeric.h"
-
 namespace npusim::op {
 
 namespace {
 // The host tensor's bytes as GM holds them: int4 (one value per host byte) packed two per byte, the lower index in
-// the low nibble (isa s4_set); every other type as it is.
+// the low nibble (as isa s4_get reads it); every other type as it is.
 void put(uint8_t* gm, const HostTensor& t, uint64_t bytes) {
   if (t.type != ElemType::I4) {
     std::memcpy(gm, t.bytes.data(), bytes);
     return;
   }
-  std::memset(gm, 0, bytes);
-  for (int64_t i = 0; i < t.numel(); ++i) isa::s4_set(gm, uint64_t(i), int8_t(t.bytes[size_t(i)]));
+  const uint64_t n = uint64_t(t.numel());  // values were range-checked when the tensor was made
+  for (uint64_t j = 0; j < bytes; ++j) {
+    const uint8_t lo = t.bytes[2 * j] & 0xf, hi = 2 * j + 1 < n ? t.bytes[2 * j + 1] & 0xf : 0;
+    gm[j] = uint8_t(lo | hi << 4);
+  }
 }
 }  // namespace
 
