@@ -38,11 +38,17 @@ void CheckRunner::on_access(AgentId a, uint32_t epoch, const AccessEvent& e, std
   if (!threaded_) return check_inline(a, epoch, e, ranges);
   Batch& b = *current_;
   uint32_t clock = kNoClock;
-  if (hb_.version(a) != logged_version_[a]) {  // an acquire changed more than a's own entry: copy it all
+  if (hb_.version(a) != logged_version_[a]) {  // an acquire changed more than a's own entry: copy its blocks
     logged_version_[a] = hb_.version(a);
     clock = static_cast<uint32_t>(b.clocks.size());
-    const uint32_t* c = hb_.clock(a).data();
-    b.clocks.insert(b.clocks.end(), c, c + hb_.agents());
+    const VectorClock& vc = hb_.clock(a);
+    b.clocks.push_back(0);  // the block count, then per block its index and its entries
+    vc.for_each_block([&](size_t k) {
+      ++b.clocks[clock];
+      b.clocks.push_back(static_cast<uint32_t>(k));
+      const uint32_t* v = vc.data() + k * VectorClock::kBlock;
+      b.clocks.insert(b.clocks.end(), v, v + VectorClock::kBlock);
+    });
   }
   b.records.push_back(Record{a, epoch, static_cast<uint32_t>(b.ranges.size()), static_cast<uint32_t>(ranges.size()), clock,
                              e.id, e.core, e.pipe, e.cycle, e.instr});
@@ -74,8 +80,17 @@ void CheckRunner::finish() {
 
 void CheckRunner::replay(const Batch& b) {
   for (const Record& r : b.records) {
-    if (r.clock != kNoClock) mirror_.assign(r.agent, b.clocks.data() + r.clock);
-    else mirror_.assign_own(r.agent, r.epoch);  // only ticks moved it since its last access
+    if (r.clock != kNoClock) {
+      VectorClock& vc = mirror_.mutable_clock(r.agent);
+      vc.clear();
+      const uint32_t* p = b.clocks.data() + r.clock;
+      for (uint32_t i = 0, n = *p++; i < n; ++i) {
+        const uint32_t k = *p++;
+        vc.set_block(k, p);
+        p += VectorClock::kBlock;
+      }
+    }
+    mirror_.assign_own(r.agent, r.epoch);  // the logged clock's own entry may be older: ticks move only this
     checker_->on_access(r.agent, r.epoch, InstrInfo{r.id, r.core, core_names_[size_t(r.core)], r.pipe, r.cycle, "", r.instr},
                         std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
   }

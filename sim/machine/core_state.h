@@ -26,12 +26,15 @@ struct QueuedInstr {
 };
 
 // A pipe's instruction queue: a ring over a fixed array (its depth is the config's), so issuing and popping
-// never allocate.
+// never allocate. The ring has one slot more than the depth: the instruction popped last stays where it is,
+// untouched by pushes, until the next pop, so the pipe executes it in place instead of copying it out (a
+// copy of a cold 168-byte record per simulated instruction was the largest cost of a pipe step).
 class InstrQueue {
  public:
   void reset(size_t depth) {
-    slots_.resize(std::max<size_t>(depth, 1));
+    slots_.resize(std::max<size_t>(depth, 1) + 1);
     head_ = size_ = 0;
+    popped_ = nullptr;
   }
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
@@ -41,15 +44,24 @@ class InstrQueue {
     slots_[(head_ + size_) % slots_.size()] = std::move(q);
     ++size_;
   }
-  void pop_front() {
+  // Removes the head and returns it; the reference stays valid until the next pop_front / reset / clear.
+  const QueuedInstr& pop_front() {
+    popped_ = &slots_[head_];
     head_ = (head_ + 1) % slots_.size();
     --size_;
+    return *popped_;
   }
-  void clear() { head_ = size_ = 0; }
+  // The instruction popped last (null before the first pop).
+  const QueuedInstr* popped() const { return popped_; }
+  void clear() {
+    head_ = size_ = 0;
+    popped_ = nullptr;
+  }
 
  private:
   std::vector<QueuedInstr> slots_;
   size_t head_ = 0, size_ = 0;
+  const QueuedInstr* popped_ = nullptr;
 };
 
 // What a pipe's head instruction is doing.
@@ -66,7 +78,7 @@ struct PipeState {
   uint64_t next_free = 0, last_completion = 0;
   PipeActivity activity = PipeActivity::Idle;
   bool step_scheduled = false;  // a pipe event for this pipe is in the engine's queue
-  QueuedInstr cur;              // the popped instruction (activity != Idle)
+  const QueuedInstr& cur() const { return *q.popped(); }  // the popped instruction (activity != Idle)
   uint64_t start = 0;           // its start cycle
   AgentId agent = 0;
   uint64_t scalar_version_seen = UINT64_MAX;

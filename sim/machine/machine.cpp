@@ -157,9 +157,10 @@ std::string Machine::Impl::deadlock_report() const {
     if (!c->in_launch || c->done) continue;
     os << "\n  " << c->name << " scalar: " << scalar_wait_text(*c);
     for (const auto& p : c->pipes) {
-      if (const auto* w = std::get_if<WaitFlag>(&p.cur.in); w && p.activity == PipeActivity::Waiting)
+      const auto* w = p.activity == PipeActivity::Waiting ? std::get_if<WaitFlag>(&p.cur().in) : nullptr;
+      if (w)
         os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": blocked in wait_flag " << flag_text(w->src, w->dst, w->event)
-           << " (instruction #" << p.cur.id << ")";
+           << " (instruction #" << p.cur().id << ")";
       if (!p.q.empty())
         os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": " << p.q.size() << " queued, head #" << p.q.front().id
            << " '" << to_asm(p.q.front().in) << "'";

@@ -41,13 +41,12 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
         if (c.wait == ScalarWait::Drain && drained(c)) m_.wake_scalar(c, m_.now());
         return;
       }
-      p.cur = std::move(p.q.front());
-      p.q.pop_front();
+      const QueuedInstr& cur = p.q.pop_front();
       if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
       p.activity = PipeActivity::Starting;
       if (c.wait == ScalarWait::Queue && c.wait_pipe == p.pipe) m_.wake_scalar(c, m_.now());  // a slot is free
-      uint64_t start = std::max({m_.now(), p.cur.ready, p.next_free});
-      if (waits_for_results(p.cur.in)) start = std::max(start, p.last_completion);
+      uint64_t start = std::max({m_.now(), cur.ready, p.next_free});
+      if (waits_for_results(cur.in)) start = std::max(start, p.last_completion);
       p.start = start;
     }
     if (p.activity == PipeActivity::Starting && p.start > m_.now()) return m_.wake_pipe(c, p, p.start);
@@ -58,7 +57,7 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
 
 // Runs the popped instruction at its start cycle; false when it is a wait_flag that must keep waiting.
 bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
-  const QueuedInstr& q = p.cur;
+  const QueuedInstr& q = p.cur();
   if (p.activity == PipeActivity::Starting && m_.checking()) {
     const AgentId scalar = m_.agent(c.index, Pipe::S);
     if (m_.hb->version(scalar) != p.scalar_version_seen) {  // issued after everything the scalar acquired
@@ -106,7 +105,7 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
   ++st.instructions;
   ++m_.instructions;
   if (!m_.trace) return;
-  const QueuedInstr& q = p.cur;
+  const QueuedInstr& q = p.cur();
   TraceSlice sl{c.index, c.name, p.pipe, slice_start, p.next_free, q.id, to_asm(q.in), bytes,
                 std::holds_alternative<Mmad>(q.in) ? mmad_flops(std::get<Mmad>(q.in)) : 0};
   if (std::holds_alternative<SetFlag>(q.in) || std::holds_alternative<CrossSet>(q.in)) sl.flow_out = q.id;

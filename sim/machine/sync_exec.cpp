@@ -49,7 +49,7 @@ void SyncFabric::set_flag(CoreState& c, PipeState& p, const SetFlag& f, const Qu
   }
   PipeState& w = c.pipes[size_t(f.dst)];
   if (w.activity == PipeActivity::Waiting) {
-    const auto* wf = std::get_if<WaitFlag>(&w.cur.in);
+    const auto* wf = std::get_if<WaitFlag>(&w.cur().in);
     if (wf && wf->src == f.src && wf->event == f.event) m_.wake_pipe(c, w, slot.set_cycle);
   }
 }

@@ -2,6 +2,7 @@
 // the way the machine does. Broken scripts must fire, correct ones must not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,14 +52,66 @@ TEST(HappensBefore, OrderedBeforeCoversReleasedEpochsOnly) {
 
 TEST(VectorClock, JoinIsElementwiseMax) {
   VectorClock a(3), b(3);
-  a[0] = 5;
-  a[1] = 1;
-  b[1] = 4;
-  b[2] = 2;
+  a.set(0, 5);
+  a.set(1, 1);
+  b.set(1, 4);
+  b.set(2, 2);
   a.join(b);
   EXPECT_EQ(a[0], 5u);
   EXPECT_EQ(a[1], 4u);
   EXPECT_EQ(a[2], 2u);
+}
+
+// The block-sparse representation must behave exactly like a dense clock: random sets, joins and copies
+// between clocks of 100 agents (13 blocks, the last one partial) against plain arrays.
+TEST(VectorClock, SparseBlocksBehaveLikeADenseArray) {
+  constexpr size_t kAgents = 100;
+  std::vector<VectorClock> vc(4, VectorClock(kAgents));
+  std::vector<std::vector<uint32_t>> dense(4, std::vector<uint32_t>(kAgents, 0));
+  uint64_t seed = 12345;
+  auto next = [&] { return seed = seed * 6364136223846793005ull + 1442695040888963407ull, uint32_t(seed >> 33); };
+  for (int step = 0; step < 4000; ++step) {
+    const size_t i = next() % 4, j = next() % 4;
+    switch (next() % 4) {
+      case 0: {
+        const AgentId a = next() % kAgents;
+        const uint32_t v = next() % 1000;
+        vc[i].set(a, v);
+        dense[i][a] = v;
+        break;
+      }
+      case 1: {
+        bool grew = false;
+        for (size_t k = 0; k < kAgents; ++k) grew |= dense[j][k] > dense[i][k], dense[i][k] = std::max(dense[i][k], dense[j][k]);
+        EXPECT_EQ(vc[i].join(vc[j]), grew);
+        break;
+      }
+      case 2:
+        vc[i] = vc[j];  // copies only the blocks either side marked
+        dense[i] = dense[j];
+        break;
+      default:
+        vc[i].clear();
+        std::fill(dense[i].begin(), dense[i].end(), 0u);
+    }
+    for (size_t k = 0; k < kAgents; ++k) ASSERT_EQ(vc[i][AgentId(k)], dense[i][k]) << "step " << step << " entry " << k;
+  }
+}
+
+TEST(HappensBefore, OwnEntryKeptApartIsCurrentWheneverTheClockIsRead) {
+  HappensBefore hb(16);
+  hb.tick(9);
+  hb.tick(9);
+  hb.acquire(3, hb.release(9));  // the released clock carries agent 9's current epoch
+  EXPECT_EQ(hb.clock(3)[9], 2u);
+  EXPECT_TRUE(hb.ordered_before(9, 2, 3));
+  EXPECT_FALSE(hb.ordered_before(9, 3, 3));
+  hb.tick(9);
+  EXPECT_EQ(hb.clock(9)[9], 3u);
+  EXPECT_EQ(hb.version(3), 1u);
+  hb.acquire(3, hb.release(9));
+  EXPECT_EQ(hb.clock(3)[9], 3u);
+  EXPECT_EQ(hb.version(3), 2u);
 }
 
 // ---- local buffers -------------------------------------------------------------------------------------
