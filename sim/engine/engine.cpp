@@ -17,7 +17,7 @@ class Engine::Module : public sc_core::sc_module {
   Engine& engine_;
 };
 
-Engine::Engine(Dispatch dispatch) : dispatch_(std::move(dispatch)) {
+Engine::Engine(EventHandler& handler) : handler_(handler) {
   module_ = std::make_unique<Module>("npusim_chip", *this);
 }
 
@@ -33,18 +33,21 @@ Engine::~Engine() = default;
 // steps (nothing else runs in this SystemC kernel to see the difference).
 void Engine::loop() {
   for (;;) {
+    // SystemC time moves only in this thread's waits, so it is read once per wait, not once per event.
+    uint64_t sc_now = sc_core::sc_time_stamp().value();
     while (!queue_.empty() && !stopped_) {
       const Event e = queue_.pop();
-      const uint64_t sc_now = sc_core::sc_time_stamp().value();
-      if (e.cycle >= sc_now + kQuantum) sc_core::wait(sc_core::sc_time::from_value(e.cycle - sc_now));
+      if (e.cycle >= sc_now + kQuantum) {
+        sc_core::wait(sc_core::sc_time::from_value(e.cycle - sc_now));
+        sc_now = sc_core::sc_time_stamp().value();
+      }
       now_ = e.cycle;
-      dispatch_(e);
+      handler_.on_event(e);
       if (++events_ % 4096 == 0 && tick_every_) tick_();
     }
     queue_.clear();
     // The launch ends at now_: bring SystemC there before it returns from sc_start.
-    if (const uint64_t sc_now = sc_core::sc_time_stamp().value(); now_ > sc_now)
-      sc_core::wait(sc_core::sc_time::from_value(now_ - sc_now));
+    if (sc_now = sc_core::sc_time_stamp().value(); now_ > sc_now) sc_core::wait(sc_core::sc_time::from_value(now_ - sc_now));
     sc_core::wait(module_->start);
   }
 }

@@ -12,12 +12,20 @@
 
 namespace npusim::sim {
 
+// What runs an event (the machine). An interface, not a std::function: it is called for every event.
+class EventHandler {
+ public:
+  virtual void on_event(const Event& e) = 0;
+
+ protected:
+  ~EventHandler() = default;
+};
+
 class Engine {
  public:
   static constexpr uint64_t kQuantum = 1024;  // cycles between synchronisations with SystemC time (engine.cpp)
-  using Dispatch = std::function<void(const Event&)>;
   // Elaborates the SystemC module (once per process: see sim/README.md "One machine per process").
-  explicit Engine(Dispatch dispatch);
+  explicit Engine(EventHandler& handler);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -35,7 +43,7 @@ class Engine {
   class Module;
   void loop();
   EventQueue queue_;
-  Dispatch dispatch_;
+  EventHandler& handler_;
   std::unique_ptr<Module> module_;
   std::function<void()> tick_;
   uint64_t tick_every_ = 0, now_ = 0, events_ = 0;

@@ -163,6 +163,31 @@ UbBanks ub_banks(const HwConfig& hw) {
   return {hw.ub.bank_groups, std::max<int64_t>(kBlockBytes, hw.ub.bank_groups * hw.ub.bank_bytes)};
 }
 
+namespace {
+// Whether the n addresses are pairwise different, proven from their shape: an operand's blocks ascend (block
+// stride > 0), so the list splits into ascending runs; runs whose [first, last] spans do not overlap cannot
+// share an address. False means "maybe not" (a block stride of 0, overlapping operands): then the caller
+// compares every pair.
+bool all_distinct(const uint64_t* a, int n) {
+  constexpr int kMaxRuns = 6;
+  uint64_t lo[kMaxRuns], hi[kMaxRuns];
+  int runs = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && a[i] > a[i - 1]) {
+      hi[runs - 1] = a[i];
+      continue;
+    }
+    if (runs == kMaxRuns) return false;
+    lo[runs] = hi[runs] = a[i];
+    ++runs;
+  }
+  for (int x = 0; x < runs; ++x)
+    for (int y = 0; y < x; ++y)
+      if (lo[x] <= hi[y] && lo[y] <= hi[x]) return false;
+  return true;
+}
+}  // namespace
+
 uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, const uint64_t* wr, int nw) {
   auto group = [&](uint64_t a) { return ub.group(a); };
   // bank = groups * row + group, row = addr / row_bytes (910B: 3 rows of 64 KiB, 16 groups).
@@ -175,6 +200,10 @@ uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, co
     const int k = std::min(n, 24);
     uint8_t count[64] = {};
     int most = 0;
+    if (all_distinct(a, k)) {  // the usual case, proven cheaply: no duplicate to skip
+      for (int i = 0; i < k; ++i) most = std::max<int>(most, ++count[group(a[i]) & 63]);
+      return most;
+    }
     for (int i = 0; i < k; ++i) {
       bool seen = false;
       for (int j = 0; j < i; ++j) seen |= a[j] == a[i];

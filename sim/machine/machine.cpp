@@ -134,11 +134,11 @@ void MachineState::wake_pipe(CoreState& c, PipeState& p, uint64_t cycle) {
   engine->schedule(std::max(cycle, now()), uint32_t(c.index), EventKind::Pipe, uint8_t(p.pipe));
 }
 
-Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine([this](const Event& e) { dispatch(e); }) {
+Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine(*this) {
   s.engine = &engine;
 }
 
-void Machine::Impl::dispatch(const Event& e) {
+void Machine::Impl::on_event(const Event& e) {
   CoreState& c = *s.cores[e.core];
   if (e.kind == EventKind::Pipe) {
     PipeState& p = c.pipes[e.pipe];

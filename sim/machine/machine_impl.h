@@ -142,7 +142,7 @@ class ScalarRunner {
 
 class ChipModule;
 
-struct Machine::Impl {
+struct Machine::Impl final : EventHandler {
   Impl(HwConfig hw, SimMode mode);
   MachineState s;
   SyncFabric sync{s};
@@ -153,7 +153,7 @@ struct Machine::Impl {
   std::chrono::steady_clock::time_point progress_wall0, progress_last;
   // Prints a progress line on stderr at most twice a second (an engine tick: no simulated effect).
   void maybe_progress();
-  void dispatch(const Event& e);
+  void on_event(const Event& e) override;
   LaunchResult launch(const LaunchSpec& spec);
   std::string deadlock_report() const;
 };

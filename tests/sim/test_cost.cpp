@@ -186,6 +186,31 @@ TEST(CostModel, ConflictWalkEqualsThePlainRuleOnRandomBlocks) {
   }
 }
 
+// The lists real vector instructions produce: up to three read operands of 8 ascending blocks (block
+// stride 0-3) and one written, often overlapping or equal -- the shape the walk's distinctness shortcut reads.
+TEST(CostModel, ConflictWalkEqualsThePlainRuleOnOperandShapedBlocks) {
+  std::mt19937_64 rng(11);
+  for (const UbBanks ub : {ub_banks(b2()), UbBanks{12, 12 * 4096}}) {
+    for (int trial = 0; trial < 6000; ++trial) {
+      auto operand = [&](std::vector<uint64_t>& out, uint64_t base) {
+        const uint64_t blk = rng() % 4;
+        for (uint64_t b = 0; b < 8; ++b) out.push_back((base + b * blk) * 32);
+      };
+      std::vector<uint64_t> rd, wr;
+      const int operands = 1 + int(rng() % 3);
+      uint64_t base = rng() % 512;
+      for (int o = 0; o < operands; ++o) {
+        if (rng() % 3) base = rng() % 512;  // else: the same base again (vmul x, x)
+        operand(rd, base);
+      }
+      operand(wr, rng() % 3 ? rng() % 512 : base);
+      ASSERT_EQ(repeat_conflict_beats(ub, rd.data(), int(rd.size()), wr.data(), int(wr.size())),
+                reference_conflict_beats(ub, rd, wr))
+          << "groups " << ub.groups << " trial " << trial;
+    }
+  }
+}
+
 TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {
   MemorySystem m(b2());
   // 64 KiB cold: 65536 / 32 B per cycle = 2048 cycles busy; latency = 50 startup + 400 HBM.
