@@ -164,16 +164,17 @@ UbBanks ub_banks(const HwConfig& hw) {
 }
 
 namespace {
-// Whether the n addresses are pairwise different, proven from their shape: an operand's blocks ascend (block
-// stride > 0), so the list splits into ascending runs; runs whose [first, last] spans do not overlap cannot
-// share an address. False means "maybe not" (a block stride of 0, overlapping operands): then the caller
-// compares every pair.
-bool all_distinct(const uint64_t* a, int n) {
+// Whether every repeated address in the list sits right after an equal one, proven from its shape: an
+// operand's blocks never descend (block stride >= 0), so the list splits into non-decreasing runs, in which
+// equal addresses are adjacent; runs whose [first, last] spans do not overlap cannot share an address. Then
+// "differs from its predecessor" is "first of its value". False means "maybe not" (overlapping operands):
+// the caller compares every pair.
+bool duplicates_adjacent(const uint64_t* a, int n) {
   constexpr int kMaxRuns = 6;
   uint64_t lo[kMaxRuns], hi[kMaxRuns];
   int runs = 0;
   for (int i = 0; i < n; ++i) {
-    if (i > 0 && a[i] > a[i - 1]) {
+    if (i > 0 && a[i] >= a[i - 1]) {
       hi[runs - 1] = a[i];
       continue;
     }
@@ -200,8 +201,9 @@ uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, co
     const int k = std::min(n, 24);
     uint8_t count[64] = {};
     int most = 0;
-    if (all_distinct(a, k)) {  // the usual case, proven cheaply: no duplicate to skip
-      for (int i = 0; i < k; ++i) most = std::max<int>(most, ++count[group(a[i]) & 63]);
+    if (duplicates_adjacent(a, k)) {  // the usual case, proven cheaply: a duplicate follows its twin
+      for (int i = 0; i < k; ++i)
+        if (i == 0 || a[i] != a[i - 1]) most = std::max<int>(most, ++count[group(a[i]) & 63]);
       return most;
     }
     for (int i = 0; i < k; ++i) {
@@ -214,13 +216,16 @@ uint64_t repeat_conflict_beats(const UbBanks& ub, const uint64_t* rd, int nr, co
   const int beats = std::max({1, busiest_group(rd, nr), busiest_group(wr, nw)});
   // A read and a write of different blocks in one bank conflict; the same block read and written (the
   // in-place case) does not.
-  uint64_t wbanks = 0;
-  for (int j = 0; j < nw; ++j) wbanks |= uint64_t{1} << (bank(wr[j]) & 63);
+  uint64_t wbanks = 0, wb[8];
+  const int kw = std::min(nw, 8);
+  for (int j = 0; j < kw; ++j) wbanks |= uint64_t{1} << ((wb[j] = bank(wr[j])) & 63);
   for (int i = 0; i < nr; ++i) {
     const uint64_t b = bank(rd[i]);
     if (!((wbanks >> (b & 63)) & 1)) continue;
-    for (int j = 0; j < nw; ++j)
-      if (bank(wr[j]) == b && wr[j] != rd[i]) return beats + 1;
+    bool conflict = false;  // (the in-place case reads and writes the same blocks: every pair is compared)
+    for (int j = 0; j < kw; ++j) conflict |= wb[j] == b && wr[j] != rd[i];
+    for (int j = kw; j < nw; ++j) conflict |= bank(wr[j]) == b && wr[j] != rd[i];
+    if (conflict) return beats + 1;
   }
   return beats;
 }
