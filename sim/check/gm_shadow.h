@@ -1,13 +1,19 @@
 #pragma once
 // Internal to the race checker: shadow state of GM, where any agent of any core may access any byte.
-// An interval map over the exact byte ranges touched in the launch: segments are split at every access
-// boundary, so two accesses conflict only if their bytes really overlap (write [0,100) and read
-// [100,200) never do), and untouched address space costs nothing.
+// Exact byte ranges: segments are split at every access boundary, so two accesses conflict only if their
+// bytes really overlap (write [0,100) and read [100,200) never do), and untouched address space costs nothing.
+//
+// Why it looks like this: the segments live in 4 KiB pages, each a short vector sorted by address, found
+// through a hash table with a one-page cache. A std::map of segments cost a pointer chase per segment
+// walked: a strided write (FixPipe rows of one column block of a workspace whose other blocks lie between
+// them) stepped over the other blocks' segments, node by cold node, and that walk was a fifth of the checker
+// thread on a FlashAttention launch. In a page the neighbours are adjacent in memory, and a segment crossing
+// a page boundary is simply two segments (the same state on both sides, so the checks and the reports are
+// those of one segment; only the count of segments checked counts both).
 #include <boost/container/small_vector.hpp>
 
 #include <cstdint>
-#include <map>
-#include <memory_resource>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/check/race_checker.h"
@@ -17,15 +23,16 @@ namespace npusim::sim {
 
 class GmShadow {
  public:
-  // use_hint = false always looks segments up from the root (tests compare both ways).
-  explicit GmShadow(const HappensBefore& hb, bool use_hint = true) : hb_(hb), segments_(&pool_), use_hint_(use_hint) {}
+  static constexpr unsigned kPageShift = 12;
+
+  explicit GmShadow(const HappensBefore& hb) : hb_(hb) {}
   // Checks one GM range of an instruction of agent `a` at `epoch` and records it; returns segments checked.
   uint64_t access(AgentId a, uint32_t epoch, uint64_t id, const AccessRange& r, RaceHits& hits);
   void reset() {
-    segments_.clear();
-    has_hint_ = false;
+    pages_.clear();
+    cached_ = nullptr;
   }
-  size_t segments() const { return segments_.size(); }
+  size_t segments() const;
 
  private:
   struct Access {
@@ -34,37 +41,31 @@ class GmShadow {
     uint64_t id;
   };
   struct Segment {
-    uint64_t end;
+    uint64_t begin, end;
     Access writer;
     // Since the writer; pruned so no reader is ordered before another. Inline for the usual one or two
     // (a workspace row read by one AIV), so a segment costs no allocation of its own.
     boost::container::small_vector<Access, 2> readers;
   };
-  // Nodes come from a pool: a launch creates and erases segments by the hundred thousand.
-  using Map = std::pmr::map<uint64_t, Segment>;
+  using Page = std::vector<Segment>;  // disjoint, by address, inside the page
 
-  Map::iterator first_ending_after(const Access& me, uint64_t pos);
-  Map::iterator split(Map::iterator it, uint64_t pos);
+  Page& page(uint64_t number);
   // Whether a recorded access races with agent a's current one (never for a's own accesses).
   bool unordered(const Access& earlier, AgentId a) const {
     return earlier.epoch != 0 && !hb_.ordered_before(earlier.agent, earlier.epoch, a);
   }
   void add_reader(Segment& s, const Access& me) const;
-  uint64_t read(const Access& me, const AccessRange& r, RaceHits& hits);
-  uint64_t write(const Access& me, const AccessRange& r, RaceHits& hits);
+  // One access within one page: [lo, hi) lies inside it.
+  uint64_t read(Page& p, const Access& me, uint64_t lo, uint64_t hi, RaceHits& hits);
+  uint64_t write(Page& p, const Access& me, uint64_t lo, uint64_t hi, RaceHits& hits);
   static void report(RaceKind kind, const Access& earlier, uint64_t lo, uint64_t hi, RaceHits& hits) {
     hits.add(kind, isa::Buf::GM, earlier.agent, earlier.epoch, true, earlier.id, lo, hi);
   }
 
-  static constexpr int kHintSteps = 8;  // segments walked from the hint before a lookup from the root
-
   const HappensBefore& hb_;
-  std::pmr::unsynchronized_pool_resource pool_;
-  Map segments_;  // keyed by first byte; disjoint
-  Map::iterator hint_;  // the segment the last access ended in (valid when has_hint_)
-  Access hint_owner_{};  // the instruction that made that access
-  bool has_hint_ = false;
-  bool use_hint_;
+  std::unordered_map<uint64_t, Page> pages_;  // by page number (node-based: references stay valid)
+  uint64_t cached_number_ = 0;
+  Page* cached_ = nullptr;
 };
 
 }  // namespace npusim::sim

@@ -1,8 +1,8 @@
 #pragma once
 // Race detection on buffer ranges (issue 3, "checks"): two accesses to overlapping bytes, at least one a
 // write, by different agents with no happens-before order between them. Local buffers (L1, L0A, L0B,
-// L0C, BT, FB, UB) are tracked per core at 32-byte-block granularity; GM is tracked with an interval map of
-// the exact byte ranges touched in the launch (so terabyte-scale address spaces cost nothing).
+// L0C, BT, FB, UB) are tracked per core at 32-byte-block granularity; GM is tracked as segments of
+// the exact byte ranges touched in the launch, in 4 KiB pages (so terabyte-scale address spaces cost nothing).
 // Reports name both instructions: core, pipe, start cycle and assembly text.
 #include <cstdint>
 #include <span>
