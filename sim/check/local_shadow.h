@@ -96,8 +96,15 @@ class LocalShadow {
     return *shadows_[static_cast<size_t>(core_) * isa::kNumBufs + static_cast<size_t>(b)];
   }
   void grow(BufShadow& s, isa::Buf b, uint64_t granules) const;
-  void read_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits);
-  void write_segment(BufShadow& s, const AccessRange& r, uint64_t first, uint64_t last, RaceHits& hits);
+  // One segment of an access: its bytes and the granules [first, last) they cover.
+  struct Seg {
+    uint64_t begin, end, first, last;
+  };
+  // The segments of one access that lie in page `pi` (ascending), checked and recorded together: the page's
+  // summary is compared with the clock and its record updated once, then each segment checked and filled in
+  // turn (exactly what one segment at a time did; a strided operand puts several rows in a page).
+  void read_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* segs, size_t n, RaceHits& hits);
+  void write_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* segs, size_t n, RaceHits& hits);
   // Copies page p's uniform write state / slot's uniform read epoch into the arrays (granules [lo, hi) of p).
   static void materialise_write(BufShadow& s, Page& p, uint64_t lo, uint64_t hi);
   static void materialise_read(BufShadow& s, Page& p, uint32_t slot, uint64_t lo, uint64_t hi);
