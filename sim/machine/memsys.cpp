@@ -17,8 +17,10 @@ std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
 
 LruLines::LruLines(uint64_t capacity) : capacity_(capacity) {
   slots_.resize(size_t(capacity));
-  // Regions hold at least one line each, so at most `capacity` exist; typically capacity / 64.
-  const uint64_t buckets = std::bit_ceil(std::max<uint64_t>(2 * std::min<uint64_t>(capacity, 1u << 22), 16));
+  // Regions hold at least one line each, so up to `capacity` may exist, but typically capacity / 64 do: the
+  // index starts at twice that and doubles when half full (region()). Sized for the worst case (12 MB for
+  // the 910B2's L2), every probe of a decode launch's streaming was a cache miss, a tenth of its run time.
+  const uint64_t buckets = std::bit_ceil(std::max<uint64_t>(2 * (capacity >> kRegionShift), 16));
   index_.assign(size_t(buckets), Entry{0, kNone});
   shift_ = 64 - std::countr_zero(buckets);
 }
@@ -49,36 +51,41 @@ void LruLines::index_erase(uint64_t tag) {
 uint32_t LruLines::region(uint64_t tag, bool create, uint32_t& cache) {
   if (cache != kNone && regions_[cache].tag == tag && regions_[cache].used) return cache;
   uint32_t r = index_find(tag);
-  if (r == kNone && create) {
-    if (free_regions_.empty()) {
-      r = static_cast<uint32_t>(regions_.size());
-      regions_.emplace_back();
-    } else {
-      r = free_regions_.back();
-      free_regions_.pop_back();
-    }
-    Region& g = regions_[r];
-    g.tag = tag;
-    g.used = 0;
-    std::fill(std::begin(g.slot), std::end(g.slot), kNone);
-    if (2 * (regions_.size() - free_regions_.size()) > index_.size()) {  // keep the load factor under 1/2
-      std::vector<Entry> old(index_.size() * 2, Entry{0, kNone});
-      old.swap(index_);
-      shift_ -= 1;
-      const size_t mask = index_.size() - 1;
-      for (const Entry& e : old) {
-        if (e.region == kNone) continue;
-        size_t i = home(e.tag);
-        while (index_[i].region != kNone) i = (i + 1) & mask;
-        index_[i] = e;
-      }
-    }
-    const size_t mask = index_.size() - 1;
-    size_t i = home(tag);
-    while (index_[i].region != kNone) i = (i + 1) & mask;
-    index_[i] = Entry{tag, r};
-  }
+  if (r == kNone && create) return add_region(tag, cache);
   if (r != kNone) cache = r;
+  return r;
+}
+
+uint32_t LruLines::add_region(uint64_t tag, uint32_t& cache) {
+  uint32_t r;
+  if (free_regions_.empty()) {
+    r = static_cast<uint32_t>(regions_.size());
+    regions_.emplace_back();
+  } else {
+    r = free_regions_.back();
+    free_regions_.pop_back();
+  }
+  Region& g = regions_[r];
+  g.tag = tag;
+  g.used = 0;
+  std::fill(std::begin(g.slot), std::end(g.slot), kNone);
+  if (2 * (regions_.size() - free_regions_.size()) > index_.size()) {  // keep the load factor under 1/2
+    std::vector<Entry> old(index_.size() * 2, Entry{0, kNone});
+    old.swap(index_);
+    shift_ -= 1;
+    const size_t mask = index_.size() - 1;
+    for (const Entry& e : old) {
+      if (e.region == kNone) continue;
+      size_t i = home(e.tag);
+      while (index_[i].region != kNone) i = (i + 1) & mask;
+      index_[i] = e;
+    }
+  }
+  const size_t mask = index_.size() - 1;
+  size_t i = home(tag);
+  while (index_[i].region != kNone) i = (i + 1) & mask;
+  index_[i] = Entry{tag, r};
+  cache = r;
   return r;
 }
 
@@ -109,11 +116,13 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   // Transfers walk consecutive lines, which were usually inserted consecutively: try the slot after the last
   // one touched before looking the line up.
   uint32_t s = kNone;
+  bool region_absent = false;  // looked up and missing: the insertion below need not look again
   if (last_slot_ + 1 < used_ && slots_[last_slot_ + 1].tag == line) {
     s = last_slot_ + 1;
   } else {
     const uint32_t r = region(line >> kRegionShift, false, touch_cache_);
     if (r != kNone) s = regions_[r].slot[line & kLow];
+    region_absent = r == kNone;
   }
   if (s != kNone) {
     last_slot_ = s;
@@ -134,7 +143,8 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
     ++used_;
   }
   slots_[slot].tag = line, slots_[slot].dirty = write;
-  const uint32_t r = region(line >> kRegionShift, true, touch_cache_);
+  // (An eviction drops regions but never adds one, so a region found missing is still missing.)
+  const uint32_t r = region_absent ? add_region(line >> kRegionShift, touch_cache_) : region(line >> kRegionShift, true, touch_cache_);
   regions_[r].slot[line & kLow] = slot;
   ++regions_[r].used;
   push_front(slot);

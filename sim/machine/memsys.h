@@ -47,6 +47,7 @@ class LruLines {
   // The region of `tag` (its pool index), or kNone; `create` adds an empty one when missing. `cache` is the
   // one-entry cache of the caller (lookups and evictions each walk their own stream of regions).
   uint32_t region(uint64_t tag, bool create, uint32_t& cache);
+  uint32_t add_region(uint64_t tag, uint32_t& cache);  // `tag` is known to be missing
   void drop_region(uint32_t r);  // its last line left: back to the pool, out of the index
   size_t home(uint64_t tag) const { return size_t((tag * 0x9E3779B97F4A7C15ull) >> shift_); }
   uint32_t index_find(uint64_t tag) const;
