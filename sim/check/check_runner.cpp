@@ -29,7 +29,7 @@ void CheckRunner::set_read_only(std::vector<std::pair<uint64_t, uint64_t>> range
 }
 
 void CheckRunner::check_inline(AgentId a, uint32_t epoch, const AccessEvent& e, std::span<const AccessRange> ranges) {
-  checker_->on_access(a, epoch, InstrInfo{e.id, e.core, core_names_[size_t(e.core)], e.pipe, e.cycle, "", e.instr},
+  checker_->on_access(a, epoch, InstrRef{e.id, e.core, core_names_[size_t(e.core)], e.pipe, e.cycle, {}, &e.instr},
                       ranges);
 }
 
@@ -91,7 +91,7 @@ void CheckRunner::replay(const Batch& b) {
       }
     }
     mirror_.assign_own(r.agent, r.epoch);  // the logged clock's own entry may be older: ticks move only this
-    checker_->on_access(r.agent, r.epoch, InstrInfo{r.id, r.core, core_names_[size_t(r.core)], r.pipe, r.cycle, "", r.instr},
+    checker_->on_access(r.agent, r.epoch, InstrRef{r.id, r.core, core_names_[size_t(r.core)], r.pipe, r.cycle, {}, &r.instr},
                         std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
   }
 }

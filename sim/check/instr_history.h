@@ -86,7 +86,7 @@ class InstrHistory {
  public:
   static constexpr size_t kSize = RaceChecker::kHistory;
 
-  void record(uint32_t epoch, const InstrInfo& info, HistoryArena& arena) {
+  void record(uint32_t epoch, const InstrRef& info, HistoryArena& arena) {
     if (epochs_.empty()) epochs_.assign(kSize, 0);
     const size_t slot = epoch % kSize;
     Record*& segment = segments_[slot / HistoryArena::kSegment];
@@ -94,14 +94,14 @@ class InstrHistory {
     Record r;
     r.id = info.id;
     r.cycle = info.cycle;
-    std::memcpy(r.instr, &info.instr, sizeof r.instr);
+    std::memcpy(r.instr, info.instr, sizeof r.instr);
     const auto* from = reinterpret_cast<const __m256i*>(&r);
     auto* to = reinterpret_cast<__m256i*>(segment + slot % HistoryArena::kSegment);
     for (size_t i = 0; i < sizeof(Record) / 32; ++i) _mm256_stream_si256(to + i, _mm256_load_si256(from + i));
     epochs_[slot] = epoch;
     if (!info.text.empty() || !texts_.empty()) {
       texts_.resize(kSize);
-      texts_[slot] = info.text;
+      texts_[slot] = std::string(info.text);
     }
   }
 

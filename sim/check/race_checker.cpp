@@ -78,13 +78,13 @@ struct RaceChecker::Impl {
     return it != read_only.end() && it->first < e ? &*it : nullptr;
   }
 
-  void remember(AgentId a, uint32_t epoch, const InstrInfo& info) {
+  void remember(AgentId a, uint32_t epoch, const InstrRef& ref) {
     if (agent_info[a].core_name.empty()) {
-      agent_info[a].core = info.core;
-      agent_info[a].core_name = info.core_name;
-      agent_info[a].pipe = info.pipe;
+      agent_info[a].core = ref.core;
+      agent_info[a].core_name = ref.core_name;
+      agent_info[a].pipe = ref.pipe;
     }
-    history[a].record(epoch, info, arena);
+    history[a].record(epoch, ref, arena);
   }
 
   std::string agent_name(AgentId a) const {
@@ -154,6 +154,10 @@ RaceChecker::~RaceChecker() { delete impl_; }
 uint64_t RaceChecker::faults_dropped() const { return impl_->dropped; }
 
 void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, std::span<const AccessRange> ranges) {
+  on_access(a, epoch, InstrRef{info.id, info.core, info.core_name, info.pipe, info.cycle, info.text, &info.instr}, ranges);
+}
+
+void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std::span<const AccessRange> ranges) {
   if (ranges.empty()) return;
   Impl& m = *impl_;
   m.hits.clear();
@@ -162,13 +166,13 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, st
   auto gm_segment = [&](const AccessRange& r) {
     if (const auto* ro = m.read_only_overlap(r.begin, r.end)) {
       if (r.write && !wrote_input && faults_.size() < kMaxFaults)
-        faults_.push_back(Fault{"input-write", describe(info) + " writes GM [" + hex(std::max(r.begin, ro->first)) + ", " +
+        faults_.push_back(Fault{"input-write", describe(ref.info()) + " writes GM [" + hex(std::max(r.begin, ro->first)) + ", " +
                                                    hex(std::min(r.end, ro->second)) +
                                                    ") of an input allocation, which kernels may only read"});
       wrote_input |= r.write;
       if (ro->first <= r.begin && r.end <= ro->second) return;  // wholly inside: nothing else to check
     }
-    checks_ += m.gm.access(a, epoch, info.id, r, m.hits);
+    checks_ += m.gm.access(a, epoch, ref.id, r, m.hits);
   };
   for (const AccessRange& r : ranges) {
     if (r.buf != isa::Buf::GM) {
@@ -179,8 +183,8 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, st
     if (r.count == 1) gm_segment(r);
     else r.for_each_segment([&](uint64_t b, uint64_t e) { gm_segment(AccessRange{r.buf, b, e, r.write}); });
   }
-  m.remember(a, epoch, info);
-  if (!m.hits.empty()) m.emit(a, epoch, info, faults_);
+  m.remember(a, epoch, ref);
+  if (!m.hits.empty()) m.emit(a, epoch, ref.info(), faults_);
 }
 
 void RaceChecker::reset() {

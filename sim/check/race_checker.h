@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "isa/instr/footprint.h"
@@ -31,6 +32,19 @@ struct InstrInfo {
   isa::Instr instr{};    // the instruction itself (cheap to keep; text is only made for reports)
 };
 
+// The same identity without copies (the machine's path: the checker thread builds one per access from its
+// log, and an InstrInfo would copy the instruction and the core name each time).
+struct InstrRef {
+  uint64_t id = 0;
+  int core = 0;
+  std::string_view core_name;
+  isa::Pipe pipe = isa::Pipe::S;
+  uint64_t cycle = 0;
+  std::string_view text;
+  const isa::Instr* instr = nullptr;
+  InstrInfo info() const { return {id, core, std::string(core_name), pipe, cycle, std::string(text), *instr}; }
+};
+
 struct Fault {
   std::string kind;      // "race", "gm-race", "bounds", "deadlock", "flags-pending", "cross-flag-overflow", ...
   std::string message;   // complete, human-readable, names the instructions involved
@@ -52,6 +66,7 @@ class RaceChecker {
   // (never 0: 0 means "no access" in the shadow state). Faults are appended to faults(): each pair of
   // instructions at most once, at most kMaxFaults of them; reset() also clears faults and counters.
   void on_access(AgentId a, uint32_t epoch, const InstrInfo& info, std::span<const AccessRange> ranges);
+  void on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std::span<const AccessRange> ranges);
   const std::vector<Fault>& faults() const { return faults_; }
   uint64_t checks_run() const { return checks_; }  // local blocks + GM segments checked
   uint64_t faults_dropped() const;                 // distinct races found beyond kMaxFaults
