@@ -109,10 +109,11 @@ class LocalShadow {
   static void materialise_write(BufShadow& s, Page& p, uint64_t lo, uint64_t hi);
   static void materialise_read(BufShadow& s, Page& p, uint32_t slot, uint64_t lo, uint64_t hi);
   // Per-granule checks of [lo, hi) within page p (flagged by its summary), in the reference checker's order.
-  void check_reads_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi,
-                      RaceHits& hits) const;
-  void check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi, bool waw,
-                       uint32_t war, RaceHits& hits) const;
+  // (Cold: out of line, so the hot page functions stay small.)
+  [[gnu::noinline, gnu::cold]] void check_reads_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo,
+                                                   uint64_t hi, RaceHits& hits) const;
+  [[gnu::noinline, gnu::cold]] void check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo,
+                                                    uint64_t hi, bool waw, uint32_t war, RaceHits& hits) const;
   void report(RaceKind kind, uint32_t slot, uint32_t epoch, uint64_t g, const AccessRange& r, RaceHits& hits) const;
 
   std::vector<uint8_t> slot_of_agent_;
