@@ -70,13 +70,13 @@ bool block_enabled(const VecMask& m, uint32_t r, int b, int epb, int lanes) {
 
 // Blocks of one operand: block b of repeat r is enabled when any of its lanes is.
 bool full_mask(const VecMask& m, int lanes) {
-  if (m.counter) return m.lo % lanes == 0;
+  if (m.counter) return m.lo - div_by(m.lo, uint64_t(lanes)) * uint64_t(lanes) == 0;
   return m.lo == ~0ull && (lanes <= 64 || m.hi == ~0ull);
 }
 
 void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats, int lanes, int elem, bool write) {
-  const int epb = kBlockBytes / elem;
-  const int blocks = lanes / epb;
+  const int epb = div_by(kBlockBytes, elem);
+  const int blocks = div_by(lanes, epb);
   if (st.rep == 0 && repeats > 1) {  // every repeat addresses the same blocks: the first repeat's enabled lanes
     VecMask first = m;                // cover them (counter mode enables a prefix, normal mode the same lanes)
     if (m.counter) first.lo = std::min<uint64_t>(m.lo, uint64_t(lanes));
@@ -87,12 +87,16 @@ void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats
     return;
   }
   if (st.blk == 0) {  // every block of a repeat is the same block (a per-row broadcast operand): list it once
-    for (uint32_t r = 0; r < repeats; ++r)
-      for (int b = 0; b < blocks; ++b)
-        if (block_enabled(m, r, b, epb, lanes)) {
-          s.add(a.buf, a.off + uint64_t{r} * st.rep * kBlockBytes, kBlockBytes, write);
-          break;
-        }
+    // per repeat with an enabled lane: in counter mode the first ceil(count / lanes) repeats; in normal mode
+    // every repeat or none (the mask is the same for each). One strided piece.
+    uint64_t n = 0;
+    if (m.counter) {
+      n = std::min<uint64_t>(repeats, div_by(m.lo + uint64_t(lanes) - 1, uint64_t(lanes)));
+    } else {
+      for (int b = 0; b < blocks && n == 0; ++b)
+        if (block_enabled(m, 0, b, epb, lanes)) n = repeats;
+    }
+    s.add_pattern(a.buf, a.off, kBlockBytes, n, uint64_t{st.rep} * kBlockBytes, write);
     return;
   }
   for (uint32_t r = 0; r < repeats; ++r)
@@ -183,7 +187,7 @@ void scalar_mem(Sink& s, Addr a, int8_t idx, DType t, const ScalarRegs* regs, bo
 }
 }  // namespace
 
-int lanes_per_repeat(int elem_bytes) { return kRepeatBlocks * kBlockBytes / elem_bytes; }
+int lanes_per_repeat(int elem_bytes) { return div_by(kRepeatBlocks * kBlockBytes, elem_bytes); }
 
 std::vector<Access> expand(const std::vector<Access>& in) {
   std::vector<Access> out;
@@ -192,7 +196,7 @@ std::vector<Access> expand(const std::vector<Access>& in) {
 }
 
 uint32_t effective_repeats(const VecMask& mask, uint32_t repeat, int lanes) {
-  return mask.counter ? static_cast<uint32_t>(ceil_div(mask.lo, lanes)) : repeat;
+  return mask.counter ? static_cast<uint32_t>(div_by(mask.lo + uint64_t(lanes) - 1, uint64_t(lanes))) : repeat;
 }
 
 void footprint(const Instr& in, const ScalarRegs* regs, std::vector<Access>& out) {
