@@ -180,8 +180,15 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
       continue;
     }
     if (!m.check_gm) continue;
-    if (r.count == 1) gm_segment(r);
-    else r.for_each_segment([&](uint64_t b, uint64_t e) { gm_segment(AccessRange{r.buf, b, e, r.write}); });
+    if (r.count == 1) {
+      gm_segment(r);
+      continue;
+    }
+    // A strided range (a DMA's bursts): the read-only test once for its hull where it decides every burst.
+    const auto* ro = m.read_only_overlap(r.begin, r.last_end());
+    if (ro && !r.write && ro->first <= r.begin && r.last_end() <= ro->second) continue;  // reads of one input
+    if (ro) r.for_each_segment([&](uint64_t b, uint64_t e) { gm_segment(AccessRange{r.buf, b, e, r.write}); });
+    else r.for_each_segment([&](uint64_t b, uint64_t e) { checks_ += m.gm.access(a, epoch, ref.id, AccessRange{r.buf, b, e, r.write}, m.hits); });
   }
   m.remember(a, epoch, ref);
   if (!m.hits.empty()) m.emit(a, epoch, ref.info(), faults_);
