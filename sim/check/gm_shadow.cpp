@@ -6,14 +6,36 @@ namespace npusim::sim {
 
 size_t GmShadow::segments() const {
   size_t n = 0;
-  for (const auto& [number, p] : pages_) n += p.size();
+  for (const Page& p : pages_) n += p.size();
   return n;
 }
 
 GmShadow::Page& GmShadow::page(uint64_t number) {
-  if (cached_ && cached_number_ == number) return *cached_;
-  cached_number_ = number;
-  return *(cached_ = &pages_[number]);
+  if (cached_ != kNone && cached_number_ == number) return pages_[cached_];
+  auto home = [&](uint64_t n) { return size_t((n * 0x9E3779B97F4A7C15ull) >> shift_); };
+  size_t mask = index_.size() - 1, i = home(number);
+  for (; index_[i].page != kNone; i = (i + 1) & mask)
+    if (index_[i].number == number) {
+      cached_number_ = number, cached_ = index_[i].page;
+      return pages_[cached_];
+    }
+  if (2 * (pages_.size() + 1) > index_.size()) {  // grow: keep the index at most half full
+    std::vector<Slot> old(index_.size() * 2, Slot{0, kNone});
+    old.swap(index_);
+    shift_ -= 1;
+    mask = index_.size() - 1;
+    for (const Slot& e : old) {
+      if (e.page == kNone) continue;
+      size_t j = home(e.number);
+      while (index_[j].page != kNone) j = (j + 1) & mask;
+      index_[j] = e;
+    }
+    for (i = home(number); index_[i].page != kNone; i = (i + 1) & mask) {}
+  }
+  index_[i] = Slot{number, static_cast<uint32_t>(pages_.size())};
+  pages_.emplace_back();
+  cached_number_ = number, cached_ = index_[i].page;
+  return pages_[cached_];
 }
 
 // Readers ordered before the new one are dropped: a later write unordered with them is unordered with

@@ -296,7 +296,7 @@ class ByteGm {
   std::map<uint64_t, Byte> bytes_;
 };
 
-// DMA-like bursts (strided, sometimes overlapping, crossing 4 KiB pages) from five agents with random
+// DMA-like bursts (strided, sometimes overlapping, crossing 4 KiB pages, over ~260 pages) from five agents with random
 // synchronisation: the same hits, in the same order, with the same hulls and byte counts as the per-byte rule.
 TEST(GmShadowPages, SegmentsGiveTheHitsOfThePerByteRule) {
   std::mt19937_64 rng(99);
@@ -309,7 +309,8 @@ TEST(GmShadowPages, SegmentsGiveTheHitsOfThePerByteRule) {
     const AgentId a = agents[rng() % 5];
     if (rng() % 4 == 0) hb.acquire(a, hb.release(agents[rng() % 5]));
     const uint32_t epoch = hb.tick(a);
-    const uint64_t base = rng() % 12000, len = 1 + rng() % 300, nburst = 1 + rng() % 20;
+    // Mostly a few pages (many overlaps); every third draw anywhere in 1 MiB (the page index grows).
+    const uint64_t base = rng() % (instr % 3 ? 12000 : 1 << 20), len = 1 + rng() % 300, nburst = 1 + rng() % 20;
     const uint64_t stride = rng() % 3 == 0 ? len - std::min<uint64_t>(len - 1, rng() % 8) : len + rng() % 600;
     const bool write = rng() % 2 == 0;
     RaceHits got, want;
@@ -327,6 +328,31 @@ TEST(GmShadowPages, SegmentsGiveTheHitsOfThePerByteRule) {
     }
   }
   EXPECT_GT(compared, 500u);  // the draws do race
+}
+
+// Every page keeps its state while the page index grows: 700 writes to 700 scattered pages, then an
+// unordered read of each must race with exactly its write.
+TEST(GmShadowPages, ScatteredPagesKeepTheirStateWhileTheIndexGrows) {
+  HappensBefore hb(kAgents);
+  GmShadow shadow(hb);
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> pages;
+  while (pages.size() < 700) {
+    const uint64_t p = rng() % (uint64_t{1} << 30);
+    if (std::find(pages.begin(), pages.end(), p) == pages.end()) pages.push_back(p);
+  }
+  RaceHits none;
+  for (size_t k = 0; k < pages.size(); ++k)
+    shadow.access(kAivMte3, hb.tick(kAivMte3), k, AccessRange{Buf::GM, pages[k] << 12, (pages[k] << 12) + 64, true}, none);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(shadow.segments(), pages.size());
+  for (size_t k = 0; k < pages.size(); ++k) {
+    RaceHits hits;
+    shadow.access(kAiv1Mte2, hb.tick(kAiv1Mte2), 1000 + k, AccessRange{Buf::GM, (pages[k] << 12) + 32, (pages[k] << 12) + 96, false}, hits);
+    ASSERT_EQ(hits.hits().size(), 1u) << "page " << k;
+    EXPECT_EQ(hits.hits()[0].other_id, k);
+    EXPECT_EQ(hits.hits()[0].bytes, 32u);
+  }
 }
 
 }  // namespace
