@@ -44,6 +44,12 @@ class InstrQueue {
     slots_[(head_ + size_) % slots_.size()] = std::move(q);
     ++size_;
   }
+  // The same, written straight into its slot (the scalar unit issues every instruction this way).
+  void emplace_back(const isa::Instr& in, uint64_t id, uint64_t ready, uint32_t stage) {
+    QueuedInstr& q = slots_[(head_ + size_) % slots_.size()];
+    q.in = in, q.id = id, q.ready = ready, q.stage = stage;
+    ++size_;
+  }
   // Removes the head and returns it; the reference stays valid until the next pop_front / reset / clear.
   const QueuedInstr& pop_front() {
     popped_ = &slots_[head_];

@@ -94,7 +94,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   auto& sstat = c.stats.pipes[static_cast<size_t>(Pipe::S)];
   sstat.busy_cycles += cost;
   ++sstat.instructions;
-  QueuedInstr q{in, id, m_.now() + c.local_offset, c.stage};
+  const uint64_t ready = m_.now() + c.local_offset;  // the scalar unit's (decoupled) time at issue
   if (!is_scalar_side(in)) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
     if (p.q.size() >= p.depth) sync_time(c);  // catch up with simulated time, then look again
@@ -103,8 +103,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
       c.wait_pipe = pipe;
       block(c, ScalarWait::Queue, id, &c.stats.pipes[size_t(pipe)].queue_full_cycles);
     }
-    q.ready = std::max(q.ready, m_.now());
-    p.q.push_back(std::move(q));
+    p.q.emplace_back(in, id, std::max(ready, m_.now()), c.stage);
     if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, pipe, m_.now(), uint32_t(p.q.size()));
     pipes_.kick(c, p);
     return;
@@ -118,6 +117,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     }
     return;
   }
+  const QueuedInstr q{in, id, ready, c.stage};
   sync_time(c);
   scalar_side(c, in, q);
 }
