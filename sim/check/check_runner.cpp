@@ -91,8 +91,8 @@ void CheckRunner::replay(const Batch& b) {
       }
     }
     mirror_.assign_own(r.agent, r.epoch);  // the logged clock's own entry may be older: ticks move only this
-    checker_->on_access(r.agent, r.epoch, InstrRef{r.id, r.core, core_names_[size_t(r.core)], r.pipe, r.cycle, {}, &r.instr},
-                        std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
+    const InstrRef ref{r.id, r.core, core_names_[size_t(r.core)], r.pipe, r.cycle, {}, &r.instr};
+    checker_->on_access(r.agent, r.epoch, ref, std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
   }
 }
 

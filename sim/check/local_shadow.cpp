@@ -181,7 +181,8 @@ void LocalShadow::read_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* 
   Page& p = s.pages[pi];
   const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg;
   if (unordered_slots(p.last_write, clk_) != 0) [[unlikely]]  // some write here may race
-    for (size_t k = 0; k < n; ++k) check_reads_of(s, p, AccessRange{buf, segs[k].begin, segs[k].end, false}, segs[k].first, segs[k].last, hits);
+    for (size_t k = 0; k < n; ++k)
+      check_reads_of(s, p, AccessRange{buf, segs[k].begin, segs[k].end, false}, segs[k].first, segs[k].last, hits);
   p.last_read[own_slot_] = epoch_;
   p.read_slots |= uint8_t(1u << own_slot_);
   if (n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page

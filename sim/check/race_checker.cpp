@@ -166,8 +166,8 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
   auto gm_segment = [&](const AccessRange& r) {
     if (const auto* ro = m.read_only_overlap(r.begin, r.end)) {
       if (r.write && !wrote_input && faults_.size() < kMaxFaults)
-        faults_.push_back(Fault{"input-write", describe(ref.info()) + " writes GM [" + hex(std::max(r.begin, ro->first)) + ", " +
-                                                   hex(std::min(r.end, ro->second)) +
+        faults_.push_back(Fault{"input-write", describe(ref.info()) + " writes GM [" +
+                                                   hex(std::max(r.begin, ro->first)) + ", " + hex(std::min(r.end, ro->second)) +
                                                    ") of an input allocation, which kernels may only read"});
       wrote_input |= r.write;
       if (ro->first <= r.begin && r.end <= ro->second) return;  // wholly inside: nothing else to check
@@ -187,8 +187,11 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
     // A strided range (a DMA's bursts): the read-only test once for its hull where it decides every burst.
     const auto* ro = m.read_only_overlap(r.begin, r.last_end());
     if (ro && !r.write && ro->first <= r.begin && r.last_end() <= ro->second) continue;  // reads of one input
-    if (ro) r.for_each_segment([&](uint64_t b, uint64_t e) { gm_segment(AccessRange{r.buf, b, e, r.write}); });
-    else r.for_each_segment([&](uint64_t b, uint64_t e) { checks_ += m.gm.access(a, epoch, ref.id, AccessRange{r.buf, b, e, r.write}, m.hits); });
+    r.for_each_segment([&](uint64_t b, uint64_t e) {
+      const AccessRange seg{r.buf, b, e, r.write};
+      if (ro) gm_segment(seg);
+      else checks_ += m.gm.access(a, epoch, ref.id, seg, m.hits);
+    });
   }
   m.remember(a, epoch, ref);
   if (!m.hits.empty()) m.emit(a, epoch, ref.info(), faults_);

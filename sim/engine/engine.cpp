@@ -47,7 +47,8 @@ void Engine::loop() {
     }
     queue_.clear();
     // The launch ends at now_: bring SystemC there before it returns from sc_start.
-    if (sc_now = sc_core::sc_time_stamp().value(); now_ > sc_now) sc_core::wait(sc_core::sc_time::from_value(now_ - sc_now));
+    if (sc_now = sc_core::sc_time_stamp().value(); now_ > sc_now)
+      sc_core::wait(sc_core::sc_time::from_value(now_ - sc_now));
     sc_core::wait(module_->start);
   }
 }

@@ -144,7 +144,8 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   }
   slots_[slot].tag = line, slots_[slot].dirty = write;
   // (An eviction drops regions but never adds one, so a region found missing is still missing.)
-  const uint32_t r = region_absent ? add_region(line >> kRegionShift, touch_cache_) : region(line >> kRegionShift, true, touch_cache_);
+  const uint64_t tag = line >> kRegionShift;
+  const uint32_t r = region_absent ? add_region(tag, touch_cache_) : region(tag, true, touch_cache_);
   regions_[r].slot[line & kLow] = slot;
   ++regions_[r].used;
   push_front(slot);

@@ -268,13 +268,15 @@ class ByteGm {
       Byte& x = bytes_[b];
       auto unordered = [&](const Rec& e) { return e.epoch != 0 && !hb_.ordered_before(e.agent, e.epoch, a); };
       if (r.write) {
-        if (unordered(x.writer)) hits.add(RaceKind::WAW, Buf::GM, x.writer.agent, x.writer.epoch, true, x.writer.id, b, b + 1);
+        if (unordered(x.writer))
+          hits.add(RaceKind::WAW, Buf::GM, x.writer.agent, x.writer.epoch, true, x.writer.id, b, b + 1);
         for (const Rec& rd : x.readers)
           if (unordered(rd)) hits.add(RaceKind::WAR, Buf::GM, rd.agent, rd.epoch, true, rd.id, b, b + 1);
         x.writer = me;
         x.readers.clear();
       } else {
-        if (unordered(x.writer)) hits.add(RaceKind::RAW, Buf::GM, x.writer.agent, x.writer.epoch, true, x.writer.id, b, b + 1);
+        if (unordered(x.writer))
+          hits.add(RaceKind::RAW, Buf::GM, x.writer.agent, x.writer.epoch, true, x.writer.id, b, b + 1);
         const VectorClock& clock = hb_.clock(a);
         std::erase_if(x.readers, [&](const Rec& e) { return clock[e.agent] >= e.epoch; });
         x.readers.push_back(me);
@@ -342,13 +344,16 @@ TEST(GmShadowPages, ScatteredPagesKeepTheirStateWhileTheIndexGrows) {
     if (std::find(pages.begin(), pages.end(), p) == pages.end()) pages.push_back(p);
   }
   RaceHits none;
-  for (size_t k = 0; k < pages.size(); ++k)
-    shadow.access(kAivMte3, hb.tick(kAivMte3), k, AccessRange{Buf::GM, pages[k] << 12, (pages[k] << 12) + 64, true}, none);
+  for (size_t k = 0; k < pages.size(); ++k) {
+    const AccessRange w{Buf::GM, pages[k] << 12, (pages[k] << 12) + 64, true};
+    shadow.access(kAivMte3, hb.tick(kAivMte3), k, w, none);
+  }
   EXPECT_TRUE(none.empty());
   EXPECT_EQ(shadow.segments(), pages.size());
   for (size_t k = 0; k < pages.size(); ++k) {
     RaceHits hits;
-    shadow.access(kAiv1Mte2, hb.tick(kAiv1Mte2), 1000 + k, AccessRange{Buf::GM, (pages[k] << 12) + 32, (pages[k] << 12) + 96, false}, hits);
+    const AccessRange r{Buf::GM, (pages[k] << 12) + 32, (pages[k] << 12) + 96, false};
+    shadow.access(kAiv1Mte2, hb.tick(kAiv1Mte2), 1000 + k, r, hits);
     ASSERT_EQ(hits.hits().size(), 1u) << "page " << k;
     EXPECT_EQ(hits.hits()[0].other_id, k);
     EXPECT_EQ(hits.hits()[0].bytes, 32u);

@@ -82,7 +82,10 @@ TEST(VectorClock, SparseBlocksBehaveLikeADenseArray) {
       }
       case 1: {
         bool grew = false;
-        for (size_t k = 0; k < kAgents; ++k) grew |= dense[j][k] > dense[i][k], dense[i][k] = std::max(dense[i][k], dense[j][k]);
+        for (size_t k = 0; k < kAgents; ++k) {
+          grew |= dense[j][k] > dense[i][k];
+          dense[i][k] = std::max(dense[i][k], dense[j][k]);
+        }
         EXPECT_EQ(vc[i].join(vc[j]), grew);
         break;
       }
