@@ -91,7 +91,7 @@ void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats
     // every repeat or none (the mask is the same for each). One strided piece.
     uint64_t n = 0;
     if (m.counter) {
-      n = std::min<uint64_t>(repeats, div_by(m.lo + uint64_t(lanes) - 1, uint64_t(lanes)));
+      n = std::min<uint64_t>(repeats, effective_repeats(m, repeats, lanes));
     } else {
       for (int b = 0; b < blocks && n == 0; ++b)
         if (block_enabled(m, 0, b, epb, lanes)) n = repeats;

@@ -11,30 +11,15 @@ size_t GmShadow::segments() const {
 }
 
 GmShadow::Page& GmShadow::page(uint64_t number) {
-  if (cached_ != kNone && cached_number_ == number) return pages_[cached_];
-  auto home = [&](uint64_t n) { return size_t((n * 0x9E3779B97F4A7C15ull) >> shift_); };
-  size_t mask = index_.size() - 1, i = home(number);
-  for (; index_[i].page != kNone; i = (i + 1) & mask)
-    if (index_[i].number == number) {
-      cached_number_ = number, cached_ = index_[i].page;
-      return pages_[cached_];
+  if (cached_ == FlatIndex::kNone || cached_number_ != number) {
+    cached_ = index_.find(number);
+    if (cached_ == FlatIndex::kNone) {
+      cached_ = static_cast<uint32_t>(pages_.size());
+      index_.insert(number, cached_);
+      pages_.emplace_back();
     }
-  if (2 * (pages_.size() + 1) > index_.size()) {  // grow: keep the index at most half full
-    std::vector<Slot> old(index_.size() * 2, Slot{0, kNone});
-    old.swap(index_);
-    shift_ -= 1;
-    mask = index_.size() - 1;
-    for (const Slot& e : old) {
-      if (e.page == kNone) continue;
-      size_t j = home(e.number);
-      while (index_[j].page != kNone) j = (j + 1) & mask;
-      index_[j] = e;
-    }
-    for (i = home(number); index_[i].page != kNone; i = (i + 1) & mask) {}
+    cached_number_ = number;
   }
-  index_[i] = Slot{number, static_cast<uint32_t>(pages_.size())};
-  pages_.emplace_back();
-  cached_number_ = number, cached_ = index_[i].page;
   return pages_[cached_];
 }
 

@@ -14,12 +14,12 @@
 // those of one segment; only the count of segments checked counts both).
 #include <boost/container/small_vector.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "sim/check/race_checker.h"
 #include "sim/check/race_hits.h"
+#include "sim/flat_index.h"
 
 namespace npusim::sim {
 
@@ -32,8 +32,8 @@ class GmShadow {
   uint64_t access(AgentId a, uint32_t epoch, uint64_t id, const AccessRange& r, RaceHits& hits);
   void reset() {
     pages_.clear();
-    std::fill(index_.begin(), index_.end(), Slot{0, kNone});
-    cached_ = kNone;
+    index_.clear();
+    cached_ = FlatIndex::kNone;
   }
   size_t segments() const;
 
@@ -66,18 +66,10 @@ class GmShadow {
   }
 
   const HappensBefore& hb_;
-  // Pages by number: open addressing (multiplicative hash, linear probing, at most half full) into pages_.
-  // Pages are only added (reset() drops them all), so a probe never meets a deleted entry.
-  struct Slot {
-    uint64_t number;
-    uint32_t page;  // index into pages_; kNone = empty
-  };
-  static constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<Slot> index_ = std::vector<Slot>(64, Slot{0, kNone});
-  int shift_ = 64 - 6;  // 64 - log2(index_.size())
+  FlatIndex index_;  // page number -> index into pages_ (pages are only added; reset() drops them all)
   std::vector<Page> pages_;
   uint64_t cached_number_ = 0;
-  uint32_t cached_ = kNone;
+  uint32_t cached_ = FlatIndex::kNone;
 };
 
 }  // namespace npusim::sim

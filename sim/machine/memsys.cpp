@@ -15,42 +15,16 @@ std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
   return ImplRegistry<MemoryModel>::instance().create("memory.impl", hw.memory.impl, hw);
 }
 
-LruLines::LruLines(uint64_t capacity) : capacity_(capacity) {
+// Regions hold at least one line each, so up to `capacity` may exist, but typically capacity / 64 do: the index
+// is sized for those and grows when half full. (Sized for the worst case, 12 MB for the 910B2's L2, every probe
+// of a decode launch's streaming was a cache miss, a tenth of its run time.)
+LruLines::LruLines(uint64_t capacity) : capacity_(capacity), index_(capacity >> kRegionShift) {
   slots_.resize(size_t(capacity));
-  // Regions hold at least one line each, so up to `capacity` may exist, but typically capacity / 64 do: the
-  // index starts at twice that and doubles when half full (region()). Sized for the worst case (12 MB for
-  // the 910B2's L2), every probe of a decode launch's streaming was a cache miss, a tenth of its run time.
-  const uint64_t buckets = std::bit_ceil(std::max<uint64_t>(2 * (capacity >> kRegionShift), 16));
-  index_.assign(size_t(buckets), Entry{0, kNone});
-  shift_ = 64 - std::countr_zero(buckets);
-}
-
-uint32_t LruLines::index_find(uint64_t tag) const {
-  const size_t mask = index_.size() - 1;
-  for (size_t i = home(tag);; i = (i + 1) & mask) {
-    const Entry& e = index_[i];
-    if (e.region == kNone) return kNone;
-    if (e.tag == tag) return e.region;
-  }
-}
-
-// Backward-shift deletion keeps every probe chain unbroken without tombstones.
-void LruLines::index_erase(uint64_t tag) {
-  const size_t mask = index_.size() - 1;
-  size_t i = home(tag);
-  while (index_[i].tag != tag || index_[i].region == kNone) i = (i + 1) & mask;
-  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
-    if (index_[j].region == kNone) break;
-    const size_t h = home(index_[j].tag);
-    // j's entry may move to i when i lies cyclically in [h, j).
-    if (((j - h) & mask) >= ((j - i) & mask)) index_[i] = index_[j], i = j;
-  }
-  index_[i] = Entry{0, kNone};
 }
 
 uint32_t LruLines::region(uint64_t tag, bool create, uint32_t& cache) {
   if (cache != kNone && regions_[cache].tag == tag && regions_[cache].used) return cache;
-  uint32_t r = index_find(tag);
+  uint32_t r = index_.find(tag);
   if (r == kNone && create) return add_region(tag, cache);
   if (r != kNone) cache = r;
   return r;
@@ -69,28 +43,13 @@ uint32_t LruLines::add_region(uint64_t tag, uint32_t& cache) {
   g.tag = tag;
   g.used = 0;
   std::fill(std::begin(g.slot), std::end(g.slot), kNone);
-  if (2 * (regions_.size() - free_regions_.size()) > index_.size()) {  // keep the load factor under 1/2
-    std::vector<Entry> old(index_.size() * 2, Entry{0, kNone});
-    old.swap(index_);
-    shift_ -= 1;
-    const size_t mask = index_.size() - 1;
-    for (const Entry& e : old) {
-      if (e.region == kNone) continue;
-      size_t i = home(e.tag);
-      while (index_[i].region != kNone) i = (i + 1) & mask;
-      index_[i] = e;
-    }
-  }
-  const size_t mask = index_.size() - 1;
-  size_t i = home(tag);
-  while (index_[i].region != kNone) i = (i + 1) & mask;
-  index_[i] = Entry{tag, r};
+  index_.insert(tag, r);
   cache = r;
   return r;
 }
 
 void LruLines::drop_region(uint32_t r) {
-  index_erase(regions_[r].tag);
+  index_.erase(regions_[r].tag);
   free_regions_.push_back(r);
   if (touch_cache_ == r) touch_cache_ = kNone;
   if (evict_cache_ == r) evict_cache_ = kNone;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/flat_index.h"
 #include "sim/machine/memory_model.h"
 
 namespace npusim::sim {
@@ -40,26 +41,18 @@ class LruLines {
     uint32_t used = 0;                       // lines of the region in the L2
     uint32_t slot[1u << kRegionShift] = {};  // kNone = not in the L2
   };
-  struct Entry {
-    uint64_t tag;     // the region (valid when region != kNone): a probe compares it without touching the pool
-    uint32_t region;  // index into regions_; kNone = empty
-  };
   // The region of `tag` (its pool index), or kNone; `create` adds an empty one when missing. `cache` is the
   // one-entry cache of the caller (lookups and evictions each walk their own stream of regions).
   uint32_t region(uint64_t tag, bool create, uint32_t& cache);
   uint32_t add_region(uint64_t tag, uint32_t& cache);  // `tag` is known to be missing
   void drop_region(uint32_t r);  // its last line left: back to the pool, out of the index
-  size_t home(uint64_t tag) const { return size_t((tag * 0x9E3779B97F4A7C15ull) >> shift_); }
-  uint32_t index_find(uint64_t tag) const;
-  void index_erase(uint64_t tag);
   void unlink(uint32_t s);
   void push_front(uint32_t s);
   uint64_t capacity_;
   std::vector<Slot> slots_;
   std::vector<Region> regions_;
   std::vector<uint32_t> free_regions_;
-  std::vector<Entry> index_;
-  int shift_ = 64;
+  FlatIndex index_;  // region tag -> index into regions_
   uint32_t head_ = kNone, tail_ = kNone, used_ = 0;
   uint32_t last_slot_ = kNone - 1;  // the slot touched last (its successor is tried first)
   uint32_t touch_cache_ = kNone, evict_cache_ = kNone;
