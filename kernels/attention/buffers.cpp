@@ -12,6 +12,9 @@ using isa::round_up;
 constexpr int64_t kRows = kFractalRows;  // row counts of cube tiles and of fp16 row arrays round to this
 constexpr int64_t kF32 = 4;              // fp32: scores, accumulators, row statistics
 constexpr int64_t kMaxKStep = 256;       // K per mmad: beyond this the L0 halves buy no reuse
+// ... and at most 8 fractals (128 fp16, 256 int8): a longer step only coarsens the MTE1 / cube overlap (D 512 with a
+// doubled L0B took 256 and ran 1.5% slower, issue 12)
+constexpr int64_t kMaxKFractals = 8;
 constexpr int64_t kMaxNSub = 128;        // N per L0C half
 constexpr int64_t kZeroRows = 8;         // rows of the zero output staging (stored 8 at a time)
 constexpr int64_t kMsdQueryRows = 8;     // MSD: query rows pre-processed at a time (one vbrcb group)
@@ -64,12 +67,24 @@ void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) 
 // 64-column squares of the transposing V load (tile::load_l0b).
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
   const int64_t m_cap = cube_rows(p, t), kq = l0_k_unit(p), nq = l0_n_unit(p);
+  const int64_t l0a_half = hw.core.l0a_bytes / 2, l0b_half = hw.core.l0b_bytes / 2, l0c_half = hw.core.l0c_bytes / 2;
+  // The largest N (a multiple of nq, at most 128) whose L0C half holds cube-rows x N fp32 and whose L0B half holds a
+  // K x N slice.
+  auto n_for = [&](int64_t k) {
+    return std::min<int64_t>({kMaxNSub, l0b_half / in_bytes(p, k) / nq * nq, l0c_half / (m_cap * kF32) / nq * nq});
+  };
   L0Split s;
-  s.kstep = t.l0_k ? t.l0_k : std::min<int64_t>(kMaxKStep, int64_t(hw.core.l0a_bytes / 2) / in_bytes(p, m_cap) / kq * kq);
-  if (s.kstep < kq) return s;
-  s.nsub = t.l0_n ? t.l0_n
-                  : std::min<int64_t>({kMaxNSub, int64_t(hw.core.l0b_bytes / 2) / in_bytes(p, s.kstep) / nq * nq,
-                                       int64_t(hw.core.l0c_bytes / 2) / (m_cap * kF32) / nq * nq});
+  if (t.l0_k) {  // a set K: N follows it
+    s.kstep = t.l0_k;
+    s.nsub = t.l0_n ? t.l0_n : n_for(s.kstep);
+    return s;
+  }
+  // N first (from L0C, with the thinnest K slice), then K fills what L0A and L0B leave: a bigger L0A alone then never
+  // trades N (FixPipe drains per L0C half) for a longer K.
+  s.nsub = t.l0_n ? t.l0_n : n_for(kq);
+  if (s.nsub < nq) return s;
+  s.kstep = std::min<int64_t>(
+      {kMaxKStep, kMaxKFractals * kq, l0a_half / in_bytes(p, m_cap) / kq * kq, l0b_half / in_bytes(p, s.nsub) / kq * kq});
   return s;
 }
 

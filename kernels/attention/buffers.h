@@ -12,9 +12,10 @@ namespace npusim::op::attn {
 struct L0Split {
   int64_t kstep = 0, nsub = 0;
 };
-// t.l0_k / t.l0_n when set (the tiling keys l0_k_step / l0_n_sub), else the capacity rule: K the largest multiple of
-// l0_k_unit whose cube-rows x K slice fills half of L0A (at most 256), N the largest multiple of l0_n_unit whose
-// K x N slice fills half of L0B and whose cube-rows x N fp32 fill half of L0C (at most 128).
+// t.l0_k / t.l0_n when set (the tiling keys l0_k_step / l0_n_sub), else the capacity rule, N first: N the largest
+// multiple of l0_n_unit (at most 128) whose cube-rows x N fp32 fill half of L0C and whose one-fractal x N slice fits
+// half of L0B; then K the largest multiple of l0_k_unit (at most 8 fractals and 256) whose cube-rows x K slice fills
+// half of L0A and whose K x N slice half of L0B. With a set K, N is the largest that fits beside it.
 L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
 int64_t l0_k_unit(const AttnProblem& p);  // K per fractal: 16 fp16 / bf16, 32 int8, 64 int4
 int64_t l0_n_unit(const AttnProblem& p);  // N granule: 16, or the transposing load's square side (32 int8, 64 int4)

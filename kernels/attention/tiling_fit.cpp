@@ -22,8 +22,12 @@ int64_t sub_tile_elems(uint64_t ub) { return std::min<int64_t>(kCounterModeElems
 
 int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t a) {
   const int64_t cw = Plan::cw_of(t.s2_block);
-  int64_t vr = std::min(half_rows(t.s1_block), std::max<int64_t>(a, sub_tile_elems(ub) / cw / a * a)) / a * a;
+  const int64_t half = half_rows(t.s1_block);
+  int64_t vr = std::min(half, std::max<int64_t>(a, sub_tile_elems(ub) / cw / a * a)) / a * a;
   for (; vr >= a; vr -= a) {
+    // Sub-tiles of one size: a shorter last one idles the vector pipe at the end of every block (a bigger UB took
+    // 24 of 64 rows, 24 + 24 + 16, and was slower than 16 x 4).
+    if (half % vr) continue;
     t.vec_rows = vr;
     if (ub_bytes(p, t) <= ub) return vr;
   }
@@ -80,18 +84,22 @@ void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& h
 std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys) {
   keys.push_back({.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
                   .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose "
-                                  "cube-rows x K slice fills half of L0A, at most 256",
+                                  "cube-rows x K slice fills half of L0A and whose K x l0_n_sub slice half of L0B, at "
+                                  "most 8 fractals and 256",
                   .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"});
   keys.push_back({.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
-                  .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose K x N slice fills half of L0B "
-                                  "and whose cube-rows x N fp32 fill half of L0C, at most 128",
+                  .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose cube-rows x N fp32 fill half of "
+                                  "L0C, at most 128, chosen before l0_k_step (with l0_k_step set: whose K x N slice "
+                                  "also fills half of L0B)",
                   .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"});
   return keys;
 }
 
 void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov) {
+  // The rule picks N first; a case that sets only one of the two gets the other fitted beside it.
+  if (ov.overridden("l0_n_sub") && !ov.overridden("l0_k_step")) t.l0_n = ov.choose("l0_n_sub", 16);
   t.l0_k = ov.choose("l0_k_step", std::max<int64_t>(16, l0_split(p, t, hw).kstep));
-  t.l0_n = ov.choose("l0_n_sub", std::max<int64_t>(16, l0_split(p, t, hw).nsub));  // the rule follows the chosen K
+  t.l0_n = ov.choose("l0_n_sub", std::max<int64_t>(16, l0_split(p, t, hw).nsub));
 }
 
 void check_vec_rows(const BlockTiling& t, int64_t a, bool high_perf) {

@@ -13,8 +13,8 @@ namespace npusim::op::attn {
 
 // Rows the larger AIV half of an s1-row unit holds.
 int64_t half_rows(int64_t s1);
-// The largest vec_rows (a multiple of `align`, <= the AIV half, vec_rows x cw <= sub_tile_elems(ub)) whose UB
-// layout fits; 0 when none does.
+// The largest vec_rows (a multiple of `align` that divides the AIV half, vec_rows x cw <= sub_tile_elems(ub)) whose
+// UB layout fits; 0 when none does.
 int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t align);
 // fp32 elements of one softmax sub-tile the default tiling aims for: its two fp32 buffers and their two casts
 // (12 bytes per element) take half of UB (8192 on a 192 KiB UB), at most one counter-mode instruction.
@@ -27,8 +27,8 @@ void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t align, in
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
 // The L0 split (t.l0_k / l0_n, or the rule when 0): fractal multiples, two slices each in L0A / L0B, two L0C halves.
 void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
-// Sets t.l0_k / t.l0_n through the tiling keys l0_k_step / l0_n_sub, defaulting to l0_split's rule (the N rule for
-// the chosen K), so that a report names the split and a case can pin it.
+// Sets t.l0_k / t.l0_n through the tiling keys l0_k_step / l0_n_sub, defaulting to l0_split's rule (a key the case
+// sets is fitted around), so that a report names the split and a case can pin it.
 void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov);
 // An attention op's tiling keys followed by the two of the L0 split.
 std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys);

@@ -21,7 +21,8 @@ const TilingSpace& fa_tiling_space() {
                         "until two K / V slots fit L1, else the longest with one slot, lowered until it fits",
         .doc = "KV columns per score block (the vendor's S2 block is up to 1024)"},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
-        .default_rule = "the largest multiple of 8 up to the AIV half whose UB layout fits, with vec_rows x s2_block <= core.ub_bytes / 24",
+        .default_rule = "the largest multiple of 8 that divides the AIV half and whose UB layout fits, with vec_rows x "
+                        "s2_block <= core.ub_bytes / 24",
         .doc = "rows per vector sub-tile of the softmax"},
        {.name = "preload", .lo = 1, .hi = 4, .default_rule = "2 with two K / V slots, else 1",
         .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},

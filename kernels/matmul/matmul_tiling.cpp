@@ -20,7 +20,8 @@ const TilingSpace& matmul_tiling_space() {
         .default_rule = "min(256, N rounded up to 16), halved while base_m x base_n fp32 accumulators (and the bias row) do not fit",
         .doc = "columns of one output tile"},
        {.name = "base_k", .lo = 16, .hi = 4095, .multiple_of = 16,
-        .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most K rounded up",
+        .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most four "
+                        "fractals (64 fp16 / bf16, 128 int8) and K rounded up",
         .doc = "K per mmad (int8: a multiple of 32)"},
        {.name = "k_l1", .lo = 16, .hi = 1 << 20, .multiple_of = 16,
         .default_rule = "the largest multiple of base_k such that two A and two B chunks fit L1, at most K rounded up",
@@ -31,6 +32,8 @@ const TilingSpace& matmul_tiling_space() {
 }
 
 namespace {
+constexpr int64_t kMaxKFractals = 4;  // default base_k cap, in fractal K (16 fp16 / bf16, 32 int8)
+
 void require(bool ok, const std::string& msg) {
   if (!ok) throw CaseError(msg);
 }
@@ -73,8 +76,10 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   require(t.base_m * t.base_n * 4 <= l0c,
           "tiling.base_m x tiling.base_n = " + std::to_string(t.base_m) + " x " + std::to_string(t.base_n) + " needs " +
               std::to_string(t.base_m * t.base_n * 4) + " bytes of accumulators but core.l0c_bytes = " + std::to_string(l0c));
-  // K per mmad: one half of L0A and of L0B (the other half is loaded while the cube works).
-  int64_t bk = std::min((l0a / 2) / (t.base_m * e), (l0b / 2) / (t.base_n * e));
+  // K per mmad: one half of L0A and of L0B (the other half is loaded while the cube works), at most four fractals
+  // (catlass examples/00_basic_matmul: L0TileShape 128 x 256 x 64 for half on Atlas A2): a longer K step coarsens
+  // the MTE1 / cube overlap (a doubled L0B took base_k 128 and was slower on every matmul case, issue 12).
+  int64_t bk = std::min({(l0a / 2) / (t.base_m * e), (l0b / 2) / (t.base_n * e), kMaxKFractals * k0});
   bk = std::max<int64_t>(k0, std::min({round_down(bk, k0), round_up(s.k, k0), round_down(int64_t{4095}, k0)}));
   t.base_k = ov.choose("base_k", bk);
   require(t.base_k % k0 == 0, "tiling.base_k = " + std::to_string(t.base_k) + " must be a multiple of " + std::to_string(k0));
