@@ -81,8 +81,10 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
   if (p.Sq == 1) t.s1_block = std::max<int64_t>(16, round_up(p.G, 16));  // decode: the G heads of a KV head
   t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, 512);
-  // Prompt: the cube computes one score block ahead of the softmax (it then waits less for the AIVs: 0.4-1.3% on the
-  // S 2048 perf cases, 12% on int8); decode is bound by the K / V stream, where the extra S slot only delays it.
+  // Prompt: the cube computes two score blocks ahead of the softmax. The vendor's PFA kernel prefetches one
+  // (prompt_flash_attention_s1s2_bns1_x910.h "Pre fetch the next mm1 calculation"); on this model the second block
+  // of slack is 0.4-1.3% faster on the S 2048 perf cases and 12% on int8, where the cube outruns the softmax.
+  // Decode is bound by the K / V stream, where the extra S slot only delays it.
   t.preload = p.Sq > 1 && !p.antiquant.msd ? 2 : 1;
   // Two K / V slots when they fit and exceed the preload: MTE2 then streams the next block while the cube waits for
   // the softmax (with kv_buffers <= preload the second slot never streams and only moves the loads: a doubled L1
