@@ -90,7 +90,7 @@ MicroResult fixpipe_rate(sim::Machine& m, int ops) {
 }
 
 MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops) {
-  static const char* const names[] = {"vadd_rate", "vmuls_rate", "vexp_rate"};
+  static const char* const names[] = {"vadd_rate", "vmuls_rate", "vexp_rate", "vcmax_rate", "vcgmax_rate"};
   const char* name = names[int(kind)];
   LaunchSpec s{.name = name, .block_dim = 1, .mix = MixMode::VectorOnly};
   s.vector = [=](CoreCtx& c) {
@@ -98,6 +98,10 @@ MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops) {
     const Addr x = c.alloc(Buf::UB, 65536, "x"), y = c.alloc(Buf::UB, 65536, "y"), z = c.alloc(Buf::UB, 65280, "z");
     for (int i = 0; i < ops; ++i) {
       if (kind == VectorMicro::Exp) c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
+      else if (kind == VectorMicro::WholeReduce)
+        c.issue(VReduce{.op = VRedOp::Max, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
+      else if (kind == VectorMicro::BlockReduce)
+        c.issue(VBlockReduce{.op = VRedOp::Max, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
       else if (kind == VectorMicro::Muls)
         c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = z, .src = x, .scalar = 2.0, .repeat = 255});
       else c.issue(VBinary{.op = VBinOp::Add, .dtype = DType::F32, .dst = z, .src0 = x, .src1 = {Buf::UB, y.off + 0x100}, .repeat = 255});
@@ -105,7 +109,11 @@ MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops) {
   };
   const auto r = run(m, s);
   const auto& v = m.hw().vector;
-  const double beats = kind == VectorMicro::Exp ? v.exp_beats : kind == VectorMicro::Muls ? v.simple_beats : v.binary_beats;
+  const double beats = kind == VectorMicro::Exp           ? v.exp_beats
+                       : kind == VectorMicro::Muls        ? v.simple_beats
+                       : kind == VectorMicro::WholeReduce ? v.reduce_beats
+                       : kind == VectorMicro::BlockReduce ? v.block_reduce_beats
+                                                          : v.binary_beats;
   return {name, r.cycles, static_cast<double>(ops) * 255 / r.cycles, 1.0 / beats, "repeats/cycle", r.instructions};
 }
 
@@ -132,7 +140,8 @@ MicroResult cross_flag_pingpong(sim::Machine& m, int rounds) {
 }
 
 std::vector<std::string> micro_names() {
-  return {"mte2_1core", "mte2_allcores", "mte3", "mte1_l0a", "mte1_l0b", "mmad", "fixpipe", "vadd", "vmuls", "vexp", "pingpong"};
+  return {"mte2_1core", "mte2_allcores", "mte3", "mte1_l0a", "mte1_l0b", "mmad", "fixpipe",
+          "vadd",       "vmuls",         "vexp", "vcmax",    "vcgmax",   "pingpong"};
 }
 
 MicroResult run_micro(sim::Machine& m, const std::string& name) {
@@ -148,6 +157,8 @@ MicroResult run_micro(sim::Machine& m, const std::string& name) {
   if (name == "vadd") return vector_rate(m, VectorMicro::Add, 2000);
   if (name == "vmuls") return vector_rate(m, VectorMicro::Muls, 2000);
   if (name == "vexp") return vector_rate(m, VectorMicro::Exp, 2000);
+  if (name == "vcmax") return vector_rate(m, VectorMicro::WholeReduce, 2000);
+  if (name == "vcgmax") return vector_rate(m, VectorMicro::BlockReduce, 2000);
   if (name == "pingpong") return cross_flag_pingpong(m, 1000);
   throw std::invalid_argument("unknown microbenchmark '" + name + "'");
 }

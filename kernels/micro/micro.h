@@ -30,8 +30,9 @@ MicroResult mmad_peak(sim::Machine& m, int mmads);
 // L0C -> L1 fixpipes of 128 x 128: expected fixpipe.elems_per_cycle.
 MicroResult fixpipe_rate(sim::Machine& m, int ops);
 // Contiguous fp32 vector ops of 255 repeats: vadd (two tile operands, binary class), vmuls (tile and scalar,
-// simple class) or vexp (exp class): expected 1 / class beats repeats per cycle.
-enum class VectorMicro { Add, Muls, Exp };
+// simple class), vexp (exp class), vcmax (whole-repeat reduction) or vcgmax (block reduction): expected 1 / class
+// beats repeats per cycle.
+enum class VectorMicro { Add, Muls, Exp, WholeReduce, BlockReduce };
 MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops);
 // AIC <-> AIV cross-core flag round trips: expected 2 * sync.cross_core_latency_cycles per round trip
 // (plus issue cycles), measured in cycles per round trip.

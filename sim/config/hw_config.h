@@ -66,7 +66,8 @@ struct HwConfig {
     int64_t exp_beats = 0, exp_latency_cycles = 0;
     int64_t ln_beats = 0, ln_latency_cycles = 0;
     int64_t sqrt_beats = 0, sqrt_latency_cycles = 0;
-    int64_t reduce_beats = 0, reduce_latency_cycles = 0;
+    int64_t reduce_beats = 0, reduce_latency_cycles = 0;              // whole-repeat reductions (vcadd / vcmax / vcmin)
+    int64_t block_reduce_beats = 0, block_reduce_latency_cycles = 0;  // per-block (vcg*) and pair (vcpadd) reductions
     int64_t cast_beats = 0, cast_latency_cycles = 0;
     int64_t l0c_to_ub_bytes_per_cycle = 0;  // coupled only
   } vector;

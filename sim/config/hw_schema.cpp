@@ -88,6 +88,7 @@ std::vector<KeySpec> build() {
   vec("ln", &H::Vector::ln_beats, &H::Vector::ln_latency_cycles);
   vec("sqrt", &H::Vector::sqrt_beats, &H::Vector::sqrt_latency_cycles);
   vec("reduce", &H::Vector::reduce_beats, &H::Vector::reduce_latency_cycles);
+  vec("block_reduce", &H::Vector::block_reduce_beats, &H::Vector::block_reduce_latency_cycles);
   vec("cast", &H::Vector::cast_beats, &H::Vector::cast_latency_cycles);
   v.push_back(key("vector.l0c_to_ub_bytes_per_cycle", &H::vector, &H::Vector::l0c_to_ub_bytes_per_cycle,
                   "coupled cores: L0C -> UB rate (0 on split cores)"));

@@ -27,6 +27,7 @@ ClassRates rates(VecClass c, const HwConfig& hw) {
     case VecClass::Ln: return {v.ln_beats, v.ln_latency_cycles};
     case VecClass::Sqrt: return {v.sqrt_beats, v.sqrt_latency_cycles};
     case VecClass::Reduce: return {v.reduce_beats, v.reduce_latency_cycles};
+    case VecClass::BlockReduce: return {v.block_reduce_beats, v.block_reduce_latency_cycles};
     case VecClass::Cast: return {v.cast_beats, v.cast_latency_cycles};
   }
   return {1, 0};
@@ -138,9 +139,9 @@ int blocks_for(DType t, int lanes) { return lanes * bits_of(t) / (8 * kBlockByte
 
 // Reductions read one operand with the common strides and write a few packed results.
 template <class V>
-PipeCost reduce_cost(const V& v, const HwConfig& hw) {
+PipeCost reduce_cost(const V& v, VecClass c, const HwConfig& hw) {
   const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
-  const auto r = rates(VecClass::Reduce, hw);
+  const auto r = rates(c, hw);
   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
   return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
           r.latency);
@@ -242,9 +243,8 @@ VecClass vec_class(const Instr& in) {
       default: return VecClass::Simple;
     }
   }
-  if (std::holds_alternative<VReduce>(in) || std::holds_alternative<VBlockReduce>(in) ||
-      std::holds_alternative<VPairAdd>(in))
-    return VecClass::Reduce;
+  if (std::holds_alternative<VReduce>(in)) return VecClass::Reduce;
+  if (std::holds_alternative<VBlockReduce>(in) || std::holds_alternative<VPairAdd>(in)) return VecClass::BlockReduce;
   if (std::holds_alternative<VCast>(in)) return VecClass::Cast;
   return VecClass::Simple;
 }
@@ -314,9 +314,9 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
                                      blocks_for(v.dst_dtype, lanes), r.beats),
                     r.latency);
           },
-          [&](const VReduce& v) { return reduce_cost(v, hw); },
-          [&](const VBlockReduce& v) { return reduce_cost(v, hw); },
-          [&](const VPairAdd& v) { return reduce_cost(v, hw); },
+          [&](const VReduce& v) { return reduce_cost(v, VecClass::Reduce, hw); },
+          [&](const VBlockReduce& v) { return reduce_cost(v, VecClass::BlockReduce, hw); },
+          [&](const VPairAdd& v) { return reduce_cost(v, VecClass::BlockReduce, hw); },
           [&](const VBrcb& v) -> PipeCost {
             const auto r = rates(VecClass::Simple, hw);
             return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), r.latency);

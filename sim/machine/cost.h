@@ -19,7 +19,7 @@ struct PipeCost {
 };
 
 // Simple: one tile operand (and a scalar); Binary: two tile operands (hardware.md, configs/README.md "Vector").
-enum class VecClass : uint8_t { Simple, Binary, Div, Exp, Ln, Sqrt, Reduce, Cast };
+enum class VecClass : uint8_t { Simple, Binary, Div, Exp, Ln, Sqrt, Reduce, BlockReduce, Cast };
 VecClass vec_class(const isa::Instr& in);
 
 // UB bank geometry from the config: `groups` bank groups (ub.bank_groups); the banks of a row, one per group,

@@ -72,6 +72,24 @@ TEST(CostModel, ContiguousVectorOpTakesItsClassBeatsPerRepeat) {
   EXPECT_EQ(vec_class(VSel{.scalar_mode = true}), VecClass::Simple);
 }
 
+TEST(CostModel, WholeAndBlockReductionsHaveTheirOwnClassRates) {
+  // configs/README.md "Calibration": a whole-repeat reduction (vcmax) takes vector.reduce_beats per repeat, a
+  // block reduction (vcgmax) and the pair add vector.block_reduce_beats; each reports its class latency.
+  const HwConfig& hw = b2();
+  EXPECT_EQ(vec_class(VReduce{}), VecClass::Reduce);
+  EXPECT_EQ(vec_class(VBlockReduce{}), VecClass::BlockReduce);
+  EXPECT_EQ(vec_class(VPairAdd{}), VecClass::BlockReduce);
+  const VReduce whole{.op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
+  const VBlockReduce block{.op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
+  const VPairAdd pair{.dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
+  ASSERT_NE(hw.vector.reduce_beats, hw.vector.block_reduce_beats);  // else the test cannot tell the classes apart
+  EXPECT_EQ(local_cost(whole, hw).occupancy, uint64_t(8 * hw.vector.reduce_beats));
+  EXPECT_EQ(local_cost(whole, hw).latency, uint64_t(hw.vector.reduce_latency_cycles));
+  EXPECT_EQ(local_cost(block, hw).occupancy, uint64_t(8 * hw.vector.block_reduce_beats));
+  EXPECT_EQ(local_cost(block, hw).latency, uint64_t(hw.vector.block_reduce_latency_cycles));
+  EXPECT_EQ(local_cost(pair, hw).occupancy, uint64_t(8 * hw.vector.block_reduce_beats));
+}
+
 TEST(CostModel, BlockStrideSixteenPutsAllBlocksInOneGroup) {
   // hardware.md §2: dst blkStride 16 (512 B) -> all 8 blocks in one group -> 8 beats per repeat;
   // blkStride 8 -> 4 beats. Sources contiguous in other groups.

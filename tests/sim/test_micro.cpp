@@ -34,6 +34,8 @@ TEST(Micro, MmadReachesCubePeak) { expect_within_2pct(run_on("ascend910b2", "mma
 TEST(Micro, FixpipeReachesItsElementRate) { expect_within_2pct(run_on("ascend910b2", "fixpipe")); }
 TEST(Micro, VaddIssuesOneRepeatPerBeat) { expect_within_2pct(run_on("ascend910b2", "vadd")); }
 TEST(Micro, VexpIssuesAtItsClassRate) { expect_within_2pct(run_on("ascend910b2", "vexp")); }
+TEST(Micro, WholeReductionIssuesAtItsClassRate) { expect_within_2pct(run_on("ascend910b2", "vcmax")); }
+TEST(Micro, BlockReductionIssuesAtItsClassRate) { expect_within_2pct(run_on("ascend910b2", "vcgmax")); }
 TEST(Micro, CrossFlagRoundTripIsTwoLatencies) { expect_within_2pct(run_on("ascend910b2", "pingpong")); }
 
 }  // namespace
