@@ -133,6 +133,7 @@ struct CoreState {
   bool scalar_scheduled = false;  // a scalar event for this core is in the engine's queue
   ScalarWait wait = ScalarWait::None;
   isa::Pipe wait_pipe = isa::Pipe::S;  // Queue: the full queue's pipe; Flag: the slot's src pipe
+  uint64_t wait_not_before = 0;        // Queue: the scalar's own issue time; a pop before it wakes it then
   int wait_arg = 0;                    // Flag: event id; Cross: flag id
   uint64_t wait_id = 0;                // the instruction it waits in (reports)
   uint32_t stage = 0;                  // the trace stage its next instructions belong to (0 = none)

@@ -44,7 +44,8 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
       const QueuedInstr& cur = p.q.pop_front();
       if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
       p.activity = PipeActivity::Starting;
-      if (c.wait == ScalarWait::Queue && c.wait_pipe == p.pipe) m_.wake_scalar(c, m_.now());  // a slot is free
+      if (c.wait == ScalarWait::Queue && c.wait_pipe == p.pipe)  // a slot is free
+        m_.wake_scalar(c, std::max(m_.now(), c.wait_not_before));
       uint64_t start = std::max({m_.now(), cur.ready, p.next_free});
       if (waits_for_results(cur.in)) start = std::max(start, p.last_completion);
       p.start = start;

@@ -97,11 +97,18 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   const uint64_t ready = m_.now() + c.local_offset;  // the scalar unit's (decoupled) time at issue
   if (!is_scalar_side(in)) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
-    if (p.q.size() >= p.depth) sync_time(c);  // catch up with simulated time, then look again
-    while (p.q.size() >= p.depth) {
-      c.wait = ScalarWait::Queue;  // the pipe's next pop wakes it
+    if (p.q.size() >= p.depth) {
+      // One wait for both conditions: the scalar's own (decoupled) time and a free slot. It resumes at the later
+      // of the pipe's next pop and that time -- the cycle at which catching up with simulated time and then
+      // waiting for a pop would resume it, with one fiber switch instead of two (most of a queue-bound
+      // kernel's switches).
+      const uint64_t own = m_.now() + c.local_offset;
+      c.local_offset = 0;
+      c.wait = ScalarWait::Queue;  // only the scalar unit pushes: the queue stays full until the pop
       c.wait_pipe = pipe;
-      block(c, ScalarWait::Queue, id, &c.stats.pipes[size_t(pipe)].queue_full_cycles);
+      c.wait_not_before = own;
+      block(c, ScalarWait::Queue, id);
+      if (m_.now() > own) c.stats.pipes[size_t(pipe)].queue_full_cycles += m_.now() - own;
     }
     p.q.emplace_back(in, id, std::max(ready, m_.now()), c.stage);
     if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, pipe, m_.now(), uint32_t(p.q.size()));
