@@ -86,11 +86,5 @@ Pipe pipe_of(const Instr& in) {
 std::string_view mnemonic(const Instr& in) {
   return std::visit([](const auto& x) { return InstrRow<std::decay_t<decltype(x)>>::mnemonic(x); }, in);
 }
-Side side_of(const Instr& in) {
-  return std::visit([](const auto& x) { return InstrRow<std::decay_t<decltype(x)>>::side; }, in);
-}
-CostClass cost_class_of(const Instr& in) {
-  return std::visit([](const auto& x) { return InstrRow<std::decay_t<decltype(x)>>::cost; }, in);
-}
 
 }  // namespace npusim::isa

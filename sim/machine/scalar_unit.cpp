@@ -19,8 +19,7 @@ using namespace isa;
 namespace {
 constexpr uint8_t kScratchReg = kNumScalarRegs - 1;  // load_scalar's destination; reserved for kernels
 
-bool is_scalar_side(const Instr& in) {
-  const Pipe p = pipe_of(in);
+bool is_scalar_side(const Instr& in, Pipe p) {  // p = pipe_of(in)
   return p == Pipe::S || p == Pipe::ALL || std::holds_alternative<CrossWait>(in);
 }
 }  // namespace
@@ -95,7 +94,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   sstat.busy_cycles += cost;
   ++sstat.instructions;
   const uint64_t ready = m_.now() + c.local_offset;  // the scalar unit's (decoupled) time at issue
-  if (!is_scalar_side(in)) {
+  if (!is_scalar_side(in, pipe)) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
     if (p.q.size() >= p.depth) {
       // One wait for both conditions: the scalar's own (decoupled) time and a free slot. It resumes at the later
