@@ -21,19 +21,13 @@ constexpr std::pair<Pipe, Pipe> kVectorPairs[] = {
 constexpr std::pair<Pipe, Pipe> kCoupledExtra[] = {{P::M, P::V}, {P::V, P::M}, {P::V, P::MTE1}, {P::MTE1, P::V}};
 
 template <size_t N>
-bool listed(const std::pair<Pipe, Pipe> (&pairs)[N], Pipe s, Pipe d) {
+constexpr bool listed(const std::pair<Pipe, Pipe> (&pairs)[N], Pipe s, Pipe d) {
   for (const auto& [a, b] : pairs)
     if (a == s && b == d) return true;
   return false;
 }
-}  // namespace
 
-std::string_view core_kind_name(CoreKind k) {
-  constexpr std::string_view n[] = {"aic", "aiv", "coupled"};
-  return n[static_cast<int>(k)];
-}
-
-bool event_pair_valid(Pipe src, Pipe dst, CoreKind kind) {
+constexpr bool pair_rule(Pipe src, Pipe dst, CoreKind kind) {
   switch (kind) {
     case CoreKind::Cube: return listed(kCubePairs, src, dst);
     case CoreKind::Vector: return listed(kVectorPairs, src, dst);
@@ -42,6 +36,30 @@ bool event_pair_valid(Pipe src, Pipe dst, CoreKind kind) {
       return listed(kCubePairs, src, dst) || listed(kVectorPairs, src, dst) || listed(kCoupledExtra, src, dst);
   }
   return false;
+}
+
+// The rule as a table, built at compile time: the scalar unit checks every set / wait it issues.
+struct PairTable {
+  bool ok[3][kNumPipes][kNumPipes] = {};
+};
+constexpr PairTable make_pair_table() {
+  PairTable t;
+  for (int k = 0; k < 3; ++k)
+    for (int s = 0; s < kNumPipes; ++s)
+      for (int d = 0; d < kNumPipes; ++d) t.ok[k][s][d] = pair_rule(Pipe(s), Pipe(d), CoreKind(k));
+  return t;
+}
+constexpr PairTable kPairTable = make_pair_table();
+}  // namespace
+
+std::string_view core_kind_name(CoreKind k) {
+  constexpr std::string_view n[] = {"aic", "aiv", "coupled"};
+  return n[static_cast<int>(k)];
+}
+
+bool event_pair_valid(Pipe src, Pipe dst, CoreKind kind) {
+  const auto s = size_t(src), d = size_t(dst), k = size_t(kind);
+  return s < size_t(kNumPipes) && d < size_t(kNumPipes) && k < 3 && kPairTable.ok[k][s][d];
 }
 
 bool core_has_pipe(CoreKind kind, Pipe p) {
