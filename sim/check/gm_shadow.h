@@ -33,6 +33,7 @@ class GmShadow {
   void reset() {
     pages_.clear();
     index_.clear();
+    dense_.clear();
     cached_ = FlatIndex::kNone;
   }
   size_t segments() const;
@@ -66,7 +67,14 @@ class GmShadow {
   }
 
   const HappensBefore& hb_;
-  FlatIndex index_;  // page number -> index into pages_ (pages are only added; reset() drops them all)
+  // Page number -> index into pages_ (pages are only added; reset() drops them all). GM is bump-allocated from
+  // address 0, so the pages of a launch are dense: a plain array indexed by page number (4 bytes per 4 KiB of GM)
+  // holds them, neighbours share a host cache line, and a lookup is one load instead of a hash probe (most
+  // lookups are misses of the one-page cache: FixPipe rows land on a new page each). Pages beyond kDensePages
+  // (64 GiB) go through the hash index.
+  static constexpr uint64_t kDensePages = uint64_t{1} << 24;
+  std::vector<uint32_t> dense_;
+  FlatIndex index_;
   std::vector<Page> pages_;
   uint64_t cached_number_ = 0;
   uint32_t cached_ = FlatIndex::kNone;

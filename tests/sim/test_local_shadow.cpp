@@ -339,8 +339,9 @@ TEST(GmShadowPages, ScatteredPagesKeepTheirStateWhileTheIndexGrows) {
   GmShadow shadow(hb);
   std::mt19937_64 rng(7);
   std::vector<uint64_t> pages;
+  // Half in the low pages the dense array holds (it grows as they come), half beyond it (the hash index).
   while (pages.size() < 700) {
-    const uint64_t p = rng() % (uint64_t{1} << 30);
+    const uint64_t p = pages.size() % 2 ? rng() % (uint64_t{1} << 16) : (uint64_t{1} << 24) + rng() % (uint64_t{1} << 30);
     if (std::find(pages.begin(), pages.end(), p) == pages.end()) pages.push_back(p);
   }
   RaceHits none;
