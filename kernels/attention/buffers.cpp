@@ -83,8 +83,8 @@ L0Split l0_split(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig
   // trades N (FixPipe drains per L0C half) for a longer K.
   s.nsub = t.l0_n ? t.l0_n : n_for(kq);
   if (s.nsub < nq) return s;
-  s.kstep = std::min<int64_t>(
-      {kMaxKStep, kMaxKFractals * kq, l0a_half / in_bytes(p, m_cap) / kq * kq, l0b_half / in_bytes(p, s.nsub) / kq * kq});
+  s.kstep = std::min<int64_t>({kMaxKStep, kMaxKFractals * kq, l0a_half / in_bytes(p, m_cap) / kq * kq,
+                               l0b_half / in_bytes(p, s.nsub) / kq * kq});
   return s;
 }
 

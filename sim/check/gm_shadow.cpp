@@ -14,7 +14,8 @@ GmShadow::Page& GmShadow::page(uint64_t number) {
   if (cached_ != FlatIndex::kNone && cached_number_ == number) return pages_[cached_];
   cached_number_ = number;
   if (number < kDensePages) {
-    if (number >= dense_.size()) dense_.resize(std::max<size_t>(size_t(number) + 1, 2 * dense_.size()), FlatIndex::kNone);
+    if (number >= dense_.size())
+      dense_.resize(std::max<size_t>(size_t(number) + 1, 2 * dense_.size()), FlatIndex::kNone);
     uint32_t& slot = dense_[size_t(number)];
     if (slot == FlatIndex::kNone) slot = static_cast<uint32_t>(pages_.size()), pages_.emplace_back();
     return pages_[cached_ = slot];
