@@ -92,10 +92,10 @@ struct PipeState {
 };
 
 // The pipe (or the scalar unit) waiting on a flag slot; at most one: a slot is waited by its destination pipe.
+// (The set_flag that set it is the slot's own (src, dst, event): fault messages rebuild its text from those.)
 struct FlagSlot {
   bool set = false;
   uint64_t set_id = 0, set_cycle = 0;  // set_cycle: when the set becomes visible
-  isa::Instr set_instr{};
   VectorClock vc;
 };
 

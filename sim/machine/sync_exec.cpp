@@ -32,7 +32,7 @@ void SyncFabric::set_flag(CoreState& c, PipeState& p, const SetFlag& f, const Qu
   if (slot.set) {
     m_.fault("flag", c.name + ": set_flag " + flag_name(f.src, f.dst, f.event) + " (instruction #" + std::to_string(q.id) +
                          " at cycle " + std::to_string(m_.now()) + ") while it is still set by #" + std::to_string(slot.set_id) +
-                         " '" + to_asm(slot.set_instr) + "' at cycle " + std::to_string(slot.set_cycle) +
+                         " '" + to_asm(f) + "' at cycle " + std::to_string(slot.set_cycle) +
                          ": the hardware loses one of the two sets",
              true);
     return;
@@ -40,7 +40,6 @@ void SyncFabric::set_flag(CoreState& c, PipeState& p, const SetFlag& f, const Qu
   slot.set = true;
   slot.set_id = q.id;
   slot.set_cycle = m_.now() + m_.timed(m_.hw.sync.flag_latency_cycles);
-  slot.set_instr = q.in;
   if (m_.checking()) slot.vc = m_.hb->release(p.agent);
   // The one possible waiter is the destination: its pipe (blocked in this wait_flag) or the scalar unit.
   if (f.dst == Pipe::S) {

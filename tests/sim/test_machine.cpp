@@ -109,7 +109,18 @@ TEST(MachineChecks, CrossWaitWithoutSetIsADeadlock) {
 
 TEST(MachineChecks, FlagLeftSetAtKernelEndIsReported) {
   const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 2); });
-  EXPECT_TRUE(has_fault(r, "flags-pending", {"aiv0", "v->mte3 event 2", "never waited"})) << faults_of(r);
+  EXPECT_TRUE(has_fault(r, "flags-pending", {"aiv0", "v->mte3 event 2", "'set_flag src=v dst=mte3 event=2'", "never waited"}))
+      << faults_of(r);
+}
+
+TEST(MachineChecks, SecondSetOfAFlagStillSetIsReported) {
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) {
+    c.set_flag(Pipe::V, Pipe::MTE3, 4);
+    c.set_flag(Pipe::V, Pipe::MTE3, 4);
+  });
+  EXPECT_TRUE(has_fault(r, "flag", {"aiv0", "set_flag v->mte3 event 4", "still set by #",
+                                    "'set_flag src=v dst=mte3 event=4'", "loses one of the two sets"}))
+      << faults_of(r);
 }
 
 TEST(MachineChecks, SixteenPendingCrossSetsOverflow) {
