@@ -220,9 +220,9 @@ void ScalarRunner::finish_core(CoreState& c) {
     for (int d = 0; d < kNumPipes; ++d)
       for (int e = 0; e < kNumEventIds; ++e) {
         FlagSlot& f = c.flags[size_t(s)][size_t(d)][size_t(e)];
+        if (!f.set) continue;
         const SetFlag set{static_cast<Pipe>(s), static_cast<Pipe>(d), uint8_t(e)};  // the one that set the slot
-        if (f.set)
-          m_.fault("flags-pending", c.name + ": flag " + std::string(pipe_name(static_cast<Pipe>(s))) + "->" +
+        m_.fault("flags-pending", c.name + ": flag " + std::string(pipe_name(static_cast<Pipe>(s))) + "->" +
                                         std::string(pipe_name(static_cast<Pipe>(d))) + " event " + std::to_string(e) +
                                         " set by #" + std::to_string(f.set_id) + " '" + to_asm(set) +
                                         "' at cycle " + std::to_string(f.set_cycle) +
