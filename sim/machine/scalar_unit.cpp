@@ -222,8 +222,8 @@ void ScalarRunner::finish_core(CoreState& c) {
         FlagSlot& f = c.flags[size_t(s)][size_t(d)][size_t(e)];
         if (!f.set) continue;
         const SetFlag set{static_cast<Pipe>(s), static_cast<Pipe>(d), uint8_t(e)};  // the one that set the slot
-        m_.fault("flags-pending", c.name + ": flag " + std::string(pipe_name(static_cast<Pipe>(s))) + "->" +
-                                        std::string(pipe_name(static_cast<Pipe>(d))) + " event " + std::to_string(e) +
+        m_.fault("flags-pending", c.name + ": flag " + std::string(pipe_name(set.src)) + "->" +
+                                        std::string(pipe_name(set.dst)) + " event " + std::to_string(e) +
                                         " set by #" + std::to_string(f.set_id) + " '" + to_asm(set) +
                                         "' at cycle " + std::to_string(f.set_cycle) +
                                         " is still set at kernel end (never waited for)",
