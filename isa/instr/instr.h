@@ -1,7 +1,8 @@
 #pragma once
 // The npusim instruction set: one plain struct per instruction kind, grouped by the pipe that executes it.
 // Field units are part of each field's name or comment; isa/README.md is the full reference.
-// Every struct is an aggregate whose default-constructed fields are the defaults of the text form.
+// Every struct is an aggregate whose default-constructed fields are the defaults of the text form, compared
+// field by field (the pipes memoise what depends only on the instruction: sim/machine/instr_memo.h).
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -59,6 +60,7 @@ struct DataCopy {
   bool pad = false;
   DType pad_dtype = DType::F16;
   double pad_value = 0.0;
+  bool operator==(const DataCopy&) const = default;
 };
 
 // MTE2: GM (ND, row-major) -> L1 (NZ). For matrix i < nd_num, row r < n_value, column c < d_value:
@@ -76,6 +78,7 @@ struct Nd2Nz {
   uint16_t dst_nz_c0_stride = 16;    // 32-byte blocks between column groups
   uint16_t dst_nz_n_stride = 1;      // 32-byte blocks between rows
   uint32_t dst_nz_matrix_stride = 0; // elements
+  bool operator==(const Nd2Nz&) const = default;
 };
 
 // ---- MTE1: L1 -> L0A / L0B ---------------------------------------------------------------------
@@ -94,6 +97,7 @@ struct Load2d {
   // a 64 x 64-nibble square of four) into two (four) destination fractals, each (1 + dst_frac_gap) fractals after
   // the one before (isa/README.md "Load2d").
   uint16_t dst_frac_gap = 0;
+  bool operator==(const Load2d&) const = default;
 };
 // Source fractals one load2d repeat reads, and destination fractals it writes: 2 for an 8-bit transpose, 4 for a
 // 4-bit one, else 1.
@@ -112,6 +116,7 @@ struct Mmad {
   uint8_t unit_flag = 0;            // 0, 2 or 3: a timing hint with no functional effect (README section 3)
   bool bias = false;                // start from bias_addr's fp32 / s32 row vector (BT) instead
   Addr bias_addr{Buf::BT, 0};
+  bool operator==(const Mmad&) const = default;
 };
 
 // ---- FIX: L0C -> GM / L1 (split) or L0C -> UB (coupled; executed by the V pipe) ------------------
@@ -133,6 +138,7 @@ struct Fixpipe {
   Addr quant_addr{Buf::FB, 0};   // Quant::Vector: n fp32 scales, one per column
   bool relu = false;
   bool sat = true;               // Overflow::Saturate (vendor default) or IEEE
+  bool operator==(const Fixpipe&) const = default;
 };
 
 // ---- V: vector unit (UB operands) --------------------------------------------------------------
@@ -158,6 +164,7 @@ struct VBinary {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s, src0_s, src1_s;
+  bool operator==(const VBinary&) const = default;
 };
 
 enum class VScalarOp : uint8_t { Adds, Muls, Maxs, Mins };
@@ -169,6 +176,7 @@ struct VScalar {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s, src_s;
+  bool operator==(const VScalar&) const = default;
 };
 
 enum class VUnaryOp : uint8_t { Exp, Ln, Abs, Rec, Sqrt, Rsqrt, Relu };
@@ -179,6 +187,7 @@ struct VUnary {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s, src_s;
+  bool operator==(const VUnary&) const = default;
 };
 
 enum class VRedOp : uint8_t { Max, Min, Sum };
@@ -192,6 +201,7 @@ struct VReduce {
   VecMask mask;
   VStride src_s;
   uint16_t dst_rep = 1;  // elements
+  bool operator==(const VReduce&) const = default;
 };
 // Block reduce (vcgmax / vcgmin / vcgadd): the enabled lanes of each of a repeat's 8 blocks -> one
 // element; the 8 results of repeat r are contiguous at dst + r*dst_rep*8 elements.
@@ -203,6 +213,7 @@ struct VBlockReduce {
   VecMask mask;
   VStride src_s;
   uint16_t dst_rep = 1;  // groups of 8 elements
+  bool operator==(const VBlockReduce&) const = default;
 };
 // Pairwise add (vcpadd): lanes 2j and 2j+1 -> element j; repeat r writes its lanes/2 results
 // contiguously at dst + r*dst_rep*32 bytes. A disabled lane contributes +0.
@@ -213,6 +224,7 @@ struct VPairAdd {
   VecMask mask;
   VStride src_s;
   uint16_t dst_rep = 4;  // 32-byte blocks
+  bool operator==(const VPairAdd&) const = default;
 };
 // Brcb: element b of src + r*8 elements fills block b of repeat r of dst.
 struct VBrcb {
@@ -220,6 +232,7 @@ struct VBrcb {
   Addr dst, src;
   uint8_t repeat = 1;
   VStride dst_s;
+  bool operator==(const VBrcb&) const = default;
 };
 struct VDup {
   DType dtype = DType::F16;
@@ -228,6 +241,7 @@ struct VDup {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s;
+  bool operator==(const VDup&) const = default;
 };
 // Cast: lanes per repeat = 256 / max(src size, dst size); each operand is addressed with its own size.
 struct VCast {
@@ -238,6 +252,7 @@ struct VCast {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s, src_s;
+  bool operator==(const VCast&) const = default;
 };
 enum class CmpOp : uint8_t { LT, GT, EQ, LE, GE, NE };
 // Compare: lane l of repeat r sets bit (r*lanes + l) of the bit mask at dst (disabled lanes give 0).
@@ -248,6 +263,7 @@ struct VCmp {
   uint8_t repeat = 1;
   VecMask mask;
   VStride src0_s, src1_s;
+  bool operator==(const VCmp&) const = default;
 };
 // Select: dst lane = bit (r*lanes + l) of sel ? src0 : (scalar_mode ? scalar : src1).
 struct VSel {
@@ -258,6 +274,7 @@ struct VSel {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s, src0_s, src1_s;
+  bool operator==(const VSel&) const = default;
 };
 // UB -> UB copy on the vector pipe (16- or 32-bit lanes).
 struct VCopy {
@@ -266,33 +283,35 @@ struct VCopy {
   uint8_t repeat = 1;
   VecMask mask;
   VStride dst_s, src_s;
+  bool operator==(const VCopy&) const = default;
 };
 
 // ---- S: scalar unit ----------------------------------------------------------------------------
 inline constexpr int kNumScalarRegs = 32;
-struct SMov { uint8_t rd = 0; int64_t imm = 0; };
+struct SMov { uint8_t rd = 0; int64_t imm = 0; bool operator==(const SMov&) const = default; };
 enum class SAluOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or, Xor, Shl, Shr };
 struct SAlu {
   SAluOp op = SAluOp::Add;
   uint8_t rd = 0, ra = 0, rb = 0;
   bool use_imm = false;  // second operand is imm instead of rb
   int64_t imm = 0;
+  bool operator==(const SAlu&) const = default;
 };
 // GM scalar load / store: effective address = addr.off + (index_reg >= 0 ? r[index_reg] : 0).
-struct SLoad { DType dtype = DType::I32; uint8_t rd = 0; Addr addr; int8_t index_reg = -1; };
-struct SStore { DType dtype = DType::I32; uint8_t rs = 0; Addr addr; int8_t index_reg = -1; };
+struct SLoad { DType dtype = DType::I32; uint8_t rd = 0; Addr addr; int8_t index_reg = -1; bool operator==(const SLoad&) const = default; };
+struct SStore { DType dtype = DType::I32; uint8_t rs = 0; Addr addr; int8_t index_reg = -1; bool operator==(const SStore&) const = default; };
 
 // ---- sync --------------------------------------------------------------------------------------
 inline constexpr int kNumEventIds = 8;
 inline constexpr int kNumCrossFlags = 11;  // ids 0-10 (hardware.md §1)
-struct SetFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; };
-struct WaitFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; };
-struct PipeBarrier { Pipe pipe = Pipe::ALL; };
+struct SetFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; bool operator==(const SetFlag&) const = default; };
+struct WaitFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; bool operator==(const WaitFlag&) const = default; };
+struct PipeBarrier { Pipe pipe = Pipe::ALL; bool operator==(const PipeBarrier&) const = default; };
 // Cross-core flags (CrossCoreSetFlag / CrossCoreWaitFlag): mode 0 all cores of a kind, 1 the two AIVs of
 // a core, 2 AIC <-> its AIV pair. The set runs on `pipe` after that pipe's earlier work.
-struct CrossSet { uint8_t mode = 2; uint8_t flag_id = 0; Pipe pipe = Pipe::S; };
-struct CrossWait { uint8_t flag_id = 0; };
-struct SyncAll {};
+struct CrossSet { uint8_t mode = 2; uint8_t flag_id = 0; Pipe pipe = Pipe::S; bool operator==(const CrossSet&) const = default; };
+struct CrossWait { uint8_t flag_id = 0; bool operator==(const CrossWait&) const = default; };
+struct SyncAll { bool operator==(const SyncAll&) const = default; };
 
 using Instr = std::variant<DataCopy, Nd2Nz, Load2d, Mmad, Fixpipe, VBinary, VScalar, VUnary, VReduce,
                            VBlockReduce, VPairAdd, VBrcb, VDup, VCast, VCmp, VSel, VCopy, SMov, SAlu, SLoad,

@@ -15,7 +15,8 @@ namespace npusim::sim {
 class PipeCostModel {
  public:
   virtual ~PipeCostModel() = default;
-  // An instruction that does not touch GM (vector, cube, MTE1, on-chip FixPipe / copies, scalar, sync).
+  // An instruction that does not touch GM (vector, cube, MTE1, on-chip FixPipe / copies, scalar, sync). A pure
+  // function of the instruction: the pipes memoise it per instruction (instr_memo.h).
   virtual PipeCost local(const isa::Instr& in) const = 0;
   // A GM-bound fixpipe's port rate in bytes per cycle (the memory model times the transfer at that rate).
   virtual double fixpipe_bytes_per_cycle(const isa::Fixpipe& f) const = 0;

@@ -22,6 +22,7 @@
 #include "sim/machine/core_state.h"
 #include "sim/machine/cost.h"
 #include "sim/machine/cost_model.h"
+#include "sim/machine/instr_memo.h"
 #include "sim/machine/machine.h"
 #include "sim/machine/memory_model.h"
 #include "sim/machine/topology.h"
@@ -117,6 +118,7 @@ class PipeRunner {
   void trace_traffic(const MemStats& before, uint64_t start, uint64_t end);
   MachineState& m_;
   SyncFabric& sync_;
+  InstrMemo memo_;
 };
 
 class ScalarRunner {

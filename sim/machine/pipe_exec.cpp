@@ -134,14 +134,19 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   const uint32_t epoch = m_.checking() ? m_.hb->tick(p.agent) : 0;
   auto& scratch = m_.scratch;
   scratch.clear();
+  const InstrMemo::Entry* known = memo_.find(q.in, c.kind);  // seen before: footprint in bounds, cost known
   try {
     if (m_.mode != SimMode::Timing) {
       const auto t0 = std::chrono::steady_clock::now();
       execute(q.in, c.ctx);
       m_.exec_time[static_cast<size_t>(p.pipe)] += std::chrono::steady_clock::now() - t0;
     }
-    footprint(q.in, &c.regs, scratch);
-    if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
+    if (known) {
+      scratch.assign(known->acc.begin(), known->acc.begin() + known->n);
+    } else {
+      footprint(q.in, &c.regs, scratch);
+      if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
+    }
   } catch (const IsaError& e) {
     m_.fault("bounds", c.name + " " + std::string(pipe_name(p.pipe)) + " at cycle " + std::to_string(start) +
                            ", instruction #" + std::to_string(q.id) + ": " + e.what(),
@@ -154,6 +159,7 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
     m_.executed_flops += mmad_executed_flops(*mm);
   }
   if (m_.mode == SimMode::Functional) return {};
+  if (known) return known->cost;
   auto &gm_reads = m_.gm_reads, &gm_writes = m_.gm_writes;  // reused buffers: this runs for every instruction
   gm_reads.clear();
   gm_writes.clear();
@@ -178,6 +184,7 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
     }
   }
   PipeCost cost = m_.cost->local(q.in);
+  if (gm_reads.empty() && gm_writes.empty()) memo_.store(q.in, c.kind, scratch, cost);
   if (auto* f = std::get_if<Fixpipe>(&q.in); f && !gm_writes.empty()) {
     const auto t = m_.mem->write(gm_writes, start, {m_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
     if (traffic) trace_traffic(before, start, start + t.occupancy);
