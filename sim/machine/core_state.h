@@ -108,6 +108,43 @@ struct CrossCounter {
   uint64_t last_set_cycle = 0;
 };
 
+// An instruction the kernel program issued while its scalar unit was, in simulated time, still waiting for a
+// full queue (scalar_unit.cpp "Running ahead"): held in issue order until the scalar unit reaches it.
+struct PendingIssue {
+  isa::Instr in;
+  isa::Pipe pipe = isa::Pipe::S;
+  bool waited = false;  // found its queue full: id, issue cost and `own` are settled; it waits for a pop
+  uint32_t stage = 0;
+  uint64_t id = 0;
+  uint64_t own = 0;     // waited: the scalar's own (decoupled) time when it found the queue full
+};
+
+// How far a kernel program may run ahead of its scalar unit, in pipe instructions: each suspension of the
+// program then covers up to this many issues (a queue-bound kernel's used to cover one).
+inline constexpr size_t kRunAheadIssues = 32;
+
+// A FIFO of pending issues over a fixed ring (no allocation while a kernel runs).
+class PendingIssues {
+ public:
+  void reset(size_t capacity) {
+    slots_.resize(capacity);
+    head_ = size_ = 0;
+  }
+  bool empty() const { return size_ == 0; }
+  bool full() const { return size_ == slots_.size(); }
+  PendingIssue& front() { return slots_[head_]; }
+  PendingIssue& push_back() { return slots_[(head_ + size_++) % slots_.size()]; }
+  void pop_front() {
+    head_ = (head_ + 1) % slots_.size();
+    --size_;
+  }
+  void clear() { head_ = size_ = 0; }
+
+ private:
+  std::vector<PendingIssue> slots_;
+  size_t head_ = 0, size_ = 0;
+};
+
 // What the scalar unit is blocked on (the deadlock report renders it).
 enum class ScalarWait : uint8_t { None, Time, Queue, Drain, Flag, Cross, SyncAll };
 
@@ -137,6 +174,7 @@ struct CoreState {
   int wait_arg = 0;                    // Flag: event id; Cross: flag id
   uint64_t wait_id = 0;                // the instruction it waits in (reports)
   uint32_t stage = 0;                  // the trace stage its next instructions belong to (0 = none)
+  PendingIssues pending;               // issued by the program, not yet by the scalar unit (running ahead)
   CoreStats stats;
   FlagSlot& flag(isa::Pipe src, isa::Pipe dst, int e) { return flags[size_t(src)][size_t(dst)][size_t(e)]; }
 };

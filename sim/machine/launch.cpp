@@ -2,6 +2,7 @@
 // on the engine until every core is done, a fatal fault stops it or nothing can move (a deadlock).
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "sim/machine/machine_impl.h"
 #include "sim/machine/scalar_unit.h"
@@ -26,6 +27,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, 
       for (auto& f : d) f.set = false;
   for (auto& x : c.cross) x.visible_at.clear();
   c.stage = 0;
+  c.pending.clear();
   c.alloc_top.fill(0);
   c.dcache.reset(dcache_lines);
   c.ctx.mem[Buf::GM] = gm_span;
@@ -87,17 +89,19 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     c.fiber = std::make_unique<Fiber>(
         [this, cs, fn] {
           ScalarCtx ctx(*this, *cs);
+          std::optional<Fault> failed;  // reported outside the handler: reporting may suspend the fiber
           try {
             fn(ctx);
             scalar.finish_core(*cs);
           } catch (const AbortLaunch&) {
           } catch (const KernelInputError& e) {
-            s.fault("input", e.what(), true);
+            failed = Fault{"input", e.what()};
           } catch (const KernelFault& e) {
-            s.fault(e.kind, cs->name + ": " + e.what(), true);
+            failed = Fault{e.kind, cs->name + ": " + e.what()};
           } catch (const std::exception& e) {
-            s.fault("internal", cs->name + ": " + e.what(), true);
+            failed = Fault{"internal", cs->name + ": " + e.what()};
           }
+          if (failed) scalar.fail_after_catch_up(*cs, *failed);
         },
         kKernelStackBytes);
     // Blocks start one dispatch interval apart; a first launch also fills every core's ICache / TLBs.

@@ -108,6 +108,7 @@ MachineState::MachineState(HwConfig h, SimMode m)
       c->pipes[size_t(p)].depth = queue_depth(hw, static_cast<Pipe>(p));
       c->pipes[size_t(p)].q.reset(c->pipes[size_t(p)].depth);
     }
+    c->pending.reset(kRunAheadIssues);
     c->stats.name = c->name;
     cores.push_back(std::move(c));
   }
@@ -147,6 +148,10 @@ void Machine::Impl::on_event(const Event& e) {
     return;
   }
   c.scalar_scheduled = false;
+  if (!c.pending.empty() && !s.fatal) {  // the program ran ahead: the scalar unit issues what it has reached
+    scalar.replay(c);
+    if (!c.pending.empty()) return;  // waiting for another slot; the program stays suspended
+  }
   if (c.fiber && !c.fiber->done()) c.fiber->resume();
 }
 
@@ -201,6 +206,7 @@ void Machine::set_progress(bool on) { impl_->progress = on; }
 void Machine::set_checks(Checks c) { impl_->s.checks = c; }
 void Machine::set_reverse_ties(bool on) { impl_->engine.set_reverse_ties(on); }
 void Machine::set_check_thread(bool on) { impl_->s.check_thread = on; }
+void Machine::set_run_ahead(bool on) { impl_->s.run_ahead = on; }
 int Machine::num_cores() const { return static_cast<int>(impl_->s.cores.size()); }
 std::string Machine::core_name(int core) const { return impl_->s.cores.at(size_t(core))->name; }
 LaunchResult Machine::launch(const LaunchSpec& spec) { return impl_->launch(spec); }

@@ -114,6 +114,9 @@ class Machine {
   // The race checker on a second host thread (default when the host has two or more CPUs): the same
   // faults and counts, overlapped with the simulation (sim/README.md "Checks on a second thread").
   void set_check_thread(bool on);
+  // Kernel programs run ahead of their scalar units while these wait for a queue slot (default; always off with
+  // a trace). A probe for tests: on and off give the same results (sim/README.md "Running ahead").
+  void set_run_ahead(bool on);
   // Runs one launch to completion (or to the first fatal fault / deadlock) and returns its statistics.
   // After a fatal fault or a deadlock the machine cannot run another launch (throws std::logic_error).
   LaunchResult launch(const LaunchSpec& spec);

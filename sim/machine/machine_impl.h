@@ -39,6 +39,7 @@ struct MachineState {
   SimMode mode;
   Checks checks = Checks::All;
   bool check_thread = std::thread::hardware_concurrency() > 1;  // the race checker on a second host thread
+  bool run_ahead = true;  // kernel programs run ahead of a scalar unit waiting for a slot (scalar_unit.cpp)
   GlobalMemory gm;
   std::unique_ptr<MemoryModel> mem;
   std::unique_ptr<PipeCostModel> cost;  // hw.cost.impl
@@ -126,6 +127,11 @@ class ScalarRunner {
   ScalarRunner(MachineState& m, SyncFabric& sync, PipeRunner& pipes) : m_(m), sync_(sync), pipes_(pipes) {}
   void issue(CoreState& c, const isa::Instr& in);
   void finish_core(CoreState& c);
+  // The core's scalar event while the program runs ahead: issues the pending instructions the scalar unit has
+  // reached (scalar_unit.cpp "Running ahead").
+  void replay(CoreState& c);
+  // An error thrown out of the kernel program: reported once the scalar unit has reached the program.
+  void fail_after_catch_up(CoreState& c, const Fault& f);
   int64_t load_scalar(CoreState& c, isa::DType t, isa::Addr a);
 
  private:
@@ -135,6 +141,12 @@ class ScalarRunner {
   void sync_time(CoreState& c);  // catch up with the decoupled issue time
   void drain(CoreState& c);
   void scalar_side(CoreState& c, const isa::Instr& in, const QueuedInstr& q);
+  std::string rejection(CoreState& c, const isa::Instr& in, isa::Pipe pipe) const;
+  uint64_t charge_issue(CoreState& c);
+  void wait_for_slot(CoreState& c, isa::Pipe pipe, uint64_t id, uint64_t own);
+  void count_queue_full(CoreState& c, isa::Pipe pipe, uint64_t own);
+  void push(CoreState& c, PipeState& p, const isa::Instr& in, uint64_t id, uint64_t ready, uint32_t stage);
+  void catch_up(CoreState& c);  // suspends the program until the pending list is worked off
   void memory_access(CoreState& c, const isa::Instr& in, const QueuedInstr& q, bool load);
   [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);
   MachineState& m_;

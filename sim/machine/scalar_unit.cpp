@@ -3,6 +3,17 @@
 // observe something (a full queue, a flag, a GM load, the end of the kernel), so the program runs ahead of its
 // pipes as the real scalar unit does. Each stall is one fiber yield; whatever ends it schedules the scalar's
 // next event (MachineState::wake_scalar).
+//
+// Running ahead. A queue-bound kernel used to find its queue full at nearly every instruction: its fiber was
+// suspended until the pop, resumed to issue one instruction and suspended again -- two fiber switches per
+// simulated instruction. Now the program keeps running when the scalar unit starts to wait for a slot: what it
+// issues to the pipes is held in order in c.pending (at most kRunAheadIssues), and the scalar unit works
+// through that list in its own events (replay), at the simulated time it reaches each instruction, exactly as
+// the resumed program would have: same ids, issue costs, queue waits, pushes and kicks, in the same event
+// order. The program is suspended only when the list is full or it needs the scalar unit itself (a scalar-side
+// instruction, a rejected one, an error, its end): it then waits until the list is worked off. Nothing the
+// program can observe depends on simulated time, so running it early changes no result. With a trace the
+// program does not run ahead (its stage labels are numbered as it opens them).
 #include <algorithm>
 
 #include "isa/instr/operand.h"
@@ -23,6 +34,95 @@ bool is_scalar_side(const Instr& in, Pipe p) {  // p = pipe_of(in)
   return p == Pipe::S || p == Pipe::ALL || std::holds_alternative<CrossWait>(in);
 }
 }  // namespace
+
+// Why `in` cannot be issued on this core (empty: it can). Sync instructions have their field ranges (event ids,
+// flag ids, modes) checked before they index any table.
+std::string ScalarRunner::rejection(CoreState& c, const Instr& in, Pipe pipe) const {
+  if (is_sync(in)) {
+    try {
+      execute(in, c.ctx);
+    } catch (const IsaError& e) {
+      return e.what();
+    }
+  }
+  if (!core_has_pipe(c.kind, pipe))
+    return "an " + std::string(core_kind_name(c.kind)) + " core has no " + std::string(pipe_name(pipe)) + " pipe";
+  auto bad_event = [&](Pipe src, Pipe dst) {
+    return event_pair_valid(src, dst, c.kind) ? std::string()
+                                              : "an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " +
+                                                    std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst));
+  };
+  if (auto* f = std::get_if<SetFlag>(&in)) return bad_event(f->src, f->dst);
+  if (auto* f = std::get_if<WaitFlag>(&in)) return bad_event(f->src, f->dst);
+  return {};
+}
+
+// The issue cost of one instruction; returns the scalar unit's (decoupled) time at issue.
+uint64_t ScalarRunner::charge_issue(CoreState& c) {
+  const uint64_t cost = m_.timed(m_.hw.scalar.issue_cycles);
+  c.local_offset += cost;
+  auto& sstat = c.stats.pipes[static_cast<size_t>(Pipe::S)];
+  sstat.busy_cycles += cost;
+  ++sstat.instructions;
+  return m_.now() + c.local_offset;
+}
+
+// The queue of `pipe` is full: one wait for both conditions, the scalar's own (decoupled) time `own` and a free
+// slot. It resumes at the later of the pipe's next pop and that time -- the cycle at which catching up with
+// simulated time and then waiting for a pop would resume it, with one wake instead of two (most of a
+// queue-bound kernel's). Only the scalar unit pushes: the queue stays full until the pop.
+void ScalarRunner::wait_for_slot(CoreState& c, Pipe pipe, uint64_t id, uint64_t own) {
+  c.local_offset = 0;
+  c.wait = ScalarWait::Queue;
+  c.wait_pipe = pipe;
+  c.wait_not_before = own;
+  c.wait_id = id;
+}
+
+void ScalarRunner::push(CoreState& c, PipeState& p, const Instr& in, uint64_t id, uint64_t ready, uint32_t stage) {
+  p.q.emplace_back(in, id, std::max(ready, m_.now()), stage);
+  if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
+  pipes_.kick(c, p);
+}
+
+// After a wait for a slot that began at the scalar's own time `own` (now is the resume).
+void ScalarRunner::count_queue_full(CoreState& c, Pipe pipe, uint64_t own) {
+  if (m_.now() > own) c.stats.pipes[size_t(pipe)].queue_full_cycles += m_.now() - own;
+}
+
+void ScalarRunner::replay(CoreState& c) {
+  while (!c.pending.empty()) {
+    PendingIssue& e = c.pending.front();
+    PipeState& p = c.pipes[size_t(e.pipe)];
+    uint64_t ready = e.own;
+    if (e.waited) {  // woken by the pop it waited for
+      count_queue_full(c, e.pipe, e.own);
+    } else {
+      e.id = m_.next_id++;
+      ready = charge_issue(c);
+      if (p.q.size() >= p.depth) {
+        wait_for_slot(c, e.pipe, e.id, ready);
+        e.waited = true, e.own = ready;
+        return;
+      }
+    }
+    push(c, p, e.in, e.id, ready, e.stage);
+    c.pending.pop_front();
+  }
+}
+
+void ScalarRunner::catch_up(CoreState& c) {
+  while (!c.pending.empty()) block(c, ScalarWait::Queue, c.wait_id);  // replay resumes it once the list is empty
+}
+
+void ScalarRunner::fail_after_catch_up(CoreState& c, const Fault& f) {
+  try {
+    catch_up(c);
+  } catch (const AbortLaunch&) {
+    return;  // another fault ended the launch first: the program would not have got this far
+  }
+  m_.fault(f.kind, f.message, true);
+}
 
 void ScalarRunner::block(CoreState& c, ScalarWait why, uint64_t id, uint64_t* waited) {
   (void)why;
@@ -71,47 +171,32 @@ void ScalarRunner::reject(CoreState& c, uint64_t id, const Instr& in, const std:
 void ScalarRunner::issue(CoreState& c, const Instr& in) {
   if (m_.fatal) throw AbortLaunch{};
   const Pipe pipe = pipe_of(in);
-  const uint64_t id = m_.next_id++;
-  if (is_sync(in)) {  // field ranges (event ids, flag ids, modes) before they index any table
-    try {
-      execute(in, c.ctx);
-    } catch (const IsaError& e) {
-      reject(c, id, in, e.what());
+  const bool to_pipe = !is_scalar_side(in, pipe);
+  if (!c.pending.empty()) {  // running ahead (see the top of this file)
+    if (to_pipe && rejection(c, in, pipe).empty()) {
+      PendingIssue& e = c.pending.push_back();
+      e.in = in, e.pipe = pipe, e.waited = false, e.stage = c.stage;
+      if (c.pending.full()) catch_up(c);
+      return;
     }
+    catch_up(c);
   }
-  if (!core_has_pipe(c.kind, pipe))
-    reject(c, id, in, "an " + std::string(core_kind_name(c.kind)) + " core has no " + std::string(pipe_name(pipe)) + " pipe");
-  auto check_event = [&](Pipe src, Pipe dst) {
-    if (!event_pair_valid(src, dst, c.kind))
-      reject(c, id, in, "an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " +
-                            std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst)));
-  };
-  if (auto* f = std::get_if<SetFlag>(&in)) check_event(f->src, f->dst);
-  if (auto* f = std::get_if<WaitFlag>(&in)) check_event(f->src, f->dst);
-  const uint64_t cost = m_.timed(m_.hw.scalar.issue_cycles);
-  c.local_offset += cost;
-  auto& sstat = c.stats.pipes[static_cast<size_t>(Pipe::S)];
-  sstat.busy_cycles += cost;
-  ++sstat.instructions;
-  const uint64_t ready = m_.now() + c.local_offset;  // the scalar unit's (decoupled) time at issue
-  if (!is_scalar_side(in, pipe)) {
+  const uint64_t id = m_.next_id++;
+  if (const std::string why = rejection(c, in, pipe); !why.empty()) reject(c, id, in, why);
+  const uint64_t ready = charge_issue(c);
+  if (to_pipe) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
     if (p.q.size() >= p.depth) {
-      // One wait for both conditions: the scalar's own (decoupled) time and a free slot. It resumes at the later
-      // of the pipe's next pop and that time -- the cycle at which catching up with simulated time and then
-      // waiting for a pop would resume it, with one fiber switch instead of two (most of a queue-bound
-      // kernel's switches).
-      const uint64_t own = m_.now() + c.local_offset;
-      c.local_offset = 0;
-      c.wait = ScalarWait::Queue;  // only the scalar unit pushes: the queue stays full until the pop
-      c.wait_pipe = pipe;
-      c.wait_not_before = own;
+      wait_for_slot(c, pipe, id, ready);
+      if (m_.run_ahead && !m_.trace) {  // run ahead: this instruction waits in the list for the pop
+        PendingIssue& e = c.pending.push_back();
+        e.in = in, e.pipe = pipe, e.waited = true, e.stage = c.stage, e.id = id, e.own = ready;
+        return;
+      }
       block(c, ScalarWait::Queue, id);
-      if (m_.now() > own) c.stats.pipes[size_t(pipe)].queue_full_cycles += m_.now() - own;
+      count_queue_full(c, pipe, ready);
     }
-    p.q.emplace_back(in, id, std::max(ready, m_.now()), c.stage);
-    if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, pipe, m_.now(), uint32_t(p.q.size()));
-    pipes_.kick(c, p);
+    push(c, p, in, id, ready, c.stage);
     return;
   }
   ++m_.instructions;
@@ -215,6 +300,7 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
 }
 
 void ScalarRunner::finish_core(CoreState& c) {
+  catch_up(c);
   drain(c);
   for (int s = 0; s < kNumPipes; ++s)
     for (int d = 0; d < kNumPipes; ++d)

@@ -294,3 +294,75 @@ TEST(MachineSeams, UnknownImplementationNamesTheKeyAndTheValidOnes) {
 
 }  // namespace
 }  // namespace npusim::sim::testing
+
+namespace npusim::sim::testing {
+namespace {
+
+// Kernel programs run ahead of a scalar unit that waits for a queue slot (sim/README.md "Running ahead"). The
+// scalar unit then issues what they left at the cycles it reaches each instruction, so every result is that of
+// a program suspended at each full queue: cycles, statistics, instruction ids, and the faults with their texts,
+// also when the program fails, is rejected or deadlocks while it is ahead of its scalar unit.
+std::vector<uint64_t> outcome(const LaunchResult& r) {
+  std::vector<uint64_t> v{r.cycles, r.instructions, r.race_checks, r.faults.size()};
+  for (const auto& c : r.cores) {
+    v.push_back(c.end_cycle);
+    for (const auto& p : c.pipes) v.insert(v.end(), {p.busy_cycles, p.instructions, p.queue_full_cycles, p.flag_wait_cycles});
+  }
+  for (const auto& f : r.faults) v.push_back(std::hash<std::string>{}(f.kind + "|" + f.message));
+  return v;
+}
+
+// The mixed program plus a queue-bound loop racing with itself on GM and UB (faults naming instruction ids), and
+// after it `tail` on every AIV.
+std::vector<uint64_t> queue_bound_launch(bool run_ahead, const std::function<void(CoreCtx&)>& tail) {
+  return in_child([run_ahead, tail] {
+    Machine m(load_hw("ascend910b2"), SimMode::Full);
+    m.set_run_ahead(run_ahead);
+    m.gm().allocate("x", 64 * 1024);
+    MixedData d(2);
+    d.load(m);
+    LaunchSpec s = mixed_split(2, {.skip_cross_flag = true});
+    const KernelFn mixed_vector = s.vector;
+    s.vector = [mixed_vector, tail](CoreCtx& c) {
+      mixed_vector(c);
+      const Addr ub = c.alloc(Buf::UB, 4096, "x");
+      for (int i = 0; i < 400; ++i) {
+        const Addr g = c.gm("x", uint64_t(i % 16) * 4096);
+        c.issue(DataCopy{.dst = ub, .src = g, .burst_bytes = 4096});
+        for (int k = 0; k < 4; ++k)
+          c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 16});
+        c.issue(DataCopy{.dst = g, .src = ub, .burst_bytes = 4096});
+      }
+      if (tail) tail(c);
+      c.pipe_barrier(Pipe::ALL);
+    };
+    std::vector<uint64_t> v = outcome(m.launch(s));
+    return v;
+  });
+}
+
+uint64_t queue_full_cycles(const std::vector<uint64_t>& v, Pipe p) {  // summed over the cores of outcome()
+  uint64_t sum = 0;
+  const size_t per_core = 1 + 4 * kNumPipes;
+  for (size_t c = 4; c + per_core <= v.size() - v[3]; c += per_core) sum += v[c + 1 + 4 * size_t(p) + 2];
+  return sum;
+}
+
+TEST(MachineEngine, RunningAheadChangesNoResult) {
+  const std::vector<std::pair<std::string, std::function<void(CoreCtx&)>>> tails{
+      {"completes", {}},
+      {"rejected", [](CoreCtx& c) { c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}}); }},
+      {"input error", [](CoreCtx& c) { c.alloc(Buf::UB, c.capacity(Buf::UB), "too big"); }},
+      {"deadlock", [](CoreCtx& c) { c.wait_flag(Pipe::MTE2, Pipe::V, 3); }},
+  };
+  for (const auto& [what, tail] : tails) {
+    const auto ahead = queue_bound_launch(true, tail), suspended = queue_bound_launch(false, tail);
+    ASSERT_GE(ahead.size(), 4u) << what;
+    EXPECT_GT(ahead[3], 10u) << what;  // the races of the loop, each naming instruction ids
+    EXPECT_GT(queue_full_cycles(ahead, Pipe::V), 0u) << what << ": the vector queue never filled";
+    EXPECT_EQ(ahead, suspended) << what;
+  }
+}
+
+}  // namespace
+}  // namespace npusim::sim::testing
