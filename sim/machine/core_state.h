@@ -41,19 +41,19 @@ class InstrQueue {
   QueuedInstr& front() { return slots_[head_]; }
   const QueuedInstr& front() const { return slots_[head_]; }
   void push_back(QueuedInstr&& q) {  // callers keep size() < depth
-    slots_[(head_ + size_) % slots_.size()] = std::move(q);
+    slots_[wrap(head_ + size_)] = std::move(q);
     ++size_;
   }
   // The same, written straight into its slot (the scalar unit issues every instruction this way).
   void emplace_back(const isa::Instr& in, uint64_t id, uint64_t ready, uint32_t stage) {
-    QueuedInstr& q = slots_[(head_ + size_) % slots_.size()];
+    QueuedInstr& q = slots_[wrap(head_ + size_)];
     q.in = in, q.id = id, q.ready = ready, q.stage = stage;
     ++size_;
   }
   // Removes the head and returns it; the reference stays valid until the next pop_front / reset / clear.
   const QueuedInstr& pop_front() {
     popped_ = &slots_[head_];
-    head_ = (head_ + 1) % slots_.size();
+    head_ = wrap(head_ + 1);
     --size_;
     return *popped_;
   }
@@ -65,6 +65,9 @@ class InstrQueue {
   }
 
  private:
+  // An index below twice the ring size, wrapped (a modulo by a size that is not a power of two is a division
+  // per issue and per pop).
+  size_t wrap(size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }
   std::vector<QueuedInstr> slots_;
   size_t head_ = 0, size_ = 0;
   const QueuedInstr* popped_ = nullptr;
@@ -133,14 +136,15 @@ class PendingIssues {
   bool empty() const { return size_ == 0; }
   bool full() const { return size_ == slots_.size(); }
   PendingIssue& front() { return slots_[head_]; }
-  PendingIssue& push_back() { return slots_[(head_ + size_++) % slots_.size()]; }
+  PendingIssue& push_back() { return slots_[wrap(head_ + size_++)]; }
   void pop_front() {
-    head_ = (head_ + 1) % slots_.size();
+    head_ = wrap(head_ + 1);
     --size_;
   }
   void clear() { head_ = size_ = 0; }
 
  private:
+  size_t wrap(size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }  // i < 2 x size
   std::vector<PendingIssue> slots_;
   size_t head_ = 0, size_ = 0;
 };
