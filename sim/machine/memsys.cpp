@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numeric>
 
 #include "sim/registry.h"
 
@@ -68,6 +69,25 @@ void LruLines::push_front(uint32_t s) {
   head_ = s;
 }
 
+void LruLines::stamp(uint32_t s) {
+  ++touches_;
+  slots_[s].prev = static_cast<uint32_t>(touches_ >> 32), slots_[s].next = static_cast<uint32_t>(touches_);
+}
+
+void LruLines::order_by_stamps() {
+  std::vector<uint32_t> order(used_);
+  std::iota(order.begin(), order.end(), 0u);
+  auto stamp_of = [&](uint32_t s) { return uint64_t{slots_[s].prev} << 32 | slots_[s].next; };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return stamp_of(a) > stamp_of(b); });
+  for (size_t i = 0; i < order.size(); ++i) {
+    slots_[order[i]].prev = i ? order[i - 1] : kNone;
+    slots_[order[i]].next = i + 1 < order.size() ? order[i + 1] : kNone;
+  }
+  head_ = order.empty() ? kNone : order.front();
+  tail_ = order.empty() ? kNone : order.back();
+  ordered_ = true;
+}
+
 bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   *evicted_dirty = false;
   if (capacity_ == 0) return false;
@@ -86,11 +106,13 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   if (s != kNone) {
     last_slot_ = s;
     slots_[s].dirty |= write;
-    if (head_ != s) unlink(s), push_front(s);
+    if (!ordered_) stamp(s);
+    else if (head_ != s) unlink(s), push_front(s);
     return true;
   }
   uint32_t slot = used_;
   if (used_ == capacity_) {  // evict the least recent line
+    if (!ordered_) order_by_stamps();
     slot = tail_;
     *evicted_dirty = slots_[slot].dirty;
     const uint64_t old = slots_[slot].tag;
@@ -107,7 +129,8 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   const uint32_t r = region_absent ? add_region(tag, touch_cache_) : region(tag, true, touch_cache_);
   regions_[r].slot[line & kLow] = slot;
   ++regions_[r].used;
-  push_front(slot);
+  if (ordered_) push_front(slot);
+  else stamp(slot);
   last_slot_ = slot;
   return false;
 }

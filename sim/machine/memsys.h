@@ -20,6 +20,11 @@ namespace npusim::sim {
 // lookup finds its region in a one-entry cache and then reads one word of a table it has just read: one
 // hash probe per 64 lines instead of per line (a decode launch streams gigabytes through the L2, every line
 // a miss and an eviction). No allocation once the region pool has grown to the working set.
+//
+// Until the L2 first fills, nothing is evicted, so the recency order is not needed yet: a touch only stamps the
+// line (a touch counter, kept in the line's link fields), and the list is built once, from the stamps, when the
+// first eviction needs its tail. A run whose working set fits the L2 (FIA prompt S 2048, GEMM 4096^3) never
+// relinks a line; the list it would have had is exactly the lines in order of their last touch.
 class LruLines {
  public:
   explicit LruLines(uint64_t capacity);
@@ -48,12 +53,16 @@ class LruLines {
   void drop_region(uint32_t r);  // its last line left: back to the pool, out of the index
   void unlink(uint32_t s);
   void push_front(uint32_t s);
+  void stamp(uint32_t s);    // before the first fill: records the touch
+  void order_by_stamps();    // at the first eviction: the recency list from the stamps
   uint64_t capacity_;
   std::vector<Slot> slots_;
   std::vector<Region> regions_;
   std::vector<uint32_t> free_regions_;
   FlatIndex index_;  // region tag -> index into regions_
   uint32_t head_ = kNone, tail_ = kNone, used_ = 0;
+  bool ordered_ = false;   // the list is built (after the first fill); before, slots hold stamps
+  uint64_t touches_ = 0;   // the stamp clock
   uint32_t last_slot_ = kNone - 1;  // the slot touched last (its successor is tried first)
   uint32_t touch_cache_ = kNone, evict_cache_ = kNone;
 };

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <list>
 #include <map>
 #include <random>
@@ -230,24 +231,17 @@ TEST(CostModel, ConflictWalkEqualsThePlainRuleOnOperandShapedBlocks) {
   }
 }
 
-// The L2's line index against a plain LRU (list + map): hits, evictions and dirty write-backs agree on a
-// mix of streams and scattered lines, including one line per 64-line region (the index grows from its
-// typical size to hold them) and re-touched lines.
-TEST(LruLines, AgreesWithAPlainLruWhileItsIndexGrows) {
-  constexpr uint64_t kCapacity = 3000;
-  LruLines lru(kCapacity);
+// Touches `steps` lines (line_at(step, rng)) on an LruLines of `capacity` and on a plain LRU (list + map);
+// hits and dirty write-backs must agree at every step. Returns {hits, dirty evictions}.
+std::pair<uint64_t, uint64_t> against_plain_lru(uint64_t capacity, int steps,
+                                                const std::function<uint64_t(int, std::mt19937_64&)>& line_at) {
+  LruLines lru(capacity);
   std::list<std::pair<uint64_t, bool>> order;  // most recent first: (line, dirty)
   std::map<uint64_t, std::list<std::pair<uint64_t, bool>>::iterator> where;
   std::mt19937_64 rng(5);
   uint64_t hits = 0, dirty_evictions = 0;
-  for (int step = 0; step < 60000; ++step) {
-    uint64_t line;
-    switch (step / 15000) {
-      case 0: line = step; break;                       // a stream
-      case 1: line = (rng() % 5000) * 64; break;        // one line per region
-      case 2: line = rng() % 9000; break;               // scattered, many re-touches
-      default: line = 100000 + (step % 2500); break;    // a loop that fits
-    }
+  for (int step = 0; step < steps; ++step) {
+    const uint64_t line = line_at(step, rng);
     const bool write = rng() % 3 == 0;
     bool evicted_dirty = false;
     const bool hit = lru.touch(line, write, &evicted_dirty);
@@ -258,7 +252,7 @@ TEST(LruLines, AgreesWithAPlainLruWhileItsIndexGrows) {
       order.erase(it->second);
       order.emplace_front(line, d);
     } else {
-      if (order.size() == kCapacity) {
+      if (order.size() == capacity) {
         want_dirty = order.back().second;
         where.erase(order.back().first);
         order.pop_back();
@@ -266,12 +260,42 @@ TEST(LruLines, AgreesWithAPlainLruWhileItsIndexGrows) {
       order.emplace_front(line, write);
     }
     where[line] = order.begin();
-    ASSERT_EQ(hit, want_hit) << "step " << step;
-    ASSERT_EQ(evicted_dirty, want_dirty) << "step " << step;
+    EXPECT_EQ(hit, want_hit) << "step " << step;
+    EXPECT_EQ(evicted_dirty, want_dirty) << "step " << step;
+    if (hit != want_hit || evicted_dirty != want_dirty) break;
     hits += hit, dirty_evictions += evicted_dirty;
   }
+  return {hits, dirty_evictions};
+}
+
+// A mix of streams and scattered lines, including one line per 64-line region (the index grows from its typical
+// size to hold them) and re-touched lines.
+TEST(LruLines, AgreesWithAPlainLruWhileItsIndexGrows) {
+  const auto [hits, dirty_evictions] = against_plain_lru(3000, 60000, [](int step, std::mt19937_64& rng) -> uint64_t {
+    switch (step / 15000) {
+      case 0: return uint64_t(step);                        // a stream
+      case 1: return (rng() % 5000) * 64;                    // one line per region
+      case 2: return rng() % 9000;                           // scattered, many re-touches
+      default: return 100000 + uint64_t(step % 2500);        // a loop that fits
+    }
+  });
   EXPECT_GT(hits, 10000u);
   EXPECT_GT(dirty_evictions, 1000u);
+}
+
+// Before its first fill the L2 keeps only touch stamps and builds its recency list from them at the first
+// eviction: many re-touches in any order while it fills (streams, scattered lines), then an overflowing mix.
+TEST(LruLines, AgreesWithAPlainLruAcrossItsFirstFill) {
+  for (const uint64_t capacity : {1u, 2u, 64u, 3000u}) {
+    const uint64_t distinct = capacity == 1 ? 1 : capacity - 1;  // fills only in the second half
+    const auto [hits, dirty_evictions] =
+        against_plain_lru(capacity, 40000, [&](int step, std::mt19937_64& rng) -> uint64_t {
+          if (step < 20000) return step % 3 ? rng() % distinct : uint64_t(step / 7) % distinct;
+          return rng() % (3 * capacity + 2);
+        });
+    EXPECT_GT(hits, 10000u) << capacity;
+    EXPECT_GT(dirty_evictions, capacity == 1 ? 0u : 100u) << capacity;
+  }
 }
 
 TEST(MemorySystem, ColdReadIsPortBoundWithHbmLatency) {
