@@ -8,6 +8,48 @@
 namespace npusim::sim::testing {
 namespace {
 
+// What a launch did, as numbers two runs can compare: cycles, instructions, race checks, faults (count, then a
+// hash of each kind and text, in order) and every core's end cycle and per-pipe statistics.
+std::vector<uint64_t> outcome(const LaunchResult& r) {
+  std::vector<uint64_t> v{r.cycles, r.instructions, r.race_checks, r.faults.size()};
+  for (const auto& c : r.cores) {
+    v.push_back(c.end_cycle);
+    for (const auto& p : c.pipes) v.insert(v.end(), {p.busy_cycles, p.instructions, p.queue_full_cycles, p.flag_wait_cycles});
+  }
+  for (const auto& f : r.faults) v.push_back(std::hash<std::string>{}(f.kind + "|" + f.message));
+  return v;
+}
+
+// The mixed program without its cross-core flag, then on every AIV `rounds` rounds of a copy in, `adds` vector adds
+// and a copy out that race with each other on GM and UB (faults naming instruction ids), then `tail`; `setup`
+// configures the machine. Run in a child (one machine per process); returns outcome().
+std::vector<uint64_t> racing_launch(const std::function<void(Machine&)>& setup, int rounds, int adds,
+                                    const std::function<void(CoreCtx&)>& tail = {}) {
+  return in_child([&] {
+    Machine m(load_hw("ascend910b2"), SimMode::Full);
+    setup(m);
+    m.gm().allocate("x", 64 * 1024);
+    MixedData d(2);
+    d.load(m);
+    LaunchSpec s = mixed_split(2, {.skip_cross_flag = true});
+    const KernelFn mixed_vector = s.vector;
+    s.vector = [&, mixed_vector](CoreCtx& c) {
+      mixed_vector(c);
+      const Addr ub = c.alloc(Buf::UB, 4096, "x");
+      for (int i = 0; i < rounds; ++i) {
+        const Addr g = c.gm("x", uint64_t(i % 16) * 4096);
+        c.issue(DataCopy{.dst = ub, .src = g, .burst_bytes = 4096});
+        for (int k = 0; k < adds; ++k)
+          c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 16});
+        c.issue(DataCopy{.dst = g, .src = ub, .burst_bytes = 4096});
+      }
+      if (tail) tail(c);
+      c.pipe_barrier(Pipe::ALL);
+    };
+    return outcome(m.launch(s));
+  });
+}
+
 class MixedOnConfig : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MixedOnConfig, CubeVectorCrossCoreProgramIsCorrect) {
@@ -53,35 +95,10 @@ TEST(MachineChecks, MissingPipeFlagIsALocalRaceNamingBothInstructions) {
 // in order, and the check count equal the inline checker's. 3000 rounds (several log batches) of a copy
 // racing with a vector op, local and GM races, plus the cross-core race of the mixed program.
 TEST(MachineChecks, CheckThreadReportsExactlyWhatInlineChecksReport) {
-  const auto run = [](bool threaded) {
-    return in_child([threaded] {
-      Machine m(load_hw("ascend910b2"), SimMode::Full);
-      m.set_check_thread(threaded);
-      m.gm().allocate("x", 64 * 1024);
-      MixedData d(2);
-      d.load(m);
-      LaunchSpec s = mixed_split(2, {.skip_cross_flag = true});
-      const KernelFn mixed_vector = s.vector;
-      s.vector = [mixed_vector](CoreCtx& c) {
-        mixed_vector(c);
-        const Addr ub = c.alloc(Buf::UB, 4096, "x");
-        for (int i = 0; i < 3000; ++i) {
-          const Addr g = c.gm("x", uint64_t(i % 16) * 4096);
-          c.issue(DataCopy{.dst = ub, .src = g, .burst_bytes = 4096});
-          c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 16});
-          c.issue(DataCopy{.dst = g, .src = ub, .burst_bytes = 4096});
-        }
-        c.pipe_barrier(Pipe::ALL);
-      };
-      const auto r = m.launch(s);
-      std::vector<uint64_t> v{r.race_checks, r.faults.size()};
-      for (const auto& f : r.faults) v.push_back(std::hash<std::string>{}(f.kind + "|" + f.message));
-      return v;
-    });
-  };
+  const auto run = [](bool threaded) { return racing_launch([&](Machine& m) { m.set_check_thread(threaded); }, 3000, 1); };
   const auto inline_checks = run(false), threaded = run(true);
-  ASSERT_GE(inline_checks.size(), 2u);
-  EXPECT_GT(inline_checks[1], 50u);  // many races found
+  ASSERT_GE(inline_checks.size(), 4u);
+  EXPECT_GT(inline_checks[3], 50u);  // many races found
   EXPECT_EQ(threaded, inline_checks);
 }
 
@@ -302,45 +319,6 @@ namespace {
 // scalar unit then issues what they left at the cycles it reaches each instruction, so every result is that of
 // a program suspended at each full queue: cycles, statistics, instruction ids, and the faults with their texts,
 // also when the program fails, is rejected or deadlocks while it is ahead of its scalar unit.
-std::vector<uint64_t> outcome(const LaunchResult& r) {
-  std::vector<uint64_t> v{r.cycles, r.instructions, r.race_checks, r.faults.size()};
-  for (const auto& c : r.cores) {
-    v.push_back(c.end_cycle);
-    for (const auto& p : c.pipes) v.insert(v.end(), {p.busy_cycles, p.instructions, p.queue_full_cycles, p.flag_wait_cycles});
-  }
-  for (const auto& f : r.faults) v.push_back(std::hash<std::string>{}(f.kind + "|" + f.message));
-  return v;
-}
-
-// The mixed program plus a queue-bound loop racing with itself on GM and UB (faults naming instruction ids), and
-// after it `tail` on every AIV.
-std::vector<uint64_t> queue_bound_launch(bool run_ahead, const std::function<void(CoreCtx&)>& tail) {
-  return in_child([run_ahead, tail] {
-    Machine m(load_hw("ascend910b2"), SimMode::Full);
-    m.set_run_ahead(run_ahead);
-    m.gm().allocate("x", 64 * 1024);
-    MixedData d(2);
-    d.load(m);
-    LaunchSpec s = mixed_split(2, {.skip_cross_flag = true});
-    const KernelFn mixed_vector = s.vector;
-    s.vector = [mixed_vector, tail](CoreCtx& c) {
-      mixed_vector(c);
-      const Addr ub = c.alloc(Buf::UB, 4096, "x");
-      for (int i = 0; i < 400; ++i) {
-        const Addr g = c.gm("x", uint64_t(i % 16) * 4096);
-        c.issue(DataCopy{.dst = ub, .src = g, .burst_bytes = 4096});
-        for (int k = 0; k < 4; ++k)
-          c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 16});
-        c.issue(DataCopy{.dst = g, .src = ub, .burst_bytes = 4096});
-      }
-      if (tail) tail(c);
-      c.pipe_barrier(Pipe::ALL);
-    };
-    std::vector<uint64_t> v = outcome(m.launch(s));
-    return v;
-  });
-}
-
 uint64_t queue_full_cycles(const std::vector<uint64_t>& v, Pipe p) {  // summed over the cores of outcome()
   uint64_t sum = 0;
   const size_t per_core = 1 + 4 * kNumPipes;
@@ -356,7 +334,8 @@ TEST(MachineEngine, RunningAheadChangesNoResult) {
       {"deadlock", [](CoreCtx& c) { c.wait_flag(Pipe::MTE2, Pipe::V, 3); }},
   };
   for (const auto& [what, tail] : tails) {
-    const auto ahead = queue_bound_launch(true, tail), suspended = queue_bound_launch(false, tail);
+    const auto launch = [&](bool on) { return racing_launch([&](Machine& m) { m.set_run_ahead(on); }, 400, 4, tail); };
+    const auto ahead = launch(true), suspended = launch(false);
     ASSERT_GE(ahead.size(), 4u) << what;
     EXPECT_GT(ahead[3], 10u) << what;  // the races of the loop, each naming instruction ids
     EXPECT_GT(queue_full_cycles(ahead, Pipe::V), 0u) << what << ": the vector queue never filled";
