@@ -25,6 +25,37 @@ struct QueuedInstr {
   uint32_t stage = 0;  // the trace stage it was issued under (TraceWriter::open_stage; 0 = none)
 };
 
+// A FIFO over a fixed array (no allocation once reset): the pipes' queues and the scalar unit's pending issues.
+template <class T>
+class Ring {
+ public:
+  void reset(size_t capacity) {
+    slots_.resize(capacity);
+    head_ = size_ = 0;
+  }
+  bool empty() const { return size_ == 0; }
+  bool full() const { return size_ == slots_.size(); }
+  size_t size() const { return size_; }
+  T& front() { return slots_[head_]; }
+  const T& front() const { return slots_[head_]; }
+  T& push_back() { return slots_[wrap(head_ + size_++)]; }  // the new last slot, to be filled; callers keep !full()
+  // Removes the head; the slot keeps its contents until a push reaches it again.
+  T& pop_front() {
+    T& t = slots_[head_];
+    head_ = wrap(head_ + 1);
+    --size_;
+    return t;
+  }
+  void clear() { head_ = size_ = 0; }
+
+ private:
+  // An index below twice the ring size, wrapped (a modulo by a size that is not a power of two is a division
+  // per issue and per pop).
+  size_t wrap(size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }
+  std::vector<T> slots_;
+  size_t head_ = 0, size_ = 0;
+};
+
 // A pipe's instruction queue: a ring over a fixed array (its depth is the config's), so issuing and popping
 // never allocate. The ring has one slot more than the depth: the instruction popped last stays where it is,
 // untouched by pushes, until the next pop, so the pipe executes it in place instead of copying it out (a
@@ -32,44 +63,30 @@ struct QueuedInstr {
 class InstrQueue {
  public:
   void reset(size_t depth) {
-    slots_.resize(std::max<size_t>(depth, 1) + 1);
-    head_ = size_ = 0;
+    ring_.reset(std::max<size_t>(depth, 1) + 1);
     popped_ = nullptr;
   }
-  bool empty() const { return size_ == 0; }
-  size_t size() const { return size_; }
-  QueuedInstr& front() { return slots_[head_]; }
-  const QueuedInstr& front() const { return slots_[head_]; }
-  void push_back(QueuedInstr&& q) {  // callers keep size() < depth
-    slots_[wrap(head_ + size_)] = std::move(q);
-    ++size_;
-  }
+  bool empty() const { return ring_.empty(); }
+  size_t size() const { return ring_.size(); }
+  QueuedInstr& front() { return ring_.front(); }
+  const QueuedInstr& front() const { return ring_.front(); }
+  void push_back(QueuedInstr&& q) { ring_.push_back() = std::move(q); }  // callers keep size() < depth
   // The same, written straight into its slot (the scalar unit issues every instruction this way).
   void emplace_back(const isa::Instr& in, uint64_t id, uint64_t ready, uint32_t stage) {
-    QueuedInstr& q = slots_[wrap(head_ + size_)];
+    QueuedInstr& q = ring_.push_back();
     q.in = in, q.id = id, q.ready = ready, q.stage = stage;
-    ++size_;
   }
   // Removes the head and returns it; the reference stays valid until the next pop_front / reset / clear.
-  const QueuedInstr& pop_front() {
-    popped_ = &slots_[head_];
-    head_ = wrap(head_ + 1);
-    --size_;
-    return *popped_;
-  }
+  const QueuedInstr& pop_front() { return *(popped_ = &ring_.pop_front()); }
   // The instruction popped last (null before the first pop).
   const QueuedInstr* popped() const { return popped_; }
   void clear() {
-    head_ = size_ = 0;
+    ring_.clear();
     popped_ = nullptr;
   }
 
  private:
-  // An index below twice the ring size, wrapped (a modulo by a size that is not a power of two is a division
-  // per issue and per pop).
-  size_t wrap(size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }
-  std::vector<QueuedInstr> slots_;
-  size_t head_ = 0, size_ = 0;
+  Ring<QueuedInstr> ring_;
   const QueuedInstr* popped_ = nullptr;
 };
 
@@ -126,28 +143,8 @@ struct PendingIssue {
 // program then covers up to this many issues (a queue-bound kernel's used to cover one).
 inline constexpr size_t kRunAheadIssues = 32;
 
-// A FIFO of pending issues over a fixed ring (no allocation while a kernel runs).
-class PendingIssues {
- public:
-  void reset(size_t capacity) {
-    slots_.resize(capacity);
-    head_ = size_ = 0;
-  }
-  bool empty() const { return size_ == 0; }
-  bool full() const { return size_ == slots_.size(); }
-  PendingIssue& front() { return slots_[head_]; }
-  PendingIssue& push_back() { return slots_[wrap(head_ + size_++)]; }
-  void pop_front() {
-    head_ = wrap(head_ + 1);
-    --size_;
-  }
-  void clear() { head_ = size_ = 0; }
-
- private:
-  size_t wrap(size_t i) const { return i >= slots_.size() ? i - slots_.size() : i; }  // i < 2 x size
-  std::vector<PendingIssue> slots_;
-  size_t head_ = 0, size_ = 0;
-};
+// The pending issues, in the program's order (reset to kRunAheadIssues).
+using PendingIssues = Ring<PendingIssue>;
 
 // What the scalar unit is blocked on (the deadlock report renders it).
 enum class ScalarWait : uint8_t { None, Time, Queue, Drain, Flag, Cross, SyncAll };

@@ -7,9 +7,9 @@
 // Anything with a GM operand is never stored: its cost depends on the memory system's state, and its footprint
 // on the registers for a scalar access. Results are the same with or without the memo (the key is the whole
 // instruction, compared field by field, and the core's kind); it changes only how fast they are found.
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "isa/instr/footprint.h"
