@@ -1,8 +1,9 @@
 #pragma once
 // The npusim instruction set: one plain struct per instruction kind, grouped by the pipe that executes it.
 // Field units are part of each field's name or comment; isa/README.md is the full reference.
-// Every struct is an aggregate whose default-constructed fields are the defaults of the text form, compared
-// field by field (the pipes memoise what depends only on the instruction: sim/machine/instr_memo.h).
+// Every struct (Addr aside: its constructor checks the offset) is an aggregate whose default-constructed
+// fields are the defaults of the text form, compared field by field (the pipes memoise what depends only on
+// the instruction: sim/machine/instr_memo.h).
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -18,11 +19,25 @@ enum class Buf : uint8_t { GM, L1, L0A, L0B, L0C, UB, BT, FB };
 inline constexpr int kNumBufs = 8;
 std::string_view buf_name(Buf b);  // gm l1 l0a l0b l0c ub bt fb
 
+// Packed in 8 bytes (offsets below 2^56, 64 PiB): an instruction names up to four, and the simulator copies
+// every instruction through its queues, so its size is host cache traffic (sim/README.md "Simulator speed").
+// Built only through the constructor, which refuses a larger offset (a kernel's address arithmetic that
+// wrapped) instead of cutting it to 56 bits.
 struct Addr {
-  Buf buf = Buf::GM;
-  uint64_t off = 0;  // bytes from the start of the buffer (GM: of the GM byte store)
+  static constexpr unsigned kOffBits = 56;
+  static constexpr uint64_t kMaxOff = (uint64_t{1} << kOffBits) - 1;
+  Buf buf : 8 = Buf::GM;
+  uint64_t off : kOffBits = 0;  // bytes from the start of the buffer (GM: of the GM byte store)
+  constexpr Addr() = default;
+  constexpr Addr(Buf b, uint64_t offset) : buf(b), off(offset) {
+    if (offset > kMaxOff) offset_too_large(b, offset);
+  }
   bool operator==(const Addr&) const = default;
+
+ private:
+  [[noreturn]] static void offset_too_large(Buf b, uint64_t offset);  // throws std::out_of_range
 };
+static_assert(sizeof(Addr) == 8);
 
 // ---- pipes -------------------------------------------------------------------------------------
 enum class Pipe : uint8_t { S, V, M, MTE1, MTE2, MTE3, FIX, ALL };

@@ -188,8 +188,11 @@ void append_addr(std::string& out, const Addr& a) {
 Addr parse_addr(std::string_view text) {
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos) fail(0, "malformed address " + in_quotes(text) + " (expected buf:0xOFFSET)");
-  return Addr{parse_enum<Buf>(text.substr(0, colon)),
-              parse_u64_part(text.substr(colon + 1), colon + 1, "address offset")};
+  const uint64_t off = parse_u64_part(text.substr(colon + 1), colon + 1, "address offset");
+  if (off > Addr::kMaxOff)
+    fail(colon + 1, "address offset " + in_quotes(text.substr(colon + 1)) + " is beyond 2^" + std::to_string(Addr::kOffBits) +
+                        " - 1 (the largest offset an address holds)");
+  return Addr{parse_enum<Buf>(text.substr(0, colon)), off};
 }
 
 // Normal: 0xHI:0xLO. Counter: count:N, plus :0xHI when hi is not all ones (hi is unused in counter

@@ -145,7 +145,7 @@ TEST(AsmCanonical, CanonicalLinesReprintUnchanged) {
       "vcgadd.f16 dst=ub:0x0 src=ub:0x100 src_rep=0 dst_rep=2",
       "vbrcb.s32 dst=ub:0x0 src=ub:0x100 repeat=2",
       "sadd rd=1 ra=2 rb=0 use_imm=1 imm=10",
-      "sst.u8 rs=4 addr=gm:0xffffffffffffffff index_reg=31",
+      "sst.u8 rs=4 addr=gm:0xffffffffffffff index_reg=31",
       "wait_flag src=s dst=mte3 event=7",
       "pipe_barrier pipe=all",
       "cross_set mode=2 flag_id=7 pipe=fix",

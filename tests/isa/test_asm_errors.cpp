@@ -75,6 +75,20 @@ TEST(AsmErrors, MalformedAddressPointsAtTheBadPart) {
                        "unknown buffer 'xb' (valid: gm l1 l0a l0b l0c ub bt fb)"));
   EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0xzz src=ub:0x0", 1, 17, "malformed address offset '0xzz'"));
   EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x10000000000000000 src=ub:0x0", 1, 17, "does not fit 64 bits"));
+  EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x100000000000000 src=ub:0x0", 1, 17,
+                       "address offset '0x100000000000000' is beyond 2^56 - 1"));
+}
+
+// Kernels build addresses in C++: an offset an address cannot hold is refused, not cut to 56 bits.
+TEST(AsmErrors, AddressConstructorRefusesOffsetsBeyond56Bits) {
+  EXPECT_EQ(Addr(Buf::GM, Addr::kMaxOff).off, Addr::kMaxOff);
+  try {
+    (void)Addr(Buf::UB, Addr::kMaxOff + 1);
+    ADD_FAILURE() << "no error";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("address offset 72057594037927936 in ub is beyond 2^56 - 1"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(AsmErrors, MalformedEnumsBoolsAndDoubles) {

@@ -52,8 +52,10 @@ double random_double(Rng& r) {
 
 void randomize(double& v, Rng& r) { v = random_double(r); }
 void randomize(Addr& a, Rng& r) {
-  randomize(a.buf, r);
-  a.off = r.below(2) ? static_cast<uint64_t>(r.below(1 << 16)) * 32 : r.bits();
+  Buf b{};
+  randomize(b, r);
+  a.buf = b;
+  a.off = r.below(2) ? static_cast<uint64_t>(r.below(1 << 16)) * 32 : r.bits() & Addr::kMaxOff;
 }
 void randomize(VStride& s, Rng& r) {
   randomize(s.blk, r);

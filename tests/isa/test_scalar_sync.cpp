@@ -67,6 +67,16 @@ TEST_F(ScalarFixture, IndexRegisterOffsetsTheAddress) {
   execute(SStore{DType::I16, 2, {Buf::GM, 0}, 1}, ctx);
   EXPECT_EQ(gm[12], 13);
   EXPECT_EQ(gm[13], 0);
+  execute(SMov{1, -4}, ctx);  // a negative index counts back from the base
+  execute(SLoad{DType::I32, 2, {Buf::GM, 72}, 1}, ctx);
+  EXPECT_EQ(regs[2], 11);
+  try {  // below address 0: the sum wraps beyond what an address holds
+    execute(SLoad{DType::I32, 2, {Buf::GM, 0}, 1}, ctx);
+    FAIL();
+  } catch (const IsaError& e) {
+    EXPECT_NE(std::string(e.what()).find("gm:0x0 plus index register r1 = -4 is beyond 2^56 - 1"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(ScalarFixture, LoadOutOfBoundsOrMisalignedNamesTheOperand) {

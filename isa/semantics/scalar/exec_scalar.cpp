@@ -68,7 +68,11 @@ int64_t widen(DType t, const uint8_t* p) {
 Addr effective(const ExecContext& ctx, Addr a, int8_t index_reg) {
   if (index_reg < 0) return a;
   check_reg("index_reg", index_reg);
-  return Addr{a.buf, a.off + static_cast<uint64_t>((*ctx.regs)[index_reg])};
+  const uint64_t off = a.off + static_cast<uint64_t>((*ctx.regs)[index_reg]);
+  if (off > Addr::kMaxOff)
+    isa_fail("address " + std::string(buf_name(a.buf)) + ":" + hex(a.off) + " plus index register r" + std::to_string(index_reg) +
+             " = " + std::to_string((*ctx.regs)[index_reg]) + " is beyond 2^" + std::to_string(Addr::kOffBits) + " - 1");
+  return Addr{a.buf, off};
 }
 }  // namespace
 
