@@ -99,8 +99,12 @@ MachineState::MachineState(HwConfig h, SimMode m)
     c->ai_core = slots[i].ai_core;
     c->sub = slots[i].sub;
     c->name = slots[i].name;
-    for (int b = 1; b < kNumBufs; ++b) c->local[size_t(b)].assign(buffer_bytes(hw, c->kind, static_cast<Buf>(b)), 0);
-    for (int b = 1; b < kNumBufs; ++b) c->ctx.mem.buf[size_t(b)] = std::span<uint8_t>(c->local[size_t(b)]);
+    for (int b = 1; b < kNumBufs; ++b) {
+      c->local_bytes[size_t(b)] = buffer_bytes(hw, c->kind, static_cast<Buf>(b));
+      if (mode == SimMode::Timing) continue;
+      c->local[size_t(b)].assign(c->local_bytes[size_t(b)], 0);
+      c->ctx.mem.buf[size_t(b)] = std::span<uint8_t>(c->local[size_t(b)]);
+    }
     c->ctx.regs = &c->regs;
     c->ctx.coupled = topology->coupled_datapaths();
     for (int p = 0; p < kNumPipes; ++p) {

@@ -123,7 +123,7 @@ void PipeRunner::trace_traffic(const MemStats& before, uint64_t start, uint64_t 
 
 void PipeRunner::check_bounds(const CoreState& c, const std::vector<Access>& acc) {
   for (const auto& a : acc) {
-    const uint64_t size = a.buf == Buf::GM ? m_.gm.used_bytes() : c.local[static_cast<size_t>(a.buf)].size();
+    const uint64_t size = a.buf == Buf::GM ? m_.gm.used_bytes() : c.local_bytes[static_cast<size_t>(a.buf)];
     if (a.last_end() > size)
       throw IsaError(std::string("operand range [") + std::to_string(a.begin) + ", " + std::to_string(a.last_end()) + ") of " +
                      std::string(buf_name(a.buf)) + " exceeds its size " + std::to_string(size));

@@ -57,6 +57,22 @@ std::string ScalarRunner::rejection(CoreState& c, const Instr& in, Pipe pipe) co
   return {};
 }
 
+// Whether `in` can be issued on this core: the test rejection() explains, without building its text (it runs
+// for every instruction).
+bool ScalarRunner::issuable(CoreState& c, const Instr& in, Pipe pipe) const {
+  if (is_sync(in)) {
+    try {
+      execute(in, c.ctx);
+    } catch (const IsaError&) {
+      return false;
+    }
+  }
+  if (!core_has_pipe(c.kind, pipe)) return false;
+  if (auto* f = std::get_if<SetFlag>(&in)) return event_pair_valid(f->src, f->dst, c.kind);
+  if (auto* f = std::get_if<WaitFlag>(&in)) return event_pair_valid(f->src, f->dst, c.kind);
+  return true;
+}
+
 // The issue cost of one instruction; returns the scalar unit's (decoupled) time at issue.
 uint64_t ScalarRunner::charge_issue(CoreState& c) {
   const uint64_t cost = m_.timed(m_.hw.scalar.issue_cycles);
@@ -173,7 +189,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   const Pipe pipe = pipe_of(in);
   const bool to_pipe = !is_scalar_side(in, pipe);
   if (!c.pending.empty()) {  // running ahead (see the top of this file)
-    if (to_pipe && rejection(c, in, pipe).empty()) {
+    if (to_pipe && issuable(c, in, pipe)) {
       PendingIssue& e = c.pending.push_back();
       e.in = in, e.pipe = pipe, e.waited = false, e.stage = c.stage;
       if (c.pending.full()) catch_up(c);
@@ -182,7 +198,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     catch_up(c);
   }
   const uint64_t id = m_.next_id++;
-  if (const std::string why = rejection(c, in, pipe); !why.empty()) reject(c, id, in, why);
+  if (!issuable(c, in, pipe)) reject(c, id, in, rejection(c, in, pipe));
   const uint64_t ready = charge_issue(c);
   if (to_pipe) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
@@ -335,7 +351,7 @@ isa::CoreKind ScalarCtx::kind() const { return c_.kind; }
 const HwConfig& ScalarCtx::hw() const { return m_.s.hw; }
 std::string ScalarCtx::name() const { return c_.name; }
 
-uint64_t ScalarCtx::capacity(Buf b) const { return c_.local[static_cast<size_t>(b)].size(); }
+uint64_t ScalarCtx::capacity(Buf b) const { return c_.local_bytes[static_cast<size_t>(b)]; }
 
 Addr ScalarCtx::alloc(Buf b, uint64_t bytes, const std::string& what, uint64_t align) {
   if (b == Buf::GM) throw KernelInputError("alloc: GM is allocated by the host, not by kernels ('" + what + "')");
