@@ -105,7 +105,7 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   }
   if (s != kNone) {
     last_slot_ = s;
-    slots_[s].dirty |= write;
+    slots_[s].dirty = slots_[s].dirty | write;
     if (!ordered_) stamp(s);
     else if (head_ != s) unlink(s), push_front(s);
     return true;

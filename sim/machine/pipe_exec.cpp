@@ -86,7 +86,7 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
       break;
     case Side::Pipe:
       cost = execute_and_cost(c, p, q, start);
-      bytes = bytes_moved(m_.scratch);
+      if (m_.trace) bytes = bytes_moved(m_.scratch);  // (for the trace slice alone)
       break;
     case Side::ScalarAlu:
     case Side::ScalarMem:
@@ -141,8 +141,8 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
       execute(q.in, c.ctx);
       m_.exec_time[static_cast<size_t>(p.pipe)] += std::chrono::steady_clock::now() - t0;
     }
-    if (known) {
-      scratch.assign(known->acc.begin(), known->acc.begin() + known->n);
+    if (known) {  // (its footprint is needed only by the race checker and the trace's byte counts)
+      if (m_.checking() || m_.trace) scratch.assign(known->acc.begin(), known->acc.begin() + known->n);
     } else {
       footprint(q.in, &c.regs, scratch);
       if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
