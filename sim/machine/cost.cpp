@@ -99,7 +99,9 @@ PipeCost vector_occupancy(const UbBanks& ub, std::initializer_list<Operand> read
     h ^= h >> 32;
   }
   // The geometry is fixed for a machine, but tests cost several configs in one process: a change empties it.
-  static thread_local std::vector<OccEntry> memo(65536);
+  // 4096 entries (256 KiB): 65536 were 4 MiB touched at random, about a thousand first-touch page faults per
+  // launch, for a few hundred keys.
+  static thread_local std::vector<OccEntry> memo(4096);
   static thread_local UbBanks memo_ub{0, 0};
   if (memo_ub.groups != ub.groups || memo_ub.row_bytes != ub.row_bytes) {
     std::fill(memo.begin(), memo.end(), OccEntry{});
