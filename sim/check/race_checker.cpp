@@ -184,6 +184,10 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
       gm_segment(r);
       continue;
     }
+    if (r.stride == r.end - r.begin) {  // back-to-back bursts (a DMA without gaps): one range, checked alike
+      gm_segment(AccessRange{r.buf, r.begin, r.last_end(), r.write});
+      continue;
+    }
     // A strided range (a DMA's bursts): the read-only test once for its hull where it decides every burst.
     const auto* ro = m.read_only_overlap(r.begin, r.last_end());
     if (ro && !r.write && ro->first <= r.begin && r.last_end() <= ro->second) continue;  // reads of one input
