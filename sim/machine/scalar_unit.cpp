@@ -57,8 +57,8 @@ std::string ScalarRunner::rejection(CoreState& c, const Instr& in, Pipe pipe) co
   return {};
 }
 
-// Whether `in` can be issued on this core: the test rejection() explains, without building its text (it runs
-// for every instruction).
+// Whether `in` can be issued on this core: the tests of rejection() (keep the two in step), without building
+// its text -- this runs for every instruction, rejection() only once one is refused.
 bool ScalarRunner::issuable(CoreState& c, const Instr& in, Pipe pipe) const {
   if (is_sync(in)) {
     try {

@@ -46,6 +46,24 @@ TEST(GmRace, InstructionIssuedBeforeTheCrossWaitIsNotOrdered) {
   EXPECT_EQ(s.faults().size(), 1u) << s.all_messages();
 }
 
+// A DMA whose bursts are back to back (stride = burst length) is checked as the one range it covers: the same
+// faults, word for word, as that range given whole; and a write so made replaces what it covers.
+TEST(GmRace, BackToBackBurstsReportAsTheRangeTheyCover) {
+  const AccessRange bursts_read{Buf::GM, 0x1800, 0x1900, false, 8, 0x100};
+  const AccessRange bursts_write{Buf::GM, 0x1800, 0x1900, true, 8, 0x100};
+  std::vector<std::string> messages[2];
+  for (int whole = 0; whole < 2; ++whole) {
+    Scene s;
+    s.run(kAicFix, {wr(Buf::GM, 0x1000, 0x2000)});
+    s.run(kAiv1Mte2, {whole ? rd(Buf::GM, 0x1800, 0x2000) : bursts_read});
+    s.run(kAivMte3, {whole ? wr(Buf::GM, 0x1800, 0x2000) : bursts_write});
+    for (const Fault& f : s.faults()) messages[whole].push_back(f.message);
+  }
+  ASSERT_EQ(messages[0].size(), 3u);  // RAW (aiv1 mte2 after aic0 fix), then WAW and WAR for aiv0 mte3
+  EXPECT_EQ(messages[0], messages[1]);
+  EXPECT_TRUE(contains(messages[0][0], "RAW race on gm [0x1800, 0x2000)")) << messages[0][0];
+}
+
 TEST(GmRace, AdjacentRangesNeverRaceAndOneByteOverlapDoes) {
   Scene s;
   s.run(kAicFix, {wr(Buf::GM, 0, 100)});

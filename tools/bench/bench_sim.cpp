@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
   fs::remove_all(scratch);
   std::printf("\nwall: the whole `npusim run` (case, inputs, launch, outputs); launch: the simulation alone (report.json "
               "sim.wall_s), the base of the per-second rates; arithmetic: sim.arith_s of the same run (host time in the mmad and vector semantics).\n"
-              "speed-up (wall): baseline wall / wall, the time to run the case; speed-up (instr/s): the ratio of the simulated "
-              "instruction rates of the launches (the kernels may differ: an older commit's may issue more instructions). A checks-off row is compared with the baseline's timing run with its default checks "
-              "(in parentheses: the baseline may predate --checks), the reference of the issue's checks-off target.\n");
+              "speed-up (wall): baseline wall / wall, the time to run the case; speed-up (instr/s): the ratio of the "
+              "simulated instruction rates of the launches (the kernels may differ: an older commit's may issue more "
+              "instructions). A checks-off row is compared with the baseline's timing run with its default checks (in "
+              "parentheses: the baseline may predate --checks), the reference of the issue's checks-off target.\n");
 }
