@@ -141,8 +141,7 @@ class ScalarRunner {
   void sync_time(CoreState& c);  // catch up with the decoupled issue time
   void drain(CoreState& c);
   void scalar_side(CoreState& c, const isa::Instr& in, const QueuedInstr& q);
-  bool issuable(CoreState& c, const isa::Instr& in, isa::Pipe pipe) const;
-  std::string rejection(CoreState& c, const isa::Instr& in, isa::Pipe pipe) const;
+  bool issuable(CoreState& c, const isa::Instr& in, isa::Pipe pipe, std::string* why = nullptr) const;
   uint64_t charge_issue(CoreState& c);
   void wait_for_slot(CoreState& c, isa::Pipe pipe, uint64_t id, uint64_t own);
   void count_queue_full(CoreState& c, isa::Pipe pipe, uint64_t own);

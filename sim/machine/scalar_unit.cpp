@@ -33,44 +33,36 @@ constexpr uint8_t kScratchReg = kNumScalarRegs - 1;  // load_scalar's destinatio
 bool is_scalar_side(const Instr& in, Pipe p) {  // p = pipe_of(in)
   return p == Pipe::S || p == Pipe::ALL || std::holds_alternative<CrossWait>(in);
 }
+
+// Why a core of `kind` lacks what `in` needs (a pipe, or a set_flag / wait_flag's event), once issuable() found
+// it does (out of line: rarely run).
+[[gnu::cold, gnu::noinline]] std::string missing(CoreKind kind, const Instr& in, Pipe pipe) {
+  const std::string lacks = "an " + std::string(core_kind_name(kind)) + " core has no ";
+  if (!core_has_pipe(kind, pipe)) return lacks + std::string(pipe_name(pipe)) + " pipe";
+  const auto* set = std::get_if<SetFlag>(&in);
+  const auto* wait = std::get_if<WaitFlag>(&in);
+  const Pipe src = set ? set->src : wait->src, dst = set ? set->dst : wait->dst;
+  return lacks + "hardware event " + std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst));
+}
 }  // namespace
 
-// Why `in` cannot be issued on this core (empty: it can). Sync instructions have their field ranges (event ids,
-// flag ids, modes) checked before they index any table.
-std::string ScalarRunner::rejection(CoreState& c, const Instr& in, Pipe pipe) const {
+// Whether `in` can be issued on this core; when it cannot and `why` is given, the reason (built only then: this
+// runs for every instruction). Sync instructions have their field ranges (event ids, flag ids, modes) checked
+// before they index any table.
+bool ScalarRunner::issuable(CoreState& c, const Instr& in, Pipe pipe, std::string* why) const {
   if (is_sync(in)) {
     try {
       execute(in, c.ctx);
     } catch (const IsaError& e) {
-      return e.what();
-    }
-  }
-  if (!core_has_pipe(c.kind, pipe))
-    return "an " + std::string(core_kind_name(c.kind)) + " core has no " + std::string(pipe_name(pipe)) + " pipe";
-  auto bad_event = [&](Pipe src, Pipe dst) {
-    return event_pair_valid(src, dst, c.kind) ? std::string()
-                                              : "an " + std::string(core_kind_name(c.kind)) + " core has no hardware event " +
-                                                    std::string(pipe_name(src)) + "->" + std::string(pipe_name(dst));
-  };
-  if (auto* f = std::get_if<SetFlag>(&in)) return bad_event(f->src, f->dst);
-  if (auto* f = std::get_if<WaitFlag>(&in)) return bad_event(f->src, f->dst);
-  return {};
-}
-
-// Whether `in` can be issued on this core: the tests of rejection() (keep the two in step), without building
-// its text -- this runs for every instruction, rejection() only once one is refused.
-bool ScalarRunner::issuable(CoreState& c, const Instr& in, Pipe pipe) const {
-  if (is_sync(in)) {
-    try {
-      execute(in, c.ctx);
-    } catch (const IsaError&) {
+      if (why) *why = e.what();
       return false;
     }
   }
-  if (!core_has_pipe(c.kind, pipe)) return false;
-  if (auto* f = std::get_if<SetFlag>(&in)) return event_pair_valid(f->src, f->dst, c.kind);
-  if (auto* f = std::get_if<WaitFlag>(&in)) return event_pair_valid(f->src, f->dst, c.kind);
-  return true;
+  bool ok = core_has_pipe(c.kind, pipe);
+  if (auto* f = std::get_if<SetFlag>(&in); ok && f) ok = event_pair_valid(f->src, f->dst, c.kind);
+  if (auto* w = std::get_if<WaitFlag>(&in); ok && w) ok = event_pair_valid(w->src, w->dst, c.kind);
+  if (!ok && why) *why = missing(c.kind, in, pipe);
+  return ok;
 }
 
 // The issue cost of one instruction; returns the scalar unit's (decoupled) time at issue.
@@ -198,7 +190,11 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     catch_up(c);
   }
   const uint64_t id = m_.next_id++;
-  if (!issuable(c, in, pipe)) reject(c, id, in, rejection(c, in, pipe));
+  if (!issuable(c, in, pipe)) {  // refused: ask again for the reason, built only then
+    std::string why;
+    issuable(c, in, pipe, &why);
+    reject(c, id, in, why);
+  }
   const uint64_t ready = charge_issue(c);
   if (to_pipe) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];

@@ -204,6 +204,15 @@ TEST(MachineChecks, CoupledCoreHasNoFixPipe) {
   EXPECT_TRUE(has_fault(r, "isa", {"core0", "no fix pipe"})) << faults_of(r);
 }
 
+// M -> FIX is an event of an AIC; a coupled core's M pipe exists but its L0C leaves through V.
+TEST(MachineChecks, EventPairTheCoreKindLacksIsRejected) {
+  Machine m(load_hw("ascend310p3"), SimMode::Full);
+  LaunchSpec s{.name = "nopair", .block_dim = 1};
+  s.cube = [](CoreCtx& c) { c.set_flag(Pipe::M, Pipe::FIX, 0); };
+  const auto r = m.launch(s);
+  EXPECT_TRUE(has_fault(r, "isa", {"core0", "an coupled core has no hardware event m->fix"})) << faults_of(r);
+}
+
 TEST(MachineChecks, TilingThatDoesNotFitIsAnInputError) {
   const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.alloc(Buf::UB, 300000, "tiling.s2_block buffer"); });
   EXPECT_TRUE(has_fault(r, "input", {"tiling.s2_block buffer", "196608"})) << faults_of(r);
