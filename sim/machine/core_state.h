@@ -14,15 +14,30 @@
 #include "sim/check/happens_before.h"
 #include "sim/engine/fiber.h"
 #include "sim/machine/dcache.h"
+#include "sim/machine/instr_memo.h"
 #include "sim/machine/machine.h"
 
 namespace npusim::sim {
 
+// A stable copy of an instruction found at issue, so that the queues need not copy it: its entry in the
+// instruction memo (pinned there until the pipe is done with it), or the memo's shared copy of a flag
+// instruction. Most of a kernel's instructions are one or the other (instr_memo.h).
+struct KnownInstr {
+  const isa::Instr* in = nullptr;          // the copy, or null: unknown, the queue keeps its own
+  const InstrMemo::Entry* memo = nullptr;  // the memo entry that holds it, or null
+};
+
+// An issued instruction, as its pipe's queue holds it: a 40-byte record pointing at a known copy of the
+// instruction or at the queue's own copy (KnownInstr). Written at issue and read at the pop, dozens of
+// instructions later with 72 cores' queues in between, a 136-byte record holding the instruction was mostly
+// two or three host cache misses each way (sim/README.md "Speed").
 struct QueuedInstr {
-  isa::Instr in;
+  const isa::Instr* in = nullptr;          // the instruction (in the memo's entry or the queue's own storage)
+  const InstrMemo::Entry* memo = nullptr;  // the memo entry found at issue, pinned; null when not found
   uint64_t id = 0;
   uint64_t ready = 0;  // the scalar unit's (decoupled) time at issue
   uint32_t stage = 0;  // the trace stage it was issued under (TraceWriter::open_stage; 0 = none)
+  const isa::Instr& instr() const { return *in; }
 };
 
 // A FIFO over a fixed array (no allocation once reset): the pipes' queues and the scalar unit's pending issues.
@@ -47,6 +62,7 @@ class Ring {
     return t;
   }
   void clear() { head_ = size_ = 0; }
+  size_t index_of(const T& t) const { return size_t(&t - slots_.data()); }  // t: one of this ring's slots
 
  private:
   // An index below twice the ring size, wrapped (a modulo by a size that is not a power of two is a division
@@ -64,17 +80,24 @@ class InstrQueue {
  public:
   void reset(size_t depth) {
     ring_.reset(std::max<size_t>(depth, 1) + 1);
+    own_.resize(std::max<size_t>(depth, 1) + 1);
     popped_ = nullptr;
   }
   bool empty() const { return ring_.empty(); }
   size_t size() const { return ring_.size(); }
   QueuedInstr& front() { return ring_.front(); }
   const QueuedInstr& front() const { return ring_.front(); }
-  void push_back(QueuedInstr&& q) { ring_.push_back() = std::move(q); }  // callers keep size() < depth
-  // The same, written straight into its slot (the scalar unit issues every instruction this way).
-  void emplace_back(const isa::Instr& in, uint64_t id, uint64_t ready, uint32_t stage) {
+  // Appends `in`, copied into the slot's own storage unless a known copy is given. Callers keep size() < depth.
+  void emplace_back(const isa::Instr& in, KnownInstr known, uint64_t id, uint64_t ready, uint32_t stage) {
     QueuedInstr& q = ring_.push_back();
-    q.in = in, q.id = id, q.ready = ready, q.stage = stage;
+    if (known.in) {
+      q.in = known.in;
+    } else {
+      isa::Instr& own = own_[ring_.index_of(q)];
+      own = in;
+      q.in = &own;
+    }
+    q.memo = known.memo, q.id = id, q.ready = ready, q.stage = stage;
   }
   // Removes the head and returns it; the reference stays valid until the next pop_front / reset / clear.
   const QueuedInstr& pop_front() { return *(popped_ = &ring_.pop_front()); }
@@ -87,6 +110,7 @@ class InstrQueue {
 
  private:
   Ring<QueuedInstr> ring_;
+  std::vector<isa::Instr> own_;  // beside ring_, slot for slot: the instructions the memo did not know
   const QueuedInstr* popped_ = nullptr;
 };
 
@@ -131,7 +155,7 @@ struct CrossCounter {
 // An instruction the kernel program issued while its scalar unit was, in simulated time, still waiting for a
 // full queue (scalar_unit.cpp "Running ahead"): held in issue order until the scalar unit reaches it.
 struct PendingIssue {
-  isa::Instr in;
+  KnownInstr known;  // none: the instruction is in the list's own storage
   isa::Pipe pipe = isa::Pipe::S;
   bool waited = false;  // found its queue full: id, issue cost and `own` are settled; it waits for a pop
   uint32_t stage = 0;
@@ -143,8 +167,32 @@ struct PendingIssue {
 // program then covers up to this many issues (a queue-bound kernel's used to cover one).
 inline constexpr size_t kRunAheadIssues = 32;
 
-// The pending issues, in the program's order (reset to kRunAheadIssues).
-using PendingIssues = Ring<PendingIssue>;
+// The pending issues, in the program's order (reset to kRunAheadIssues); as in a pipe's queue, a known
+// instruction is not copied.
+class PendingIssues {
+ public:
+  void reset(size_t capacity) {
+    ring_.reset(capacity);
+    own_.resize(capacity);
+  }
+  bool empty() const { return ring_.empty(); }
+  bool full() const { return ring_.full(); }
+  PendingIssue& front() { return ring_.front(); }
+  // Appends `in`, copied unless a known copy is given; callers keep !full().
+  PendingIssue& push_back(const isa::Instr& in, KnownInstr known) {
+    PendingIssue& e = ring_.push_back();
+    e.known = known;
+    if (!known.in) own_[ring_.index_of(e)] = in;
+    return e;
+  }
+  const isa::Instr& instr(const PendingIssue& e) const { return e.known.in ? *e.known.in : own_[ring_.index_of(e)]; }
+  void pop_front() { ring_.pop_front(); }
+  void clear() { ring_.clear(); }
+
+ private:
+  Ring<PendingIssue> ring_;
+  std::vector<isa::Instr> own_;  // beside ring_, slot for slot
+};
 
 // What the scalar unit is blocked on (the deadlock report renders it).
 enum class ScalarWait : uint8_t { None, Time, Queue, Drain, Flag, Cross, SyncAll };

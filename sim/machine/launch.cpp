@@ -75,6 +75,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   m.launch_start = engine.now();
   progress_printed = false;
   sync.reset(launch_cores, m.checking() ? agents : 0);
+  m.memo.clear_pins();  // every queue starts empty (a core outside this launch is reset before its next one)
   for (const LaunchPlacement& pl : placed) {
     CoreState& c = *m.cores[size_t(pl.core)];
     reset_core(c, m.gm.span(), m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0,

@@ -166,13 +166,13 @@ std::string Machine::Impl::deadlock_report() const {
     if (!c->in_launch || c->done) continue;
     os << "\n  " << c->name << " scalar: " << scalar_wait_text(*c);
     for (const auto& p : c->pipes) {
-      const auto* w = p.activity == PipeActivity::Waiting ? std::get_if<WaitFlag>(&p.cur().in) : nullptr;
+      const auto* w = p.activity == PipeActivity::Waiting ? std::get_if<WaitFlag>(&p.cur().instr()) : nullptr;
       if (w)
         os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": blocked in wait_flag " << flag_text(w->src, w->dst, w->event)
            << " (instruction #" << p.cur().id << ")";
       if (!p.q.empty())
         os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": " << p.q.size() << " queued, head #" << p.q.front().id
-           << " '" << to_asm(p.q.front().in) << "'";
+           << " '" << to_asm(p.q.front().instr()) << "'";
     }
   }
   return os.str();

@@ -57,6 +57,7 @@ struct MachineState {
   uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
   std::array<std::chrono::steady_clock::duration, isa::kNumPipes> exec_time{};  // host time in isa::execute, per pipe
   std::vector<isa::Access> scratch, gm_reads, gm_writes;  // per-instruction buffers (one event runs at a time)
+  InstrMemo memo;  // shared by the pipes (lookups) and the scalar units (queued instructions refer to its entries)
 
   uint64_t now() const { return engine->now(); }
   // A timing parameter as this mode sees it: functional mode runs with zero-cost timing.
@@ -119,7 +120,6 @@ class PipeRunner {
   void trace_traffic(const MemStats& before, uint64_t start, uint64_t end);
   MachineState& m_;
   SyncFabric& sync_;
-  InstrMemo memo_;
 };
 
 class ScalarRunner {
@@ -145,7 +145,8 @@ class ScalarRunner {
   uint64_t charge_issue(CoreState& c);
   void wait_for_slot(CoreState& c, isa::Pipe pipe, uint64_t id, uint64_t own);
   void count_queue_full(CoreState& c, isa::Pipe pipe, uint64_t own);
-  void push(CoreState& c, PipeState& p, const isa::Instr& in, uint64_t id, uint64_t ready, uint32_t stage);
+  KnownInstr known(const CoreState& c, const isa::Instr& in);
+  void push(CoreState& c, PipeState& p, const isa::Instr& in, KnownInstr known, uint64_t id, uint64_t ready, uint32_t stage);
   void catch_up(CoreState& c);  // suspends the program until the pending list is worked off
   void memory_access(CoreState& c, const isa::Instr& in, const QueuedInstr& q, bool load);
   [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);

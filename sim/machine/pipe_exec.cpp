@@ -41,13 +41,14 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
         if (c.wait == ScalarWait::Drain && drained(c)) m_.wake_scalar(c, m_.now());
         return;
       }
+      if (const QueuedInstr* done = p.q.popped(); done && done->memo) m_.memo.unpin(*done->memo);  // (its last use)
       const QueuedInstr& cur = p.q.pop_front();
       if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
       p.activity = PipeActivity::Starting;
       if (c.wait == ScalarWait::Queue && c.wait_pipe == p.pipe)  // a slot is free
         m_.wake_scalar(c, std::max(m_.now(), c.wait_not_before));
       uint64_t start = std::max({m_.now(), cur.ready, p.next_free});
-      if (waits_for_results(cur.in)) start = std::max(start, p.last_completion);
+      if (waits_for_results(cur.instr())) start = std::max(start, p.last_completion);
       p.start = start;
     }
     if (p.activity == PipeActivity::Starting && p.start > m_.now()) return m_.wake_pipe(c, p, p.start);
@@ -69,16 +70,16 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
   uint64_t start = p.start;
   PipeCost cost;
   uint64_t bytes = 0;
-  switch (side_of(q.in)) {
+  switch (side_of(q.instr())) {
     case Side::Sync:
-      if (auto* w = std::get_if<WaitFlag>(&q.in)) {
+      if (auto* w = std::get_if<WaitFlag>(&q.instr())) {
         p.activity = PipeActivity::Waiting;
         if (!sync_.wait_flag(c, p, *w, q, p.start)) return false;
         start = m_.now();  // the wait has no cost of its own
         c.stats.pipes[size_t(p.pipe)].flag_wait_cycles += start - p.start;
-      } else if (auto* f = std::get_if<SetFlag>(&q.in)) {
+      } else if (auto* f = std::get_if<SetFlag>(&q.instr())) {
         sync_.set_flag(c, p, *f, q);
-      } else if (auto* s = std::get_if<CrossSet>(&q.in)) {
+      } else if (auto* s = std::get_if<CrossSet>(&q.instr())) {
         sync_.cross_set(c, p, *s, q);
       } else if (m_.checking()) {  // pipe_barrier: its effect is the start rule
         m_.hb->tick(p.agent);
@@ -107,9 +108,9 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
   ++m_.instructions;
   if (!m_.trace) return;
   const QueuedInstr& q = p.cur();
-  TraceSlice sl{c.index, c.name, p.pipe, slice_start, p.next_free, q.id, to_asm(q.in), bytes,
-                std::holds_alternative<Mmad>(q.in) ? mmad_flops(std::get<Mmad>(q.in)) : 0};
-  if (std::holds_alternative<SetFlag>(q.in) || std::holds_alternative<CrossSet>(q.in)) sl.flow_out = q.id;
+  TraceSlice sl{c.index, c.name, p.pipe, slice_start, p.next_free, q.id, to_asm(q.instr()), bytes,
+                std::holds_alternative<Mmad>(q.instr()) ? mmad_flops(std::get<Mmad>(q.instr())) : 0};
+  if (std::holds_alternative<SetFlag>(q.instr()) || std::holds_alternative<CrossSet>(q.instr())) sl.flow_out = q.id;
   sl.stage = q.stage;
   m_.trace->slice(sl);
 }
@@ -134,17 +135,17 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   const uint32_t epoch = m_.checking() ? m_.hb->tick(p.agent) : 0;
   auto& scratch = m_.scratch;
   scratch.clear();
-  const InstrMemo::Entry* known = memo_.find(q.in, c.kind);  // seen before: footprint in bounds, cost known
+  const InstrMemo::Entry* known = q.memo ? q.memo : m_.memo.find(q.instr(), c.kind);  // seen before: footprint in bounds, cost known
   try {
     if (m_.mode != SimMode::Timing) {
       const auto t0 = std::chrono::steady_clock::now();
-      execute(q.in, c.ctx);
+      execute(q.instr(), c.ctx);
       m_.exec_time[static_cast<size_t>(p.pipe)] += std::chrono::steady_clock::now() - t0;
     }
     if (known) {  // (its footprint is needed only by the race checker and the trace's byte counts)
-      if (m_.checking() || m_.trace) scratch.assign(known->acc.begin(), known->acc.begin() + known->n);
+      if (m_.checking() || m_.trace) scratch.assign(m_.memo.accesses(*known), m_.memo.accesses(*known) + known->n);
     } else {
-      footprint(q.in, &c.regs, scratch);
+      footprint(q.instr(), &c.regs, scratch);
       if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
     }
   } catch (const IsaError& e) {
@@ -153,13 +154,13 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
              true);
     return {};
   }
-  if (m_.checking()) m_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.in}, scratch);
-  if (auto* mm = std::get_if<Mmad>(&q.in)) {
+  if (m_.checking()) m_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.instr()}, scratch);
+  if (auto* mm = std::get_if<Mmad>(&q.instr())) {
     m_.flops += mmad_flops(*mm);
     m_.executed_flops += mmad_executed_flops(*mm);
   }
   if (m_.mode == SimMode::Functional) return {};
-  if (known) return known->cost;
+  if (known) return known->cost();
   auto &gm_reads = m_.gm_reads, &gm_writes = m_.gm_writes;  // reused buffers: this runs for every instruction
   gm_reads.clear();
   gm_writes.clear();
@@ -168,7 +169,7 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   const auto& hw = m_.hw;
   const bool traffic = m_.trace && m_.trace->counters_on();
   const MemStats before = traffic ? m_.mem->stats() : MemStats{};
-  if (cost_class_of(q.in) == CostClass::Dma) {
+  if (cost_class_of(q.instr()) == CostClass::Dma) {
     if (!gm_reads.empty()) {
       const auto t = m_.mem->read(gm_reads, start,
                                   {double(hw.mte2.port_bytes_per_cycle), double(hw.mte2.l2_hit_bytes_per_cycle),
@@ -183,9 +184,9 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
       return {t.occupancy, t.latency};
     }
   }
-  PipeCost cost = m_.cost->local(q.in);
-  if (gm_reads.empty() && gm_writes.empty()) memo_.store(q.in, c.kind, scratch, cost);
-  if (auto* f = std::get_if<Fixpipe>(&q.in); f && !gm_writes.empty()) {
+  PipeCost cost = m_.cost->local(q.instr());
+  if (gm_reads.empty() && gm_writes.empty()) m_.memo.store(q.instr(), c.kind, scratch, cost);
+  if (auto* f = std::get_if<Fixpipe>(&q.instr()); f && !gm_writes.empty()) {
     const auto t = m_.mem->write(gm_writes, start, {m_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
     if (traffic) trace_traffic(before, start, start + t.occupancy);
     cost.occupancy = std::max(cost.occupancy, t.occupancy);

@@ -87,8 +87,22 @@ void ScalarRunner::wait_for_slot(CoreState& c, Pipe pipe, uint64_t id, uint64_t 
   c.wait_id = id;
 }
 
-void ScalarRunner::push(CoreState& c, PipeState& p, const Instr& in, uint64_t id, uint64_t ready, uint32_t stage) {
-  p.q.emplace_back(in, id, std::max(ready, m_.now()), stage);
+// A known copy of an instruction on its way to a pipe (core_state.h KnownInstr): its memo entry, pinned for
+// the queue slot or pending issue that will refer to it, or a shared flag instruction. Looked up here, where
+// the instruction is still in the host's cache.
+KnownInstr ScalarRunner::known(const CoreState& c, const Instr& in) {
+  if (side_of(in) == Side::Pipe) {
+    const InstrMemo::Entry* e = m_.memo.find(in, c.kind);
+    if (!e) return {};
+    m_.memo.pin(*e);
+    return {&e->in, e};
+  }
+  return {m_.memo.shared_flag(in), nullptr};
+}
+
+void ScalarRunner::push(CoreState& c, PipeState& p, const Instr& in, KnownInstr known, uint64_t id, uint64_t ready,
+                        uint32_t stage) {
+  p.q.emplace_back(in, known, id, std::max(ready, m_.now()), stage);
   if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
   pipes_.kick(c, p);
 }
@@ -114,7 +128,7 @@ void ScalarRunner::replay(CoreState& c) {
         return;
       }
     }
-    push(c, p, e.in, e.id, ready, e.stage);
+    push(c, p, c.pending.instr(e), e.known, e.id, ready, e.stage);
     c.pending.pop_front();
   }
 }
@@ -182,8 +196,8 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   const bool to_pipe = !is_scalar_side(in, pipe);
   if (!c.pending.empty()) {  // running ahead (see the top of this file)
     if (to_pipe && issuable(c, in, pipe)) {
-      PendingIssue& e = c.pending.push_back();
-      e.in = in, e.pipe = pipe, e.waited = false, e.stage = c.stage;
+      PendingIssue& e = c.pending.push_back(in, known(c, in));
+      e.pipe = pipe, e.waited = false, e.stage = c.stage;
       if (c.pending.full()) catch_up(c);
       return;
     }
@@ -198,17 +212,18 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
   const uint64_t ready = charge_issue(c);
   if (to_pipe) {
     PipeState& p = c.pipes[static_cast<size_t>(pipe)];
+    const KnownInstr k = known(c, in);
     if (p.q.size() >= p.depth) {
       wait_for_slot(c, pipe, id, ready);
       if (m_.run_ahead && !m_.trace) {  // run ahead: this instruction waits in the list for the pop
-        PendingIssue& e = c.pending.push_back();
-        e.in = in, e.pipe = pipe, e.waited = true, e.stage = c.stage, e.id = id, e.own = ready;
+        PendingIssue& e = c.pending.push_back(in, k);
+        e.pipe = pipe, e.waited = true, e.stage = c.stage, e.id = id, e.own = ready;
         return;
       }
       block(c, ScalarWait::Queue, id);
       count_queue_full(c, pipe, ready);
     }
-    push(c, p, in, id, ready, c.stage);
+    push(c, p, in, k, id, ready, c.stage);
     return;
   }
   ++m_.instructions;
@@ -220,7 +235,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     }
     return;
   }
-  const QueuedInstr q{in, id, ready, c.stage};
+  const QueuedInstr q{&in, nullptr, id, ready, c.stage};
   sync_time(c);
   scalar_side(c, in, q);
 }

@@ -48,7 +48,7 @@ void SyncFabric::set_flag(CoreState& c, PipeState& p, const SetFlag& f, const Qu
   }
   PipeState& w = c.pipes[size_t(f.dst)];
   if (w.activity == PipeActivity::Waiting) {
-    const auto* wf = std::get_if<WaitFlag>(&w.cur().in);
+    const auto* wf = std::get_if<WaitFlag>(&w.cur().instr());
     if (wf && wf->src == f.src && wf->event == f.event) m_.wake_pipe(c, w, slot.set_cycle);
   }
 }
@@ -71,7 +71,7 @@ bool SyncFabric::wait_flag(CoreState& c, PipeState& p, const WaitFlag& f, const 
     // Pipe-side waits get their slice from the pipe; a scalar-side wait (dst = s) draws its own, zero-length
     // when it did not wait, so that the trace has one row per counted instruction.
     if (p.pipe == Pipe::S)
-      m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0, std::nullopt, q.stage});
+      m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
   }
   return true;
 }
@@ -85,7 +85,7 @@ void SyncFabric::deliver_cross(int core, int flag, const VectorClock& vc, const 
                                         " pending sets (limit sync.max_pending_cross_sets = " +
                                         std::to_string(m_.hw.sync.max_pending_cross_sets) + "); set by " +
                                         m_.cores[size_t(from_core)]->name + " " + std::string(pipe_name(from_pipe)) + " #" +
-                                        std::to_string(q.id) + " '" + to_asm(q.in) + "' at cycle " +
+                                        std::to_string(q.id) + " '" + to_asm(q.instr()) + "' at cycle " +
                                         std::to_string(m_.now()) + ": the hardware would hang",
              true);
     return;
@@ -160,7 +160,7 @@ bool SyncFabric::cross_wait(CoreState& c, PipeState& p, const CrossWait& w, cons
   }
   if (m_.trace) {
     m_.trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S, m_.now());
-    m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.in), 0, 0, std::nullopt, q.stage});
+    m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
   }
   return true;
 }
@@ -192,7 +192,7 @@ void SyncFabric::sync_all_leave(CoreState& c, PipeState& p, const QueuedInstr& q
     m_.hb->acquire(p.agent, sync_all_released_);
     m_.hb->tick(p.agent);
   }
-  if (m_.trace) m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.in), 0, 0, std::nullopt, q.stage});
+  if (m_.trace) m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
 }
 
 }  // namespace npusim::sim

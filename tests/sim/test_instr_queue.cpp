@@ -7,11 +7,8 @@
 namespace npusim::sim {
 namespace {
 
-QueuedInstr numbered(uint64_t id) {
-  QueuedInstr q;
-  q.in = isa::SetFlag{isa::Pipe::MTE2, isa::Pipe::V, uint8_t(id % 8)};
-  q.id = id;
-  return q;
+void push_numbered(InstrQueue& q, uint64_t id) {
+  q.emplace_back(isa::SetFlag{isa::Pipe::MTE2, isa::Pipe::V, uint8_t(id % 8)}, {}, id, 0, 0);
 }
 
 TEST(InstrQueue, PoppedInstructionSurvivesRefillingToDepth) {
@@ -19,14 +16,14 @@ TEST(InstrQueue, PoppedInstructionSurvivesRefillingToDepth) {
     InstrQueue q;
     q.reset(depth);
     uint64_t next = 0, expect = 0;
-    for (size_t i = 0; i < depth; ++i) q.push_back(numbered(next++));
+    for (size_t i = 0; i < depth; ++i) push_numbered(q, next++);
     for (int round = 0; round < 100; ++round) {
       const QueuedInstr& head = q.pop_front();
       ASSERT_EQ(head.id, expect) << "depth " << depth;
-      while (q.size() < depth) q.push_back(numbered(next++));  // the scalar unit refills at once
+      while (q.size() < depth) push_numbered(q, next++);  // the scalar unit refills at once
       EXPECT_EQ(head.id, expect) << "depth " << depth << ": a push overwrote the popped slot";
       EXPECT_EQ(q.popped(), &head);
-      EXPECT_EQ(std::get<isa::SetFlag>(head.in).event, int(expect % 8));
+      EXPECT_EQ(std::get<isa::SetFlag>(head.instr()).event, int(expect % 8));
       ++expect;
     }
   }
