@@ -29,19 +29,22 @@ InstrMemo::InstrMemo() : table_(kEntries), accesses_(kEntries), pins_(kEntries),
 
 const isa::Instr* InstrMemo::shared_flag(const isa::Instr& in) const {
   auto in_range = [](const auto& f) {
-    return size_t(f.src) < size_t(isa::kNumPipes) && size_t(f.dst) < size_t(isa::kNumPipes) && f.event < isa::kNumEventIds;
+    constexpr auto kPipes = size_t(isa::kNumPipes);
+    return size_t(f.src) < kPipes && size_t(f.dst) < kPipes && f.event < isa::kNumEventIds;
   };
-  if (const auto* f = std::get_if<isa::SetFlag>(&in); f && in_range(*f)) return &flags_[flag_index(f->src, f->dst, f->event)];
+  if (const auto* f = std::get_if<isa::SetFlag>(&in); f && in_range(*f))
+    return &flags_[flag_index(f->src, f->dst, f->event)];
   if (const auto* w = std::get_if<isa::WaitFlag>(&in); w && in_range(*w))
     return &flags_[kFlagsPerKind + flag_index(w->src, w->dst, w->event)];
   return nullptr;
 }
 
 // A hash of the fields that tell a kernel's instructions apart: kind, operation, types, operand addresses and
-// sizes, fractal indices, masks and scalar values. Kernels issue runs of instructions on the same operands that differ only in
-// their operation or scalar (a softmax's sub, exp and muls in place on one tile; load2d's of one L1 tile's fractals): left out of the hash, those
-// shared a slot and evicted each other, and a fifth of a prompt kernel's instructions missed. Fields still
-// left out (strides, gaps) only make instructions that differ in nothing else share a set.
+// sizes, fractal indices, masks and scalar values. Kernels issue runs of instructions on the same operands that
+// differ only in their operation or scalar (a softmax's sub, exp and muls in place on one tile; the load2d's of
+// one L1 tile's fractals): left out of the hash, those shared a slot and evicted each other, and a fifth of a
+// prompt kernel's instructions missed. Fields still left out (strides, gaps) only make instructions that differ
+// in nothing else share a set.
 size_t InstrMemo::set(const isa::Instr& in, isa::CoreKind kind) {
   const uint64_t h = std::visit(
       [&](const auto& x) {

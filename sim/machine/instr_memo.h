@@ -2,11 +2,13 @@
 // What a pipe works out about an on-chip instruction from the instruction alone: its footprint, that the
 // footprint lies inside the buffers of a core of its kind, and its local cost (the cost seam's `local` is a
 // pure function of the instruction: cost_model.h). Kernels issue the same instructions tile after tile -- the
-// same UB and L0 addresses, double-buffered -- so a two-way set-associative memo keyed on the whole instruction answers
-// most of them; in a timing run those three steps were a fifth of the host time of a vector-bound kernel.
+// same UB and L0 addresses, double-buffered -- so a two-way set-associative memo keyed on the whole instruction
+// answers most of them; in a timing run those three steps were a fifth of the host time of a vector-bound kernel.
 // Anything with a GM operand is never stored: its cost depends on the memory system's state, and its footprint
 // on the registers for a scalar access. Results are the same with or without the memo (the key is the whole
 // instruction, compared field by field, and the core's kind); it changes only how fast they are found.
+// It also holds the stable copies that queued instructions point at instead of carrying their own
+// (core_state.h KnownInstr): its entries, pinned while queued, and one shared copy of each set_flag / wait_flag.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -62,7 +64,8 @@ class InstrMemo {
     if (i == kNone) return;
     Entry& e = table_[i];
     e.in = in, e.kind = kind, e.valid = true;
-    e.occupancy = uint32_t(cost.occupancy), e.latency = uint32_t(cost.latency), e.conflict_beats = uint32_t(cost.conflict_beats);
+    e.occupancy = uint32_t(cost.occupancy), e.latency = uint32_t(cost.latency);
+    e.conflict_beats = uint32_t(cost.conflict_beats);
     e.n = static_cast<uint8_t>(acc.size());
     std::copy(acc.begin(), acc.end(), accesses_[i].begin());
   }

@@ -146,7 +146,8 @@ class ScalarRunner {
   void wait_for_slot(CoreState& c, isa::Pipe pipe, uint64_t id, uint64_t own);
   void count_queue_full(CoreState& c, isa::Pipe pipe, uint64_t own);
   KnownInstr known(const CoreState& c, const isa::Instr& in);
-  void push(CoreState& c, PipeState& p, const isa::Instr& in, KnownInstr known, uint64_t id, uint64_t ready, uint32_t stage);
+  void push(CoreState& c, PipeState& p, const isa::Instr& in, KnownInstr known, uint64_t id, uint64_t ready,
+            uint32_t stage);
   void catch_up(CoreState& c);  // suspends the program until the pending list is worked off
   void memory_access(CoreState& c, const isa::Instr& in, const QueuedInstr& q, bool load);
   [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);

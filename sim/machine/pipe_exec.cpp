@@ -135,7 +135,8 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   const uint32_t epoch = m_.checking() ? m_.hb->tick(p.agent) : 0;
   auto& scratch = m_.scratch;
   scratch.clear();
-  const InstrMemo::Entry* known = q.memo ? q.memo : m_.memo.find(q.instr(), c.kind);  // seen before: footprint in bounds, cost known
+  // Seen before (found at issue, or since): footprint in bounds, cost known.
+  const InstrMemo::Entry* known = q.memo ? q.memo : m_.memo.find(q.instr(), c.kind);
   try {
     if (m_.mode != SimMode::Timing) {
       const auto t0 = std::chrono::steady_clock::now();
