@@ -30,7 +30,7 @@ struct KnownInstr {
 // An issued instruction, as its pipe's queue holds it: a 40-byte record pointing at a known copy of the
 // instruction or at the queue's own copy (KnownInstr). Written at issue and read at the pop, dozens of
 // instructions later with 72 cores' queues in between, a 136-byte record holding the instruction was mostly
-// two or three host cache misses each way (sim/README.md "Speed").
+// two or three host cache misses each way (sim/README.md "Simulator speed", stop 32).
 struct QueuedInstr {
   const isa::Instr* in = nullptr;          // the instruction (in the memo's entry or the queue's own storage)
   const InstrMemo::Entry* memo = nullptr;  // the memo entry found at issue, pinned; null when not found
