@@ -274,7 +274,8 @@ void footprint(const Instr& in, const ScalarRegs* regs, std::vector<Access>& out
           [&](const SStore& st) { scalar_mem(s, st.addr, st.index_reg, st.dtype, regs, true); },
           // Register-only and ordering instructions touch no buffer. Listing them (no catch-all) keeps this
           // visitor exhaustive: a new instruction kind without a footprint does not compile.
-          [&](const SMov&) {}, [&](const SAlu&) {}, [&](const SetFlag&) {}, [&](const WaitFlag&) {},
+          // dcci moves no data the checkers see (the cache it drops is the machine's, sim/machine/dcache.h).
+          [&](const SMov&) {}, [&](const SAlu&) {}, [&](const Dcci&) {}, [&](const SetFlag&) {}, [&](const WaitFlag&) {},
           [&](const PipeBarrier&) {}, [&](const CrossSet&) {}, [&](const CrossWait&) {}, [&](const SyncAll&) {}},
       in);
 }

@@ -315,6 +315,10 @@ struct SAlu {
 // GM scalar load / store: effective address = addr.off + (index_reg >= 0 ? r[index_reg] : 0).
 struct SLoad { DType dtype = DType::I32; uint8_t rd = 0; Addr addr; int8_t index_reg = -1; bool operator==(const SLoad&) const = default; };
 struct SStore { DType dtype = DType::I32; uint8_t rs = 0; Addr addr; int8_t index_reg = -1; bool operator==(const SStore&) const = default; };
+// DataCacheCleanAndInvalid: writes back and drops the scalar data cache's line holding GM byte `addr` (or every
+// line, `all`), so the next scalar load of it reads GM again -- what a scalar read of GM that a DMA (MTE3,
+// FixPipe) wrote needs after the writer's completion (isa/README.md section 6; Ascend C 缓存一致性).
+struct Dcci { Addr addr{Buf::GM, 0}; bool all = false; bool operator==(const Dcci&) const = default; };
 
 // ---- sync --------------------------------------------------------------------------------------
 inline constexpr int kNumEventIds = 8;
@@ -330,7 +334,7 @@ struct SyncAll { bool operator==(const SyncAll&) const = default; };
 
 using Instr = std::variant<DataCopy, Nd2Nz, Load2d, Mmad, Fixpipe, VBinary, VScalar, VUnary, VReduce,
                            VBlockReduce, VPairAdd, VBrcb, VDup, VCast, VCmp, VSel, VCopy, SMov, SAlu, SLoad,
-                           SStore, SetFlag, WaitFlag, PipeBarrier, CrossSet, CrossWait, SyncAll>;
+                           SStore, Dcci, SetFlag, WaitFlag, PipeBarrier, CrossSet, CrossWait, SyncAll>;
 
 // The pipe whose queue executes the instruction (SetFlag: its src pipe; WaitFlag: its dst pipe).
 Pipe pipe_of(const Instr& in);

@@ -44,6 +44,7 @@ Pipe InstrRow<SMov>::pipe(const SMov&) { return Pipe::S; }
 Pipe InstrRow<SAlu>::pipe(const SAlu&) { return Pipe::S; }
 Pipe InstrRow<SLoad>::pipe(const SLoad&) { return Pipe::S; }
 Pipe InstrRow<SStore>::pipe(const SStore&) { return Pipe::S; }
+Pipe InstrRow<Dcci>::pipe(const Dcci&) { return Pipe::S; }
 // A set runs on its source pipe, a wait on its destination pipe (the one it holds).
 Pipe InstrRow<SetFlag>::pipe(const SetFlag& f) { return f.src; }
 Pipe InstrRow<WaitFlag>::pipe(const WaitFlag& f) { return f.dst; }
@@ -73,6 +74,7 @@ std::string_view InstrRow<SMov>::mnemonic(const SMov&) { return mnemonics; }
 std::string_view InstrRow<SAlu>::mnemonic(const SAlu& s) { return pick(kSAlu, s.op); }
 std::string_view InstrRow<SLoad>::mnemonic(const SLoad&) { return mnemonics; }
 std::string_view InstrRow<SStore>::mnemonic(const SStore&) { return mnemonics; }
+std::string_view InstrRow<Dcci>::mnemonic(const Dcci&) { return mnemonics; }
 std::string_view InstrRow<SetFlag>::mnemonic(const SetFlag&) { return mnemonics; }
 std::string_view InstrRow<WaitFlag>::mnemonic(const WaitFlag&) { return mnemonics; }
 std::string_view InstrRow<PipeBarrier>::mnemonic(const PipeBarrier&) { return mnemonics; }

@@ -70,6 +70,7 @@ NPUSIM_ROW(SMov, "smov", ScalarAlu, Scalar);
 NPUSIM_ROW(SAlu, "sadd|ssub|smul|sdiv|srem|smin|smax|sand|sor|sxor|sshl|sshr", ScalarAlu, Scalar);
 NPUSIM_ROW(SLoad, "sld", ScalarMem, Scalar);
 NPUSIM_ROW(SStore, "sst", ScalarMem, Scalar);
+NPUSIM_ROW(Dcci, "dcci", ScalarMem, Scalar);
 NPUSIM_ROW(SetFlag, "set_flag", Sync, Sync);
 NPUSIM_ROW(WaitFlag, "wait_flag", Sync, Sync);
 NPUSIM_ROW(PipeBarrier, "pipe_barrier", Sync, Sync);

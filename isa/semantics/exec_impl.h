@@ -30,6 +30,7 @@ void exec(const VCopy& in, ExecContext& ctx);
 void exec(const SMov& in, ExecContext& ctx);
 void exec(const SAlu& in, ExecContext& ctx);
 void exec(const SLoad& in, ExecContext& ctx);
+void exec(const Dcci& in, ExecContext& ctx);
 void exec(const SStore& in, ExecContext& ctx);
 // exec_sync.cpp: field validation only; the machine model gives them their meaning.
 void exec(const SetFlag& in, ExecContext& ctx);

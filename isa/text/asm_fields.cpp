@@ -218,6 +218,11 @@ std::span<const Field<SStore>> table(const SStore&) {
                                    operand<&S::addr>("addr"), field<&S::index_reg>("index_reg")};
   return t;
 }
+std::span<const Field<Dcci>> table(const Dcci&) {
+  using S = Dcci;
+  static constexpr Field<S> t[] = {operand<&S::addr>("addr"), field<&S::all>("all")};
+  return t;
+}
 
 // ---- sync: every field is printed, a bare "set_flag" would hide which pipes it couples ----------
 std::span<const Field<SetFlag>> table(const SetFlag&) {

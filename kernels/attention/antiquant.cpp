@@ -96,6 +96,7 @@ class Dequantiser {
     tile::handover(c_, kRowLoaded);
     for (int64_t have = 1; have < q_.chunk;) {  // doubling copies: 1, 2, 4, ... runs
       const int64_t n = std::min(have, q_.chunk - have);
+      if (n > have / 2) ops_.barrier();  // it reads runs [have / 2, have), which the doubling before wrote
       ops_.copy(DType::F16, tile::plus(ub_.tscale, have * w * 2), ub_.tscale, n * w);
       if (pl_.p.antiquant.offset) ops_.copy(DType::F16, tile::plus(ub_.toff, have * w * 2), ub_.toff, n * w);
       have += n;
@@ -112,11 +113,14 @@ class Dequantiser {
     c_.issue(tile::copy_bytes(ub_.in8[s], c_.gm(src, uint64_t(r * q_.seg)), elems));
     tile::handover(c_, kLoaded.at(s));
     ops_.cast(DType::F16, DType::I8, ub_.x16[s], ub_.in8[s], elems);
+    ops_.barrier();  // each step reads the chunk as the one before left it
     if (pl_.p.antiquant.per_tensor) {
-      if (pl_.p.antiquant.offset) ops_.scalar(isa::VScalarOp::Adds, DType::F16, ub_.x16[s], ub_.x16[s], offset_, elems);
+      if (pl_.p.antiquant.offset)
+        ops_.scalar(isa::VScalarOp::Adds, DType::F16, ub_.x16[s], ub_.x16[s], offset_, elems), ops_.barrier();
       ops_.scalar(isa::VScalarOp::Muls, DType::F16, ub_.x16[s], ub_.x16[s], scale_, elems);
     } else {
-      if (pl_.p.antiquant.offset) ops_.binary(isa::VBinOp::Add, DType::F16, ub_.x16[s], ub_.x16[s], ub_.toff, elems);
+      if (pl_.p.antiquant.offset)
+        ops_.binary(isa::VBinOp::Add, DType::F16, ub_.x16[s], ub_.x16[s], ub_.toff, elems), ops_.barrier();
       ops_.binary(isa::VBinOp::Mul, DType::F16, ub_.x16[s], ub_.x16[s], ub_.tscale, elems);
     }
     tile::handover(c_, kConverted.at(s));

@@ -46,7 +46,9 @@ void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
       tile::handover(c_, kXLoaded.at(xb_));
       alpha_brcb(s % 2, r0, r);
       const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
+      ops_.barrier();
       ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
+      ops_.barrier();
       ops_.binary(VBinOp::Add, ot, o.at, o.at, ub(L_.x[xb_]), r * dv);
       tile::set(c_, kXFree.at(xb_));
       xb_ ^= 1;
@@ -67,10 +69,13 @@ void VecBlocks::msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt) {
     tile::wait(c_, kXFree.at(xb_));
     msd_o_block(s, u.r_hi - u.r_lo, a, r0, r, ob);
     if (st.first) {
+      ops_.barrier();
       ops_.copy(DType::F32, o.at, ob.at, r * dv);
     } else {
       alpha_brcb(s % 2, r0, r);
+      ops_.barrier();
       ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
+      ops_.barrier();
       ops_.binary(VBinOp::Add, DType::F32, o.at, o.at, ob.at, r * dv);
     }
     tile::set(c_, kXFree.at(xb_));
@@ -80,9 +85,11 @@ void VecBlocks::msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt) {
 
 // alpha rows [r0, r0 + r) broadcast per row in O's dtype (fp16 alpha widened for an fp32 O).
 void VecBlocks::alpha_brcb(int64_t ai, int64_t r0, int64_t r) {
+  ops_.barrier();  // (obrcb: its last readers)
   if (pl_.oblk == DType::F16) return ops_.brcb(DType::F16, ub(L_.alpha[ai], r0 * 2), ub(L_.obrcb), r);
   if (vt_ == DType::F32) return ops_.brcb(DType::F32, ub(L_.alpha[ai], r0 * 4), ub(L_.obrcb), r);
   ops_.cast(DType::F32, DType::F16, ub(L_.tmp), ub(L_.alpha[ai], r0 * 2), r);
+  ops_.barrier();
   ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.obrcb), r);
 }
 
@@ -91,23 +98,28 @@ void VecBlocks::alpha_brcb(int64_t ai, int64_t r0, int64_t r) {
 void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
   if (u.split >= 0) return finish_partial(u, a, cnt, mi);
   const DType ot = pl_.oblk;
-  const Addr lf = final_stats(u, a, cnt, mi), div = ot == DType::F16 ? half_divisor(mi, cnt) : lf;
+  bool fresh = false;  // whether the divisor's last write may be outstanding
+  const Addr lf = final_stats(u, a, cnt, mi, fresh), div = ot == DType::F16 ? half_divisor(mi, cnt, fresh) : lf;
   const bool pc = p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel;
   if (pc) load_quant_params(u, 0, 1);  // head u.n's row
   const int64_t dv = pl_.dv_pad, oe = bytes_of(ot), row0 = u.r_lo + a;
   const bool zero_invalid = msd_invalid_factor(cnt);
-  for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
+  if (fresh) ops_.barrier();
+  for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {  // (each row group ends with a hand-over: no barrier between)
     const int64_t r = std::min(L_.o_rows, cnt - r0);
     ops_.brcb(ot, ub(div.off - base_, r0 * oe), ub(L_.obrcb), r);
     const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
+    ops_.barrier();
     ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Div, p_.Dv);
     if (pl_.msd.on) msd_v_channel(o);
     if (zero_invalid) {  // MSD: V's offset moved the invalid rows' zeros (O / +inf) off 0; the factor puts them back
+      ops_.barrier();
       ops_.brcb(DType::F32, ub(L_.mnew, r0 * 4), ub(L_.obrcb), r);
+      ops_.barrier();
       ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
     }
     // FA: the invalid rows divided by +inf are +-0; adding +0 makes them +0 and changes no other value.
-    if (p_.max_sum && p_.row_fix) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
+    if (p_.max_sum && p_.row_fix) ops_.barrier(), ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, 0.0, r * dv);
     cast_store(o, u, row0 + r0);
   }
   if (pc) tile::set(c_, kQuantFree);
@@ -117,10 +129,12 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
 // The unit's last block, statistics part: m and l as fp32 (where the lse, the FA statistics or an fp32 O need
 // them), the invalid-row bits (row_fix), lse or the FA statistics stored; returns the fp32 l with +inf in the
 // invalid rows, the divisor of an fp32 O.
-Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
+Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, bool& fresh) {
   Addr mf = ub(L_.m[mi]), lf = ub(L_.l[mi]);
   const bool wide_o = pl_.oblk == DType::F32;  // an fp16 O divides by the fp16 sums instead (half_divisor)
-  if (vt_ == DType::F16 && (wide_o || p_.lse || p_.max_sum)) {
+  const bool widen = vt_ == DType::F16 && (wide_o || p_.lse || p_.max_sum);  // then m / l are read after a barrier
+  fresh = widen;  // (a hand-over below completes it again)
+  if (widen) {
     ops_.cast(DType::F32, DType::F16, ub(L_.mnew), mf, cnt);
     ops_.cast(DType::F32, DType::F16, ub(L_.tmp), lf, cnt);
     mf = ub(L_.mnew), lf = ub(L_.tmp);
@@ -128,20 +142,24 @@ Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   const int64_t row0 = u.r_lo + a;
   if (p_.row_fix) {
     ops_.dup(vt_, ub(L_.acc), pl_.mask_value, kRepeatBytes / es());
+    ops_.barrier();
     ops_.cmp_scalar_vec(CmpOp::NE, vt_, ub(L_.bits), ub(L_.m[mi]), ub(L_.acc), cnt);
   }
   if (p_.lse) {
     tile::wait(c_, kLseFree);
+    if (widen) ops_.barrier();
     ops_.unary(VUnaryOp::Ln, DType::F32, ub(L_.lse), lf, cnt);
+    ops_.barrier();
     ops_.binary(VBinOp::Add, DType::F32, ub(L_.lse), ub(L_.lse), mf, cnt);
-    msd_lse_fix(ub(L_.lse), mi, cnt);
-    if (p_.row_fix) ops_.select(DType::F32, ub(L_.lse), ub(L_.lse), ub(L_.bits), kInf, cnt);
+    if (msd_lse_term()) ops_.barrier(), msd_lse_fix(ub(L_.lse), mi, cnt);
+    if (p_.row_fix) ops_.barrier(), ops_.select(DType::F32, ub(L_.lse), ub(L_.lse), ub(L_.bits), kInf, cnt);
     tile::handover(c_, kLseFull);
     c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row0) * 4), ub(L_.lse), cnt * 4));
     tile::set(c_, kLseFree);
+    fresh = false;
   }
-  if (p_.max_sum) store_stats(u, row0, cnt, mf, lf);
-  if (p_.row_fix && wide_o) ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt);
+  if (p_.max_sum) store_stats(u, row0, cnt, mf, lf, widen), fresh = false;
+  if (p_.row_fix && wide_o) ops_.barrier(), ops_.select(DType::F32, lf, lf, ub(L_.bits), kInf, cnt), fresh = true;
   return lf;
 }
 
@@ -152,9 +170,9 @@ void VecBlocks::cast_store(const UbRows& o, const WorkUnit& u, int64_t row) {
   tile::wait(c_, kCastFree.at(pbi_));
   const Addr dst = ub(L_.pb[pbi_]);
   if (o.t == DType::F16 && p_.post_quant.on) quantize_half(o, dst);
-  else if (o.t == DType::F16) ops_.copy(DType::F16, dst, o.at, o.rows * o.width);
+  else if (o.t == DType::F16) ops_.barrier(), ops_.copy(DType::F16, dst, o.at, o.rows * o.width);
   else if (p_.post_quant.on) quantize(o, dst);
-  else ops_.cast(pl_.out, DType::F32, dst, o.at, o.rows * o.width, pl_.outputs.out_round);
+  else ops_.barrier(), ops_.cast(pl_.out, DType::F32, dst, o.at, o.rows * o.width, pl_.outputs.out_round);
   tile::handover(c_, kCastFull.at(pbi_));
   store_out(dst, u, row, o.rows);
   tile::set(c_, kCastFree.at(pbi_));
@@ -163,18 +181,22 @@ void VecBlocks::cast_store(const UbRows& o, const WorkUnit& u, int64_t row) {
 
 // Full quantisation's final divisor: the fp16 row sums, +inf in the invalid rows (row_fix; final_stats set the
 // bits).
-Addr VecBlocks::half_divisor(int64_t mi, int64_t cnt) {
+Addr VecBlocks::half_divisor(int64_t mi, int64_t cnt, bool& fresh) {
   if (!p_.row_fix) return ub(L_.l[mi]);
+  ops_.barrier();
   ops_.select(DType::F16, ub(L_.l16), ub(L_.l[mi]), ub(L_.bits), kInf, cnt);
+  fresh = true;
   return ub(L_.l16);
 }
 
 // FA statistics of rows [row0, row0 + cnt) of a unit: m and l (FLT_MAX for invalid rows with row_fix), each
 // replicated to one 32-byte block per row, which is the [i][8] order of softmax_max / softmax_sum.
-void VecBlocks::store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, Addr m, Addr l) {
+void VecBlocks::store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, Addr m, Addr l, bool widened) {
   tile::wait(c_, kLseFree);
+  if (widened || p_.row_fix) ops_.barrier();  // (m / l just widened, or the invalid-row bits just computed)
   if (p_.row_fix) {
     ops_.select(DType::F32, ub(L_.mnew), l, ub(L_.bits), double(FLT_MAX), cnt);
+    ops_.barrier();
     l = ub(L_.mnew);
   }
   ops_.brcb(DType::F32, m, ub(L_.stat[0]), cnt);
@@ -191,11 +213,13 @@ void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_
   const int64_t dv = pl_.dv_pad, gp = pl_.g_pad();
   for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
     const int64_t r = std::min(L_.o_rows, cnt - r0);
+    ops_.barrier();
     ops_.brcb(DType::F32, ub(L_.l[mi], r0 * 4), ub(L_.obrcb), r);
+    ops_.barrier();
     ops_.row_bcast({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv}, ub(L_.obrcb), VBinOp::Div, p_.Dv);
     if (pl_.msd.on) msd_v_channel({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv});
   }
-  msd_lse_fix(ub(L_.m[mi]), mi, cnt);  // the partial's m carries the K offset's lse term into the combine
+  if (msd_lse_term()) msd_lse_fix(ub(L_.m[mi]), mi, cnt);  // the partial's m carries the K offset's lse term
   const uint64_t at = uint64_t(pl_.fd_off[size_t(u.b * p_.KV_N + u.n2)]) + uint64_t(u.split) * pl_.fd_split_bytes();
   auto fd = [&](int64_t elem) { return c_.gm(pl_.gm.fd_workspace, at + uint64_t(elem * 4)); };
   tile::handover(c_, kPartialFull);

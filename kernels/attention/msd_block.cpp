@@ -43,22 +43,29 @@ DType dtype_of(ElemType t) { return t == ElemType::BF16 ? DType::BF16 : t == Ele
 }  // namespace
 
 void VecBlocks::reduce_rows(const UbRows& x, Addr dst, VRedOp op) {
-  for (int64_t r0 = 0; r0 < x.rows; r0 += pl_.t.vec_rows)
+  for (int64_t r0 = 0; r0 < x.rows; r0 += pl_.t.vec_rows) {
+    if (r0 > 0) ops_.barrier();  // every group folds through the same acc
     ops_.row_reduce({x.row(r0), x.t, std::min(pl_.t.vec_rows, x.rows - r0), x.width}, ub(L_.acc),
                     tile::plus(dst, r0 * 4), op);
+  }
 }
 
 // The limbs of rows a (fp32, modified): r = round half away (a) (fp32), h16 = f16(r), limb i = s8(h16) (int4 K / V:
-// s4(h16), packed) at dst8 + limb_bytes(i * rows * width); then a = (a - r) * E for the next.
+// s4(h16), packed) at dst8 + limb_bytes(i * rows * width); then a = (a - r) * E for the next. The caller orders a's
+// producer before it; inside, a V barrier wherever a step reads what the one before wrote.
 void VecBlocks::msd_limbs(const UbRows& a, Addr r, Addr h16, Addr dst8) {
   const int64_t n = a.rows * a.width;
   for (int64_t i = 0; i < pl_.msd.limbs; ++i) {
-    if (i > 0) {
+    if (i > 0) {  // (r and a are complete: the barriers below ordered them before the previous limb's cast)
       ops_.binary(VBinOp::Sub, DType::F32, a.at, a.at, r, n);
+      ops_.barrier();
       ops_.scalar(VScalarOp::Muls, DType::F32, a.at, a.at, p_.antiquant.expand, n);
+      ops_.barrier();
     }
     ops_.cast(DType::F32, DType::F32, r, a.at, n, RoundMode::ROUND);
+    ops_.barrier();
     ops_.cast(DType::F16, DType::F32, h16, r, n);
+    ops_.barrier();
     ops_.cast(pl_.cube, DType::F16, tile::plus(dst8, limb_bytes(i * n)), h16, n, RoundMode::ROUND);
   }
 }
@@ -72,9 +79,12 @@ void VecBlocks::msd_combine(Addr c0, Addr rest, Addr dst, int64_t n) {
     s = s / p_.antiquant.expand;  // the vendor's scalar fp32 divisions
     const Addr li = tile::plus(rest, (i - 1) * n * 4);
     ops_.cast(DType::F32, DType::I32, li, li, n);
+    ops_.barrier();
     ops_.scalar(VScalarOp::Muls, DType::F32, li, li, s, n);
+    ops_.barrier();
     ops_.binary(VBinOp::Add, DType::F32, dst, dst, li, n);
   }
+  ops_.barrier();
   ops_.scalar(VScalarOp::Muls, DType::F32, dst, dst, 1.0f / p_.antiquant.coef, n);  // the vendor's fp32 constexpr
 }
 
@@ -142,25 +152,35 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
                          {ub(L_.q_in), pl_.in, r, dw}));
   tile::handover(c_, kMsdLoaded);
   const UbRows qa{ub(L_.q_a), DType::F32, r, dw}, qr{ub(L_.q_r), DType::F32, r, dw};
+  // A chain on qa / qr: a V barrier wherever a step reads or overwrites what the step before it wrote.
   ops_.cast(DType::F32, pl_.in, qa.at, ub(L_.q_in), n);
-  if (D < dw) ops_.dup_cols(qa, D, dw, 0.0);
-  if (!ktok && kscalar) ops_.scalar(VScalarOp::Muls, DType::F32, qa.at, qa.at, aq_scalar_[0][0], n);
-  if (!ktok && !kscalar) ops_.row_vec(qa, ub(L_.kch[0]), VBinOp::Mul, D);
+  if (D < dw) ops_.barrier(), ops_.dup_cols(qa, D, dw, 0.0);
+  ops_.barrier();
+  if (!ktok && kscalar) ops_.scalar(VScalarOp::Muls, DType::F32, qa.at, qa.at, aq_scalar_[0][0], n), ops_.barrier();
+  if (!ktok && !kscalar) ops_.row_vec(qa, ub(L_.kch[0]), VBinOp::Mul, D), ops_.barrier();
   const Addr rq = ub(L_.rq[mi], r0 * 4), amax1 = ub(L_.amax1[mi], r0 * 4);
-  if (ktok && aq.offset) reduce_rows(qa, rq, VRedOp::Sum);
+  if (ktok && aq.offset) reduce_rows(qa, rq, VRedOp::Sum);  // (acc: the barrier after the abs orders it)
   if (!ktok && aq.offset && p_.lse) {  // cK * scale: the lse term of a per-channel K offset
     ops_.copy(DType::F32, qr.at, qa.at, n);
+    ops_.barrier();
     if (kscalar) ops_.scalar(VScalarOp::Muls, DType::F32, qr.at, qr.at, aq_scalar_[0][1], n);
     else ops_.row_vec(qr, ub(L_.kch[1]), VBinOp::Mul, D);
+    ops_.barrier();
     reduce_rows(qr, rq, VRedOp::Sum);
+    ops_.barrier();
     ops_.scalar(VScalarOp::Muls, DType::F32, rq, rq, p_.scale, r);
   }
   ops_.unary(VUnaryOp::Abs, DType::F32, qr.at, qa.at, n);
+  ops_.barrier();
   reduce_rows(qr, amax1, VRedOp::Max);
+  ops_.barrier();
   ops_.binary(VBinOp::Div, DType::F32, ub(L_.tmp), ub(L_.coef), amax1, r);
+  ops_.barrier();
   ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.obrcb), r);
+  ops_.barrier();
   ops_.row_bcast(qa, ub(L_.obrcb), VBinOp::Mul, D);
   tile::wait(c_, kCastFree.at(pbi_));
+  ops_.barrier();
   msd_limbs(qa, qr.at, ub(L_.q_in), ub(L_.pb[pbi_]));  // q_in is the limbs' fp16 staging: free only after them
   tile::set(c_, kMsdFree);
   tile::handover(c_, kCastFull.at(pbi_));
@@ -195,17 +215,22 @@ void VecBlocks::msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t 
 void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t mi) {
   const int64_t n = x.rows * x.width;
   msd_combine(ub(L_.limb), ub(L_.limb, n * 4), x.at, n);
-  ops_.brcb(DType::F32, ub(L_.amax1[mi], lr * 4), ub(L_.brcb), r);
+  ops_.brcb(DType::F32, ub(L_.amax1[mi], lr * 4), ub(L_.brcb), r);  // (independent of the combine)
+  ops_.barrier();
   ops_.row_bcast(x, ub(L_.brcb), VBinOp::Mul, cols);
   if (!p_.antiquant.per_token(false)) return;
   if (p_.antiquant.offset) {  // x += rq * offK[t] (the rows of offK, each times its query row sum)
     const UbRows t{ub(L_.limb), DType::F32, r, x.width};
     ops_.dup(DType::F32, t.at, 1.0, n);
+    ops_.barrier();
     ops_.row_vec(t, ub(L_.tok[1]), VBinOp::Mul, cols);
     ops_.brcb(DType::F32, ub(L_.rq[mi], lr * 4), ub(L_.brcb), r);
+    ops_.barrier();
     ops_.row_bcast(t, ub(L_.brcb), VBinOp::Mul, cols);
+    ops_.barrier();
     ops_.binary(VBinOp::Add, DType::F32, x.at, x.at, t.at, n);
   }
+  ops_.barrier();
   ops_.row_vec(x, ub(L_.tok[0]), VBinOp::Mul, cols);
 }
 
@@ -215,22 +240,30 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t st
   const int64_t n = x.rows * x.width, ai = s % 2;
   const UbRows t0{ub(L_.limb), DType::F32, r, x.width};
   const Addr t1 = ub(L_.limb, n * 4);
-  if (p_.antiquant.per_token(true)) {
+  if (p_.antiquant.per_token(true)) {  // a chain: a V barrier between dependent steps
     ops_.row_vec(x, ub(L_.tok[2]), VBinOp::Mul, cols);
+    ops_.barrier();
     if (p_.antiquant.offset) {
       ops_.copy(DType::F32, t0.at, x.at, n);
+      ops_.barrier();
       ops_.row_vec(t0, ub(L_.tok[3]), VBinOp::Mul, cols);
-      reduce_rows(t0, ub(L_.r2[ai], lr * 4), VRedOp::Sum);
+      ops_.barrier();
+      reduce_rows(t0, ub(L_.r2[ai], lr * 4), VRedOp::Sum);  // (acc: the barrier after the abs orders it)
     }
     ops_.unary(VUnaryOp::Abs, DType::F32, t0.at, x.at, n);
+    ops_.barrier();
     reduce_rows(t0, ub(L_.amax2[ai], lr * 4), VRedOp::Max);
+    ops_.barrier();
     ops_.binary(VBinOp::Div, DType::F32, ub(L_.tmp), ub(L_.coef), ub(L_.amax2[ai], lr * 4), r);
+    ops_.barrier();
     ops_.brcb(DType::F32, ub(L_.tmp), ub(L_.brcb), r);
+    ops_.barrier();
     ops_.row_bcast(x, ub(L_.brcb), VBinOp::Mul, cols);
   } else {
     ops_.scalar(VScalarOp::Muls, DType::F32, x.at, x.at, p_.antiquant.coef, n);
   }
   tile::wait(c_, kCastFree.at(pbi_));
+  ops_.barrier();
   msd_limbs(x, t1, t0.at, ub(L_.pb[pbi_]));
   tile::handover(c_, kCastFull.at(pbi_));
   const uint64_t slot = pl_.ws_p(c_.block_idx(), s % 2);
@@ -257,9 +290,12 @@ void VecBlocks::msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, 
   tile::set(c_, kMsdFree);
   if (!p_.antiquant.per_token(true)) return;
   ops_.brcb(DType::F32, ub(L_.amax2[ai], r0 * 4), ub(L_.obrcb), r);
+  ops_.barrier();
   ops_.row_bcast(dst, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
   if (!p_.antiquant.offset) return;
+  ops_.barrier();
   ops_.brcb(DType::F32, ub(L_.r2[ai], r0 * 4), ub(L_.obrcb), r);
+  ops_.barrier();
   ops_.row_bcast(dst, ub(L_.obrcb), VBinOp::Add, p_.Dv);
 }
 
@@ -271,12 +307,13 @@ void VecBlocks::msd_v_channel(const UbRows& o) {
   const AntiQuant& aq = p_.antiquant;
   if (aq.per_token(true)) return;
   const int64_t n = o.rows * o.width;
+  ops_.barrier();  // o as the caller's division left it
   if (aq.scalar(true)) {
-    if (aq.offset) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, aq_scalar_[1][1], n);
+    if (aq.offset) ops_.scalar(VScalarOp::Adds, DType::F32, o.at, o.at, aq_scalar_[1][1], n), ops_.barrier();
     ops_.scalar(VScalarOp::Muls, DType::F32, o.at, o.at, aq_scalar_[1][0], n);
     return;
   }
-  if (aq.offset) ops_.row_vec(o, ub(L_.vch[1]), VBinOp::Add, p_.Dv);
+  if (aq.offset) ops_.row_vec(o, ub(L_.vch[1]), VBinOp::Add, p_.Dv), ops_.barrier();
   ops_.row_vec(o, ub(L_.vch[0]), VBinOp::Mul, p_.Dv);
 }
 
@@ -286,14 +323,18 @@ bool VecBlocks::msd_invalid_factor(int64_t cnt) {
   const AntiQuant& aq = p_.antiquant;
   if (!pl_.msd.on || !p_.row_fix || aq.per_token(true)) return false;
   ops_.dup(DType::F32, ub(L_.mnew), 1.0, cnt);
+  ops_.barrier();
   ops_.select(DType::F32, ub(L_.mnew), ub(L_.mnew), ub(L_.bits), 0.0, cnt);
   return true;
 }
 
-void VecBlocks::msd_lse_fix(Addr dst, int64_t mi, int64_t cnt) {
+bool VecBlocks::msd_lse_term() const {
   const AntiQuant& aq = p_.antiquant;
-  if (pl_.msd.on && !aq.per_token(false) && aq.offset && p_.lse)
-    ops_.binary(VBinOp::Add, DType::F32, dst, dst, ub(L_.rq[mi]), cnt);
+  return pl_.msd.on && !aq.per_token(false) && aq.offset && p_.lse;
+}
+
+void VecBlocks::msd_lse_fix(Addr dst, int64_t mi, int64_t cnt) {
+  ops_.binary(VBinOp::Add, DType::F32, dst, dst, ub(L_.rq[mi]), cnt);
 }
 
 }  // namespace npusim::op::attn

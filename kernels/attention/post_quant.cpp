@@ -29,9 +29,11 @@ void VecBlocks::load_quant_params(const WorkUnit& u, int64_t row, int64_t rows) 
                               c_.gm(gm, uint64_t((u.n + row) * p_.Dv * bytes_of(t))), n * bytes_of(t)));
   }
   tile::handover(c_, kQuantLoaded);
-  for (int i = 0; i < params; ++i) {
+  for (int i = 0; i < params; ++i)
     if (t == DType::BF16) ops_.cast(DType::F32, DType::BF16, ub(L_.q32[i]), ub(L_.q16[i]), n);
-    if (!pl_.decode)  // AscendQuant<half>'s f16 row: ties away in the fp16 compute type (vendor CAST_ROUND)
+  if (!pl_.decode) {  // AscendQuant<half>'s f16 row: ties away in the fp16 compute type (vendor CAST_ROUND)
+    ops_.barrier();   // (reads the widened rows; overwrites the bf16 rows the widening read)
+    for (int i = 0; i < params; ++i)
       ops_.cast(DType::F16, DType::F32, ub(L_.q16[i]), ub(L_.q32[i]), n, p_.high_perf ? RoundMode::ROUND : RoundMode::RINT);
   }
 }
@@ -41,11 +43,13 @@ void VecBlocks::quantize(const UbRows& o, Addr dst) {
   const PostQuant& q = p_.post_quant;
   const int64_t n = o.rows * o.width;
   const Addr h = ub(L_.qh);
+  ops_.barrier();  // (o as the epilogue left it)
   if (pl_.decode && q.per_channel) {
     ops_.binary(VBinOp::Mul, DType::F32, o.at, o.at, ub(L_.q32[0]), n);
-    if (q.offset) ops_.binary(VBinOp::Add, DType::F32, o.at, o.at, ub(L_.q32[1]), n);
-    tile::set(c_, kQuantFree);
+    if (q.offset) ops_.barrier(), ops_.binary(VBinOp::Add, DType::F32, o.at, o.at, ub(L_.q32[1]), n);
+    tile::set(c_, kQuantFree);  // (it completes the steps above: the cast needs no barrier)
     ops_.cast(DType::F16, DType::F32, h, o.at, n, RoundMode::ROUND);
+    ops_.barrier();
     ops_.cast(DType::I8, DType::F16, dst, h, n, RoundMode::ROUND);
     return;
   }
@@ -56,14 +60,18 @@ void VecBlocks::quantize(const UbRows& o, Addr dst) {
 void VecBlocks::quantize_half(const UbRows& hx, Addr dst) {
   const PostQuant& q = p_.post_quant;
   const int64_t n = hx.rows * hx.width;
+  ops_.barrier();  // each step reads what the one before wrote
   if (q.per_channel) {
     ops_.row_vec(hx, ub(L_.q16[0]), VBinOp::Mul, p_.Dv);
+    ops_.barrier();
     if (q.offset) ops_.row_vec(hx, ub(L_.q16[1]), VBinOp::Add, p_.Dv);
     else ops_.scalar(VScalarOp::Adds, DType::F16, hx.at, hx.at, 0.0, n);
   } else {
     ops_.scalar(VScalarOp::Muls, DType::F16, hx.at, hx.at, q.scale, n);
+    ops_.barrier();
     ops_.scalar(VScalarOp::Adds, DType::F16, hx.at, hx.at, q.offset_value, n);
   }
+  ops_.barrier();
   ops_.cast(DType::I8, DType::F16, dst, hx.at, n);
 }
 

@@ -53,19 +53,36 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   else c_.issue(tile::copy_in({ws(src), vt_, r, cw, pl_.cw_max}, x));
   if (p_.pse || p_.uses_mask_tensor()) tile::wait(c_, kSideFree), load_side_inputs(u, row, r, j0, cols, cw);
   tile::handover(c_, kXLoaded.at(xb_));
-  if (pl_.msd.on) msd_scores(x, cols, lr, r, parity);
+  // Each vector step below reads or overwrites x as the step before left it: ops_.barrier() between them (the V
+  // pipe does not order same-pipe dependences; it is a no-op where a set_flag from V completed them already).
+  if (pl_.msd.on) msd_scores(x, cols, lr, r, parity), ops_.barrier();
   ops_.scalar(VScalarOp::Muls, vt_, x.at, x.at, p_.scale, n);
   if (p_.pse) {  // fp32 math: widened first; fp16 (full quantisation) adds the fp16 rows as loaded
     const bool wide = vt_ == DType::F32;
     if (wide) ops_.cast(DType::F32, pl_.in, ub(L_.pse32), ub(L_.pse_raw), n);
     if (wide && !p_.uses_mask_tensor()) tile::set(c_, kSideFree);
+    ops_.barrier();
     ops_.binary(VBinOp::Add, vt_, x.at, x.at, ub(wide ? L_.pse32 : L_.pse_raw), n);
     if (!wide && !p_.uses_mask_tensor()) tile::set(c_, kSideFree);
   }
-  apply_mask(u, x, i0, j0, cols);
-  if (cols < cw) ops_.dup_cols(x, cols, cw, pl_.mask_value);
+  const bool banded = apply_mask(u, x, i0, j0, cols);
+  // The pad columns (disjoint from the band's cells); the row max's first fold reads them only when they start in
+  // lane group 0 or 1, and then the barrier after them also orders the band's writes.
+  const bool pad = cols < cw, pad_read_first = pad && tile::VecOps::reduce_starts_at(x, cols);
+  if (!(banded && pad_read_first)) ops_.barrier();
+  if (pad) {
+    ops_.dup_cols(x, cols, cw, pl_.mask_value);
+    if (pad_read_first) ops_.barrier();
+  }
   softmax_rows(x, cols, lr, r, st.first, parity, ai);
-  if (cols < cw) ops_.dup_cols(x, cols, cw, 0.0);
+  // (softmax_rows ends with the row sums: x is complete, and only this pad fill needs a barrier after it. MSD
+  // per-token V next scales only the columns < cols: it depends on the fill only where both share a 32-byte block,
+  // a hazard at the checker's granularity, sim/README.md "Same-pipe hazards")
+  if (cols < cw) {
+    ops_.dup_cols(x, cols, cw, 0.0);
+    const bool shared_block = cols * es() % kBlockBytes != 0;
+    if (!(pl_.msd.on && p_.antiquant.per_token(true)) || shared_block) ops_.barrier();
+  }
   if (pl_.msd.on) {  // P's int8 limbs instead of P
     msd_p_limbs(x, cols, s, u.r_hi - u.r_lo, a + lr, lr, r);
     tile::set(c_, kXFree.at(xb_));
@@ -79,7 +96,9 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
     ops_.cast(pl_.in, DType::F32, ub(L_.pb[pbi_]), x.at, n, pl_.outputs.p_round);
   } else if (pl_.in == DType::I8) {
     ops_.scalar(VScalarOp::Muls, DType::F16, x.at, x.at, p_.full_quant.qs1, n);
+    ops_.barrier();
     ops_.scalar(VScalarOp::Adds, DType::F16, x.at, x.at, 0.0, n);
+    ops_.barrier();
     ops_.cast(DType::I8, DType::F16, ub(L_.pb[pbi_]), x.at, n);
   } else {
     ops_.copy(DType::F16, ub(L_.pb[pbi_]), x.at, n);
@@ -96,24 +115,38 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
 void VecBlocks::softmax_rows(const UbRows& x, int64_t cols, int64_t lr, int64_t r, bool first, int64_t mi, int64_t ai) {
   const int64_t e = es();
   const Addr m = ub(L_.m[mi], lr * e), l = ub(L_.l[mi], lr * e), alpha = ub(L_.alpha[ai], lr * e);
+  // A chain: every step reads what the one before wrote, so a V barrier between each two (none between the
+  // copy of m and the exp of alpha, which read mnew / alpha written two steps before).
   ops_.row_reduce(x, ub(L_.acc), ub(L_.rmax), VRedOp::Max);
+  ops_.barrier();
   if (first) {
     ops_.copy(vt_, m, ub(L_.rmax), r);
   } else {
     ops_.binary(VBinOp::Max, vt_, ub(L_.mnew), m, ub(L_.rmax), r);
+    ops_.barrier();
     ops_.binary(VBinOp::Sub, vt_, alpha, m, ub(L_.mnew), r);
+    ops_.barrier();
     ops_.unary(VUnaryOp::Exp, vt_, alpha, alpha, r);
     ops_.copy(vt_, m, ub(L_.mnew), r);
   }
+  ops_.barrier();
   ops_.brcb(vt_, m, ub(L_.brcb), r);
+  ops_.barrier();
   ops_.row_bcast(x, ub(L_.brcb), VBinOp::Sub, x.width);
+  ops_.barrier();
   ops_.unary(VUnaryOp::Exp, vt_, x.at, x.at, x.rows * x.width);
-  if (cols < x.width) ops_.dup_cols(x, cols, x.width, 0.0);
+  ops_.barrier();
+  if (cols < x.width) {
+    ops_.dup_cols(x, cols, x.width, 0.0);
+    if (tile::VecOps::reduce_starts_at(x, cols)) ops_.barrier();
+  }
   ops_.row_reduce(x, ub(L_.acc), ub(L_.rsum), VRedOp::Sum);
   if (first) {
+    ops_.barrier();
     ops_.copy(vt_, l, ub(L_.rsum), r);
   } else {
-    ops_.binary(VBinOp::Mul, vt_, l, l, alpha, r);
+    ops_.binary(VBinOp::Mul, vt_, l, l, alpha, r);  // (l and alpha are complete; rsum is read after the barrier)
+    ops_.barrier();
     ops_.binary(VBinOp::Add, vt_, l, l, ub(L_.rsum), r);
   }
 }

@@ -47,16 +47,19 @@ class VecBlocks {
   bool load_compressed(int64_t i0, int64_t r, int64_t j0, int64_t cols, int64_t cw, int64_t off, bool& all);
   void select_by_bytes(const tile::UbRows& x, bool keep_nonzero);
   void compressed_bound(const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols, int64_t off, bool keep_above);
-  void apply_mask(const WorkUnit& u, const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols);
+  // Returns true when its last vector writes are the mode-0 band's row clipping: columns < cols, after a barrier.
+  bool apply_mask(const WorkUnit& u, const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols);
   // ---- epilogue ----
   void alpha_brcb(int64_t ai, int64_t r0, int64_t r);
   void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
-  isa::Addr final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  // The fp32 l; `fresh` tells whether its last write may still be outstanding (the caller's barrier).
+  isa::Addr final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, bool& fresh);
   void finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
-  void store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, isa::Addr m, isa::Addr l);
+  void store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, isa::Addr m, isa::Addr l, bool widened);
   void store_out(isa::Addr src, const WorkUnit& u, int64_t row, int64_t rows);
   void cast_store(const tile::UbRows& o, const WorkUnit& u, int64_t row);  // fp32 (fp16) rows -> output dtype -> GM
-  isa::Addr half_divisor(int64_t mi, int64_t cnt);  // full quantisation: the fp16 row sums (+inf: invalid rows)
+  // Full quantisation: the fp16 row sums (+inf: invalid rows); sets `fresh` when it wrote them.
+  isa::Addr half_divisor(int64_t mi, int64_t cnt, bool& fresh);
   // ---- post-quantisation (post_quant.cpp) ----
   void load_quant_params(const WorkUnit& u, int64_t row, int64_t rows);
   void quantize(const tile::UbRows& o, isa::Addr dst);
@@ -72,8 +75,9 @@ class VecBlocks {
   void msd_p_limbs(const tile::UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r);
   void msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, int64_t r, const tile::UbRows& dst);
   void msd_v_rows(const WorkUnit& u);       // V's per-channel scale / offset of the unit's KV head
-  void msd_v_channel(const tile::UbRows& o);  // O = (O + offset) * scale, V per-channel
-  void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + the K per-channel offset's lse term
+  void msd_v_channel(const tile::UbRows& o);  // O = (O + offset) * scale, V per-channel (after a V barrier)
+  bool msd_lse_term() const;  // whether the lse carries the K per-channel offset's term (msd_lse_fix)
+  void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + that term
   bool msd_invalid_factor(int64_t cnt);
   void msd_limbs(const tile::UbRows& a, isa::Addr r, isa::Addr h16, isa::Addr dst8);
   // Bytes of n limbs: int8, or int4 with int4 K / V (the cube's dtype; two per byte).

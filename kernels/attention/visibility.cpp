@@ -48,8 +48,9 @@ bool VecBlocks::load_compressed(int64_t i0, int64_t r, int64_t j0, int64_t cols,
 void VecBlocks::select_by_bytes(const UbRows& x, bool keep_nonzero) {
   const int64_t n = x.rows * x.width;
   ops_.cast(DType::F16, DType::U8, ub(L_.mask_h), ub(L_.mask_u8), n);
-  tile::set(c_, kSideFree);
+  tile::set(c_, kSideFree);  // (it also completes the cast: the compare needs no barrier)
   ops_.cmp_scalar_vec(keep_nonzero ? CmpOp::NE : CmpOp::EQ, DType::F16, ub(L_.bits), ub(L_.mask_h), ub(L_.zero), n);
+  ops_.barrier();
   ops_.select(vt_, x.at, x.at, ub(L_.bits), pl_.mask_value, n);
 }
 
@@ -61,23 +62,27 @@ void VecBlocks::compressed_bound(const UbRows& x, int64_t i0, int64_t j0, int64_
   tile::handover(c_, kSideLoaded);
   if (load) return select_by_bytes(x, keep_above);
   tile::set(c_, kSideFree);
-  if (all != keep_above) ops_.dup(vt_, x.at, pl_.mask_value, x.rows * x.width);  // every cell masked
+  if (all != keep_above) ops_.barrier(), ops_.dup(vt_, x.at, pl_.mask_value, x.rows * x.width);  // every cell masked
 }
 
-void VecBlocks::apply_mask(const WorkUnit& u, const UbRows& x, int64_t i0, int64_t j0, int64_t cols) {
+bool VecBlocks::apply_mask(const WorkUnit& u, const UbRows& x, int64_t i0, int64_t j0, int64_t cols) {
   const Band band = p_.band(u.b);
   if (p_.mask == MaskKind::Compressed) {
     if (band.hi < kUnbounded) compressed_bound(x, i0, j0, cols, band.hi, false);
     if (band.lo > -kUnbounded) compressed_bound(x, i0, j0, cols, band.lo - 1, true);
-    return;
+    return false;
   }
   if (p_.uses_mask_tensor()) select_by_bytes(x, false);
-  if (p_.sparse_mode == 0 && (band.lo > -kUnbounded || band.hi < kUnbounded))
+  if (p_.sparse_mode == 0 && (band.lo > -kUnbounded || band.hi < kUnbounded)) {
+    ops_.barrier();  // the rows below overwrite x as the steps before left it (they are disjoint from each other)
     for (int64_t r = 0; r < x.rows; ++r) {  // band clipping row by row (mode 0 has no compressed mask)
       const auto [lo, hi] = p_.visible_cols(u.b, i0 + r);
       ops_.dup_row_range(x, r, 0, std::clamp(lo - j0, int64_t(0), cols), pl_.mask_value);
       ops_.dup_row_range(x, r, std::clamp(hi - j0, int64_t(0), cols), cols, pl_.mask_value);
     }
+    return true;
+  }
+  return false;
 }
 
 }  // namespace npusim::op::attn

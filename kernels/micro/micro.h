@@ -34,6 +34,10 @@ MicroResult fixpipe_rate(sim::Machine& m, int ops);
 // beats repeats per cycle.
 enum class VectorMicro { Add, Muls, Exp, WholeReduce, BlockReduce };
 MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops);
+// A chain of `ops` fp32 vadds of `repeats` repeats, each reading the one before's result, with pipe_barrier(V)
+// between them (the V pipe does not order that dependence itself): expected repeats x binary beats + the binary
+// latency per op, in cycles per dependent op -- what a barrier costs a dependent instruction.
+MicroResult vector_dependent(sim::Machine& m, int ops, int repeats);
 // AIC <-> AIV cross-core flag round trips: expected 2 * sync.cross_core_latency_cycles per round trip
 // (plus issue cycles), measured in cycles per round trip.
 MicroResult cross_flag_pingpong(sim::Machine& m, int rounds);

@@ -13,6 +13,10 @@ constexpr int64_t kMaxRepeatRows = 255;
 UbRows rows_of(const UbRows& x, int64_t r0, int64_t n) { return {x.row(r0), x.t, n, x.width}; }
 }  // namespace
 
+void VecOps::barrier() {
+  if (c_.outstanding(Pipe::V)) c_.pipe_barrier(Pipe::V);
+}
+
 VecMask count(int64_t n) { return VecMask{.counter = true, .lo = uint64_t(n), .hi = ~0ull}; }
 
 VecMask lanes_between(int lanes, int64_t from, int64_t to) {
@@ -63,12 +67,20 @@ void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
     const VBinOp bop = op == VRedOp::Max ? VBinOp::Max : VBinOp::Add;
     c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = x.col(0), .src1 = x.col(1), .repeat = rep, .dst_s = packed,
                      .src0_s = row, .src1_s = row});
-    for (int64_t g = 2; g < groups; ++g)
+    for (int64_t g = 2; g < groups; ++g) {
+      barrier();  // each fold reads the one before
       c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = acc, .src1 = x.col(g), .repeat = rep, .dst_s = packed,
                        .src0_s = packed, .src1_s = row});
+    }
     src = acc, src_s = packed;
+    barrier();
   }
   c_.issue(VReduce{.op = op, .dtype = x.t, .dst = dst, .src = src, .repeat = rep, .src_s = src_s, .dst_rep = 1});
+}
+
+bool VecOps::reduce_starts_at(const UbRows& x, int64_t c0) {
+  const int64_t groups = x.width / x.lanes();
+  return c0 < std::min<int64_t>(groups, 2) * x.lanes();
 }
 
 void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols) {

@@ -14,16 +14,26 @@ isa::VecMask count(int64_t n);
 // Lanes [from, to) of a repeat enabled (normal mode).
 isa::VecMask lanes_between(int lanes, int64_t from, int64_t to);
 
+// Same-pipe ordering: the V pipe does not wait for an earlier vector instruction's results before the next one
+// reads or overwrites them (isa/README.md "Same-pipe ordering"). A function that issues a dependent chain puts
+// pipe_barrier(V) between its own steps; between two calls the caller puts barrier() where the second depends on
+// the first, and nowhere else (a barrier costs the producer's latency).
 class VecOps {
  public:
   explicit VecOps(sim::CoreCtx& c) : c_(c) {}
+  // pipe_barrier(V) -- the next vector instruction starts after every earlier one's results have landed --
+  // unless no vector instruction is outstanding (CoreCtx::outstanding: a set_flag from V or a barrier since).
+  void barrier();
   // Every element of rows x [c0, c1) = value (one instruction per lane group the range touches).
   void dup_cols(const UbRows& x, int64_t c0, int64_t c1, double value);
   // Row r, columns [c0, c1) = value (per-row clipping of the band in mode 0).
   void dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, double value);
   // dst[r] = reduce over the row (max or sum): lane groups folded elementwise in order into `acc`
-  // (acc = g0 op g1, acc = acc op g2, ...), then the whole-reduce tree over the lanes.
+  // (acc = g0 op g1, acc = acc op g2, ...), then the whole-reduce tree over the lanes; a barrier between folds.
   void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
+  // Whether row_reduce(x)'s first instruction reads columns c0 and up (its first fold reads lane groups 0 and 1):
+  // a caller that just wrote only those columns needs a barrier before row_reduce only then.
+  static bool reduce_starts_at(const UbRows& x, int64_t c0);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
   void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
   // x[r][c] = x[r][c] op v[c] for c < valid_cols: one row vector applied to every row (repeat stride 0).

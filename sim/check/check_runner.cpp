@@ -5,9 +5,9 @@
 namespace npusim::sim {
 
 CheckRunner::CheckRunner(const HappensBefore& hb, std::vector<int> core_of_agent, std::vector<std::string> core_names,
-                         bool check_gm, bool threaded)
+                         bool check_gm, bool threaded, std::vector<uint8_t> hazards)
     : hb_(hb), core_names_(std::move(core_names)), threaded_(threaded), mirror_(threaded ? hb.agents() : 0) {
-  checker_ = std::make_unique<RaceChecker>(threaded ? mirror_ : hb, std::move(core_of_agent), check_gm);
+  checker_ = std::make_unique<RaceChecker>(threaded ? mirror_ : hb, std::move(core_of_agent), check_gm, std::move(hazards));
   if (!threaded_) return;
   logged_version_.assign(hb.agents(), UINT64_MAX);  // the first access of every agent copies its clock
   current_ = std::make_unique<Batch>();
@@ -37,6 +37,21 @@ void CheckRunner::on_access(AgentId a, uint32_t epoch, const AccessEvent& e, std
   if (ranges.empty()) return;
   if (!threaded_) return check_inline(a, epoch, e, ranges);
   Batch& b = *current_;
+  log(a, epoch, hb_.done(a), false, e, ranges.size());
+  b.ranges.insert(b.ranges.end(), ranges.begin(), ranges.end());
+  if (b.records.size() == kBatchRecords) hand_over();
+}
+
+void CheckRunner::on_barrier(AgentId a, uint32_t epoch, uint32_t done_before, const AccessEvent& e) {
+  if (!threaded_)
+    return checker_->on_barrier(a, epoch, done_before, InstrRef{e.id, e.core, core_names_[size_t(e.core)], e.pipe, e.cycle, {}, &e.instr});
+  log(a, epoch, done_before, true, e, 0);
+  if (current_->records.size() == kBatchRecords) hand_over();
+}
+
+CheckRunner::Record& CheckRunner::log(AgentId a, uint32_t epoch, uint32_t done, bool barrier, const AccessEvent& e,
+                                      size_t n_ranges) {
+  Batch& b = *current_;
   uint32_t clock = kNoClock;
   if (hb_.version(a) != logged_version_[a]) {  // an acquire changed more than a's own entry: copy its blocks
     logged_version_[a] = hb_.version(a);
@@ -50,10 +65,9 @@ void CheckRunner::on_access(AgentId a, uint32_t epoch, const AccessEvent& e, std
       b.clocks.insert(b.clocks.end(), v, v + VectorClock::kBlock);
     });
   }
-  b.records.push_back(Record{a, epoch, static_cast<uint32_t>(b.ranges.size()), static_cast<uint32_t>(ranges.size()), clock,
-                             e.id, e.core, e.pipe, e.cycle, e.instr});
-  b.ranges.insert(b.ranges.end(), ranges.begin(), ranges.end());
-  if (b.records.size() == kBatchRecords) hand_over();
+  b.records.push_back(Record{a, epoch, done, barrier, static_cast<uint32_t>(b.ranges.size()), static_cast<uint32_t>(n_ranges),
+                             clock, e.id, e.core, e.pipe, e.cycle, e.instr});
+  return b.records.back();
 }
 
 void CheckRunner::hand_over() {
@@ -71,11 +85,13 @@ void CheckRunner::hand_over() {
 }
 
 void CheckRunner::finish() {
-  if (!threaded_) return;
-  if (!current_->records.empty()) hand_over();
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return (full_.empty() && !busy_) || error_; });
-  if (error_) std::rethrow_exception(error_);
+  if (threaded_) {
+    if (!current_->records.empty()) hand_over();
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return (full_.empty() && !busy_) || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+  checker_->close_barriers();  // (the checker thread is idle now)
 }
 
 void CheckRunner::replay(const Batch& b) {
@@ -92,6 +108,11 @@ void CheckRunner::replay(const Batch& b) {
     }
     mirror_.assign_own(r.agent, r.epoch);  // the logged clock's own entry may be older: ticks move only this
     const InstrRef ref{r.id, r.core, core_names_[size_t(r.core)], r.pipe, r.cycle, {}, &r.instr};
+    if (r.barrier) {
+      checker_->on_barrier(r.agent, r.epoch, r.done, ref);
+      continue;
+    }
+    mirror_.assign_done(r.agent, r.done);
     checker_->on_access(r.agent, r.epoch, ref, std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
   }
 }

@@ -32,8 +32,9 @@ struct AccessEvent {
 class CheckRunner {
  public:
   // `hb` is the machine's clock state (read at each access); `core_names[c]` names global core c.
+  // `hazards[a]`: agent a's same-pipe rule (RaceChecker).
   CheckRunner(const HappensBefore& hb, std::vector<int> core_of_agent, std::vector<std::string> core_names, bool check_gm,
-              bool threaded);
+              bool threaded, std::vector<uint8_t> hazards = {});
   ~CheckRunner();
   CheckRunner(const CheckRunner&) = delete;
   CheckRunner& operator=(const CheckRunner&) = delete;
@@ -41,9 +42,13 @@ class CheckRunner {
   void set_read_only(std::vector<std::pair<uint64_t, uint64_t>> ranges);
   // Checks (inline) or logs (threaded) one instruction's accesses; `epoch` is what hb.tick(a) returned for it.
   void on_access(AgentId a, uint32_t epoch, const AccessEvent& e, std::span<const AccessRange> ranges);
-  // Waits until every logged access is checked (rethrows what the checker thread threw). Call before faults().
+  // A pipe_barrier of agent a at `epoch` (after hb.complete(a)); `done_before` was hb.done(a) before it.
+  void on_barrier(AgentId a, uint32_t epoch, uint32_t done_before, const AccessEvent& e);
+  // Waits until every logged access is checked (rethrows what the checker thread threw) and judges the barriers
+  // still open. Call before faults() and notes().
   void finish();
   const std::vector<Fault>& faults() const { return checker_->faults(); }
+  const std::vector<Fault>& notes() const { return checker_->notes(); }
   uint64_t checks_run() const { return checker_->checks_run(); }
   bool threaded() const { return threaded_; }
 
@@ -51,6 +56,8 @@ class CheckRunner {
   struct Record {
     AgentId agent;
     uint32_t epoch;
+    uint32_t done;  // hb.done(agent) at the access; for a barrier, done() before it
+    bool barrier;   // a pipe_barrier (no ranges)
     uint32_t first_range, n_ranges;
     uint32_t clock;  // offset of the agent's clock in Batch::clocks, or kNoClock: unchanged since its last access
     uint64_t id;
@@ -69,6 +76,8 @@ class CheckRunner {
   static constexpr size_t kBatchesInFlight = 8;  // the simulation waits when the checker is this far behind
 
   void check_inline(AgentId a, uint32_t epoch, const AccessEvent& e, std::span<const AccessRange> ranges);
+  // The log's record of one access or barrier; copies a's clock into the batch when an acquire changed it.
+  Record& log(AgentId a, uint32_t epoch, uint32_t done, bool barrier, const AccessEvent& e, size_t n_ranges);
   void hand_over();     // queues the current batch for the checker thread
   void worker();        // the checker thread
   void replay(const Batch& b);

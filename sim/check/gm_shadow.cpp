@@ -74,7 +74,7 @@ uint64_t GmShadow::read(Page& p, const Access& me, uint64_t lo, uint64_t hi, Rac
     if (p[i].end > hi) split(p, i, hi);
     Segment& s = p[i];
     ++checked;
-    if (unordered(s.writer, me.agent)) report(RaceKind::RAW, s.writer, pos, s.end, hits);
+    if (conflicts(s.writer, me, kHazardRaw)) report(RaceKind::RAW, s.writer, pos, s.end, hits);
     add_reader(s, me);
     pos = s.end;
     ++i;
@@ -93,9 +93,9 @@ uint64_t GmShadow::write(Page& p, const Access& me, uint64_t lo, uint64_t hi, Ra
     if (p[i].end > hi) split(p, i, hi);
     const Segment& s = p[i];
     ++checked;
-    if (unordered(s.writer, me.agent)) report(RaceKind::WAW, s.writer, s.begin, s.end, hits);
+    if (conflicts(s.writer, me, kHazardWaw)) report(RaceKind::WAW, s.writer, s.begin, s.end, hits);
     for (const Access& rd : s.readers)
-      if (unordered(rd, me.agent)) report(RaceKind::WAR, rd, s.begin, s.end, hits);
+      if (conflicts(rd, me, kHazardWar)) report(RaceKind::WAR, rd, s.begin, s.end, hits);
   }
   if (checked == 0) {
     p.insert(p.begin() + ptrdiff_t(first), Segment{lo, hi, me, {}});

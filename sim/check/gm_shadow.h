@@ -19,6 +19,7 @@
 
 #include "sim/check/race_checker.h"
 #include "sim/check/race_hits.h"
+#include "sim/check/same_pipe_rule.h"
 #include "sim/flat_index.h"
 
 namespace npusim::sim {
@@ -28,6 +29,14 @@ class GmShadow {
   static constexpr unsigned kPageShift = 12;
 
   explicit GmShadow(const HappensBefore& hb) : hb_(hb) {}
+  // The accessing instruction's same-pipe rule (SamePipeRule bits) and its agent's done epoch
+  // (HappensBefore::done): an own earlier access after `done` conflicts where the rule says so.
+  // `probe` (lo, hi]: the epochs a pending pipe_barrier completed (LocalShadow::begin); barrier_used() after the
+  // access says whether an own conflict fell there.
+  void begin(uint8_t rule, uint32_t done, uint32_t probe_lo = 0, uint32_t probe_hi = 0) {
+    rule_ = rule, done_ = done, probe_lo_ = probe_lo, probe_hi_ = probe_hi, probe_used_ = false;
+  }
+  bool barrier_used() const { return probe_used_; }
   // Checks one GM range of an instruction of agent `a` at `epoch` and records it; returns segments checked.
   uint64_t access(AgentId a, uint32_t epoch, uint64_t id, const AccessRange& r, RaceHits& hits);
   void reset() {
@@ -54,9 +63,14 @@ class GmShadow {
   using Page = std::vector<Segment>;  // disjoint, by address, inside the page
 
   Page& page(uint64_t number);
-  // Whether a recorded access races with agent a's current one (never for a's own accesses).
-  bool unordered(const Access& earlier, AgentId a) const {
-    return earlier.epoch != 0 && !hb_.ordered_before(earlier.agent, earlier.epoch, a);
+  // Whether a recorded access conflicts with `me` as dependence `kind` (a SamePipeRule bit): unordered with
+  // another agent, or an own access of an earlier instruction that has not landed where the rule says so.
+  bool conflicts(const Access& earlier, const Access& me, uint8_t kind) const {
+    if (earlier.epoch == 0) return false;
+    if (earlier.agent != me.agent) return !hb_.ordered_before(earlier.agent, earlier.epoch, me.agent);
+    if (!(rule_ & kind)) return false;
+    if (earlier.epoch > probe_lo_ && earlier.epoch <= probe_hi_) probe_used_ = true;
+    return earlier.epoch > done_ && earlier.epoch != me.epoch;
   }
   void add_reader(Segment& s, const Access& me) const;
   // One access within one page: [lo, hi) lies inside it.
@@ -67,6 +81,9 @@ class GmShadow {
   }
 
   const HappensBefore& hb_;
+  uint8_t rule_ = 0;
+  uint32_t done_ = 0, probe_lo_ = 0, probe_hi_ = 0;
+  mutable bool probe_used_ = false;
   // Page number -> index into pages_ (pages are only added; reset() drops them all). GM is bump-allocated from
   // address 0, so the pages of a launch are dense: a plain array indexed by page number (4 bytes per 4 KiB of GM)
   // holds them, neighbours share a host cache line, and a lookup is one load instead of a hash probe (most

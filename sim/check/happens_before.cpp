@@ -56,6 +56,6 @@ void VectorClock::set_block(size_t k, const uint32_t* v) {
 
 // Every clock starts at zero, so epoch 0 never names an event: shadow state uses it as "no access".
 HappensBefore::HappensBefore(size_t agents)
-    : clocks_(agents, VectorClock(agents)), own_(agents, 0), versions_(agents, 0) {}
+    : clocks_(agents, VectorClock(agents)), own_(agents, 0), done_(agents, 0), versions_(agents, 0) {}
 
 }  // namespace npusim::sim

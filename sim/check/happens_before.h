@@ -5,6 +5,7 @@
 //   wait_flag / cross_wait / sync_all leave  -> acquire(agent, snapshot) joins it into the waiter's clock;
 //   the scalar unit issuing an instruction to pipe p -> acquire(p, clock(scalar)) before p executes it
 //   (an instruction issued after a scalar wait is ordered after that wait).
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -78,12 +79,24 @@ class HappensBefore {
     return clocks_[a];
   }
   // The clock to store with a flag. A reference, not a copy: assigning it to the flag's stored clock
-  // reuses that clock's storage instead of allocating one per set_flag.
-  const VectorClock& release(AgentId a) const { return clock(a); }
+  // reuses that clock's storage instead of allocating one per set_flag. A release runs after the agent's
+  // earlier results have landed (set_flag, cross_set and a SyncAll arrival wait for them), so it also
+  // completes the agent's own epochs.
+  const VectorClock& release(AgentId a) {
+    complete(a);
+    return clock(a);
+  }
   void acquire(AgentId a, const VectorClock& released) {
     sync_own(a);
+    // a's entry in a released clock comes from a release of a (or a drain): everything a did up to it landed.
+    done_[a] = std::max(done_[a], released[a]);
     if (clocks_[a].join(released)) ++versions_[a];
   }
+  // Same-pipe completion (sim/README.md "Same-pipe hazards"): the newest own epoch of `a` whose results are
+  // known to have landed before a's next instruction starts. A pipe_barrier on a's pipe completes every epoch
+  // so far; so do a's releases and acquiring a clock that holds a's own entry.
+  uint32_t done(AgentId a) const { return done_[a]; }
+  void complete(AgentId a) { done_[a] = own_[a]; }
   // Whether the event (agent, epoch) happens before everything agent `b` does from now on.
   bool ordered_before(AgentId a, uint32_t epoch, AgentId b) const { return a == b || clocks_[b][a] >= epoch; }
   // Join version of an agent's clock: bumps whenever acquire() changed it (lets callers skip joins).
@@ -93,6 +106,7 @@ class HappensBefore {
   // its own entry (what tick() changes).
   VectorClock& mutable_clock(AgentId a) { return clocks_[a]; }
   void assign_own(AgentId a, uint32_t epoch) { own_[a] = epoch; }
+  void assign_done(AgentId a, uint32_t epoch) { done_[a] = epoch; }
 
  private:
   void sync_own(AgentId a) const {
@@ -100,6 +114,7 @@ class HappensBefore {
   }
   mutable std::vector<VectorClock> clocks_;  // entry a of clocks_[a] is own_[a] once synced
   std::vector<uint32_t> own_;
+  std::vector<uint32_t> done_;  // per agent: see done()
   std::vector<uint64_t> versions_;
 };
 

@@ -40,7 +40,9 @@ void fill32(std::vector<uint32_t>& v, uint64_t lo, uint64_t hi, uint32_t x) {
 }
 }  // namespace
 
-LocalShadow::LocalShadow(const std::vector<int>& core_of_agent) : core_of_agent_(core_of_agent) {
+LocalShadow::LocalShadow(const std::vector<int>& core_of_agent, std::vector<uint8_t> hazards)
+    : hazards_(std::move(hazards)), core_of_agent_(core_of_agent) {
+  hazards_.resize(core_of_agent.size(), 0);
   int cores = 0;
   for (int c : core_of_agent) {
     if (c < 0) throw std::invalid_argument("race checker: negative core index " + std::to_string(c));
@@ -61,13 +63,52 @@ LocalShadow::LocalShadow(const std::vector<int>& core_of_agent) : core_of_agent_
   for (auto& s : shadows_) s = std::make_unique<BufShadow>();
 }
 
-void LocalShadow::begin(AgentId a, uint32_t epoch, const VectorClock& clock) {
+void LocalShadow::begin(AgentId a, uint32_t epoch, const VectorClock& clock, uint32_t done, uint32_t probe_lo,
+                        uint32_t probe_hi) {
   core_ = core_of_agent_[a];
   own_slot_ = slot_of_agent_[a];
   epoch_ = epoch;
+  rule_ = hazards_[a];
   const auto core = static_cast<size_t>(core_);
   for (uint32_t s = 0; s < kMaxSlots; ++s)
-    clk_[s] = (s != own_slot_ && s < slots_used_[core]) ? clock[agent_of_slot_[core][s]] : kNever;
+    clk_raw_[s] = (s != own_slot_ && s < slots_used_[core]) ? clock[agent_of_slot_[core][s]] : kNever;
+  std::memcpy(clk_waw_, clk_raw_, sizeof clk_raw_);
+  std::memcpy(clk_war_, clk_raw_, sizeof clk_raw_);
+  if (rule_ & kHazardRaw) clk_raw_[own_slot_] = done;
+  if (rule_ & kHazardWaw) clk_waw_[own_slot_] = done;
+  if (rule_ & kHazardWar) clk_war_[own_slot_] = done;
+  probe_lo_ = probe_lo, probe_hi_ = rule_ ? probe_hi : 0;
+  probe_used_ = false;
+}
+
+uint32_t LocalShadow::unordered_on_page(const std::array<uint32_t, kMaxSlots>& last,
+                                       const std::array<uint32_t, kMaxSlots>& prev, const uint32_t* clk) const {
+  uint32_t m = unordered_slots(last, clk);
+  const uint32_t own = 1u << own_slot_;
+  if ((m & own) && last[own_slot_] == epoch_ && prev[own_slot_] <= clk[own_slot_]) m &= ~own;
+  return m;
+}
+
+// Whether this access depends on an own epoch in (probe_lo_, probe_hi_], the instructions the pending barrier
+// completed, in a way the rule needs a barrier for; then the barrier was needed and the probe stops.
+void LocalShadow::probe_page(const BufShadow& s, const Page& p, const Seg* segs, size_t n, bool write) {
+  auto in_probe = [&](uint32_t e) { return e > probe_lo_ && e <= probe_hi_; };
+  const bool on_writes = write ? (rule_ & kHazardWaw) : (rule_ & kHazardRaw);
+  const bool on_reads = write && (rule_ & kHazardWar);
+  // (The page's newest own epochs may be later than the probe while older granules lie inside it.)
+  auto newer = [&](const std::array<uint32_t, kMaxSlots>& last, const std::array<uint32_t, kMaxSlots>& prev) {
+    return (last[own_slot_] != epoch_ ? last[own_slot_] : prev[own_slot_]) > probe_lo_;
+  };
+  if (!(on_writes && newer(p.last_write, p.prev_write)) && !(on_reads && newer(p.last_read, p.prev_read))) return;
+  for (size_t k = 0; k < n && !probe_used_; ++k)
+    for (uint64_t g = segs[k].first; g < segs[k].last; ++g) {
+      if ((on_writes && s.w_slot_at(p, g) == own_slot_ && in_probe(s.w_epoch_at(p, g))) ||
+          (on_reads && in_probe(s.read_at(p, own_slot_, g)))) {
+        probe_used_ = true;
+        probe_hi_ = 0;
+        return;
+      }
+    }
 }
 
 // A new launch: every granule back to "never accessed"; the arrays keep their capacity.
@@ -171,19 +212,42 @@ void LocalShadow::check_reads_of(const BufShadow& s, const Page& p, const Access
                                  RaceHits& hits) const {
   for (uint64_t g = lo; g < hi; ++g) {
     const uint32_t we = s.w_epoch_at(p, g), ws = s.w_slot_at(p, g);
-    if (we > clk_[ws]) [[unlikely]]  // (never-written granules have epoch 0)
+    if (conflicts(clk_raw_, ws, we)) [[unlikely]]  // (never-written granules have epoch 0)
       report(RaceKind::RAW, ws, we, g, r, hits);
   }
+}
+
+bool LocalShadow::own_pending(const BufShadow& s, const Page& p, uint64_t lo, uint64_t hi, uint32_t thr, bool writes) const {
+  const uint32_t cur = epoch_;
+  if (writes) {
+    if (p.u_w) return p.u_w_slot == own_slot_ && p.u_w_epoch > thr && p.u_w_epoch != cur;
+    const uint32_t* e = s.w_epoch.data();
+    const uint8_t* sl = s.w_slot.data();
+    uint32_t any = 0;
+    for (uint64_t g = lo; g < hi; ++g) any |= uint32_t(sl[g] == own_slot_) & uint32_t(e[g] > thr) & uint32_t(e[g] != cur);
+    return any != 0;
+  }
+  if (p.u_r >> own_slot_ & 1) return p.u_read[own_slot_] > thr && p.u_read[own_slot_] != cur;
+  const std::vector<uint32_t>& rd = s.read[own_slot_];
+  const uint32_t* e = rd.data();
+  uint32_t any = 0;
+  for (uint64_t g = lo, end = std::min<uint64_t>(hi, rd.size()); g < end; ++g) any |= uint32_t(e[g] > thr) & uint32_t(e[g] != cur);
+  return any != 0;
 }
 
 void LocalShadow::read_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* segs, size_t n, RaceHits& hits) {
   const unsigned pg = page_granule_shift(buf);
   Page& p = s.pages[pi];
   const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg;
-  if (unordered_slots(p.last_write, clk_) != 0) [[unlikely]]  // some write here may race
+  if (probe_hi_) [[unlikely]]
+    probe_page(s, p, segs, n, false);
+  if (const uint32_t raw = unordered_on_page(p.last_write, p.prev_write, clk_raw_)) [[unlikely]] {  // may race
+    const bool own_only = raw == 1u << own_slot_;
     for (size_t k = 0; k < n; ++k)
-      check_reads_of(s, p, AccessRange{buf, segs[k].begin, segs[k].end, false}, segs[k].first, segs[k].last, hits);
-  p.last_read[own_slot_] = epoch_;
+      if (!own_only || own_pending(s, p, segs[k].first, segs[k].last, clk_raw_[own_slot_], true))
+        check_reads_of(s, p, AccessRange{buf, segs[k].begin, segs[k].end, false}, segs[k].first, segs[k].last, hits);
+  }
+  record_newest(p.last_read, p.prev_read);
   p.read_slots |= uint8_t(1u << own_slot_);
   if (n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page
     p.u_r |= uint8_t(1u << own_slot_);
@@ -200,11 +264,11 @@ void LocalShadow::check_writes_of(const BufShadow& s, const Page& p, const Acces
                                   bool waw, uint32_t war, RaceHits& hits) const {
   for (uint64_t g = lo; g < hi; ++g) {
     const uint32_t we = s.w_epoch_at(p, g), ws = s.w_slot_at(p, g);
-    if (waw && we > clk_[ws]) report(RaceKind::WAW, ws, we, g, r, hits);
+    if (waw && conflicts(clk_waw_, ws, we)) report(RaceKind::WAW, ws, we, g, r, hits);
     for (uint32_t slot = 0; slot < kMaxSlots; ++slot) {
       if (!(war >> slot & 1)) continue;
       const uint32_t re = s.read_at(p, slot, g);
-      if (re > clk_[slot]) report(RaceKind::WAR, slot, re, g, r, hits);
+      if (conflicts(clk_war_, slot, re)) report(RaceKind::WAR, slot, re, g, r, hits);
     }
   }
 }
@@ -213,12 +277,20 @@ void LocalShadow::write_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg*
   const unsigned pg = page_granule_shift(buf);
   Page& p = s.pages[pi];
   const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg;
-  // (This access's own records never flag: its slot's clock entry is the maximum.)
-  const bool waw = unordered_slots(p.last_write, clk_) != 0;
-  const uint32_t war = unordered_slots(p.last_read, clk_) & p.read_slots;
-  p.last_write[own_slot_] = epoch_;
+  // (This instruction's own records may flag the page; the granule checks pass over them.)
+  if (probe_hi_) [[unlikely]]
+    probe_page(s, p, segs, n, true);
+  const uint32_t waw_slots = unordered_on_page(p.last_write, p.prev_write, clk_waw_);
+  const bool waw = waw_slots != 0;
+  const uint32_t war = unordered_on_page(p.last_read, p.prev_read, clk_war_) & p.read_slots;
+  const bool own_only = ((waw_slots | war) & ~(1u << own_slot_)) == 0;  // then a scan decides per segment
+  auto needs_check = [&](const Seg& g) {
+    return !own_only || (waw && own_pending(s, p, g.first, g.last, clk_waw_[own_slot_], true)) ||
+           (war && own_pending(s, p, g.first, g.last, clk_war_[own_slot_], false));
+  };
+  record_newest(p.last_write, p.prev_write);
   if (n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page: one write state, no read survives
-    if (waw || war) [[unlikely]]
+    if ((waw || war) && needs_check(segs[0])) [[unlikely]]
       check_writes_of(s, p, AccessRange{buf, segs[0].begin, segs[0].end, true}, p0, p1, waw, war, hits);
     p.u_w = true;
     p.u_w_epoch = epoch_;
@@ -238,7 +310,7 @@ void LocalShadow::write_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg*
   }
   for (size_t k = 0; k < n; ++k) {  // each segment checked against what the ones before it left
     const uint64_t lo = segs[k].first, hi = segs[k].last;
-    if (waw || war) [[unlikely]]
+    if ((waw || war) && needs_check(segs[k])) [[unlikely]]
       check_writes_of(s, p, AccessRange{buf, segs[k].begin, segs[k].end, true}, lo, hi, waw, war, hits);
     fill32(s.w_epoch, lo, hi, epoch_);
     std::memset(s.w_slot.data() + lo, int(own_slot_), hi - lo);

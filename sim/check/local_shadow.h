@@ -22,6 +22,7 @@
 
 #include "sim/check/race_checker.h"
 #include "sim/check/race_hits.h"
+#include "sim/check/same_pipe_rule.h"
 
 namespace npusim::sim {
 
@@ -55,9 +56,15 @@ class LocalShadow {
     return (r.end + granule(r.buf) - 1) >> granule_shift(r.buf);
   }
 
-  explicit LocalShadow(const std::vector<int>& core_of_agent);
-  // Prepares the checks of one instruction of agent `a` at `epoch`; `clock` is a's current clock.
-  void begin(AgentId a, uint32_t epoch, const VectorClock& clock);
+  // `hazards[a]` is agent a's same-pipe rule (a SamePipeRule mask; empty: no agent has one).
+  explicit LocalShadow(const std::vector<int>& core_of_agent, std::vector<uint8_t> hazards = {});
+  // Prepares the checks of one instruction of agent `a` at `epoch`; `clock` is a's current clock and `done` its
+  // newest own epoch known to have landed (HappensBefore::done): a's own accesses after `done` are hazards where
+  // a's rule says so. `probe` (lo, hi]: a pipe_barrier completed a's epochs lo+1 .. hi and no access has needed it
+  // yet; after the access, barrier_used() says whether this one did (hi == 0: no probe).
+  void begin(AgentId a, uint32_t epoch, const VectorClock& clock, uint32_t done = 0, uint32_t probe_lo = 0,
+             uint32_t probe_hi = 0);
+  bool barrier_used() const { return probe_used_; }
   // Checks one local access (possibly strided) of that instruction and records it; returns the number of
   // granules it covers (the unit of RaceChecker::checks_run).
   uint64_t access(const AccessRange& r, RaceHits& hits);
@@ -72,6 +79,9 @@ class LocalShadow {
   // arrays of that page ("materialises" it).
   struct alignas(64) Page {
     std::array<uint32_t, kMaxSlots> last_write{}, last_read{};
+    // Each slot's newest epoch here before its current last_* (same-pipe checks: an instruction's own accesses
+    // are not a hazard, and an earlier own one is only when it is newer than the slot's `done`).
+    std::array<uint32_t, kMaxSlots> prev_write{}, prev_read{};
     std::array<uint32_t, kMaxSlots> u_read{};  // the uniform read epoch of slot s (bit s of u_r)
     uint32_t u_w_epoch = 0;                    // the uniform last write (u_w)
     uint8_t u_w_slot = 0;
@@ -115,19 +125,45 @@ class LocalShadow {
   [[gnu::noinline, gnu::cold]] void check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo,
                                                     uint64_t hi, bool waw, uint32_t war, RaceHits& hits) const;
   void report(RaceKind kind, uint32_t slot, uint32_t epoch, uint64_t g, const AccessRange& r, RaceHits& hits) const;
+  // Whether (slot, epoch) conflicts under the clock projection `clk`: unordered with another slot, or an own
+  // access of an earlier instruction that has not landed (the current instruction's own accesses never do).
+  bool conflicts(const uint32_t* clk, uint32_t slot, uint32_t epoch) const {
+    return epoch > clk[slot] && (slot != own_slot_ || epoch != epoch_);
+  }
+  // The slots whose newest access on a page (`last`) is not covered by `clk`, leaving out the own slot when only
+  // this instruction's own accesses are newer than its threshold (`prev` holds the one before them).
+  uint32_t unordered_on_page(const std::array<uint32_t, kMaxSlots>& last, const std::array<uint32_t, kMaxSlots>& prev,
+                             const uint32_t* clk) const;
+  // Records this instruction as its slot's newest access in `last`, keeping the one before in `prev`.
+  void record_newest(std::array<uint32_t, kMaxSlots>& last, std::array<uint32_t, kMaxSlots>& prev) const {
+    if (last[own_slot_] != epoch_) prev[own_slot_] = last[own_slot_], last[own_slot_] = epoch_;
+  }
+  // Whether granules [lo, hi) of page p hold an own access of an earlier instruction newer than `thr`: a last write
+  // of the own slot (writes) or an own read. The common same-pipe case -- only the own slot flagged on the page,
+  // by an earlier instruction that touched other granules -- costs this branch-free scan, not a report walk.
+  bool own_pending(const BufShadow& s, const Page& p, uint64_t lo, uint64_t hi, uint32_t thr, bool writes) const;
+  // The barrier probe: does this access depend, under the rule, on an own epoch in (probe_lo_, probe_hi_]?
+  [[gnu::noinline, gnu::cold]] void probe_page(const BufShadow& s, const Page& p, const Seg* segs, size_t n, bool write);
 
+  std::vector<uint8_t> hazards_;  // per agent (SamePipeRule bits)
   std::vector<uint8_t> slot_of_agent_;
   std::vector<int> core_of_agent_;
   std::vector<std::array<AgentId, kMaxSlots>> agent_of_slot_;  // per core
   std::vector<uint8_t> slots_used_;                            // per core
   std::vector<std::unique_ptr<BufShadow>> shadows_;            // [core * kNumBufs + buf]
-  // The instruction being checked. clk_[s] is its agent's clock entry for slot s's agent, projected once per
-  // instruction so a check is a table lookup; its own slot (and unused ones) hold the maximum, because an
-  // in-order pipe never races with itself.
+  // The instruction being checked. clk_*[s] is its agent's clock entry for slot s's agent, projected once per
+  // instruction so a check is a table lookup; unused slots hold the maximum. The own slot holds `done` where
+  // the agent's same-pipe rule makes that kind of dependence a hazard (RAW: a read after an own write; WAW,
+  // WAR: a write after an own write / read), else the maximum (the pipe orders it itself).
   int core_ = 0;
   uint32_t own_slot_ = 0;
   uint32_t epoch_ = 0;
-  alignas(32) uint32_t clk_[kMaxSlots] = {};
+  uint8_t rule_ = 0;
+  alignas(32) uint32_t clk_raw_[kMaxSlots] = {};
+  alignas(32) uint32_t clk_waw_[kMaxSlots] = {};
+  alignas(32) uint32_t clk_war_[kMaxSlots] = {};
+  uint32_t probe_lo_ = 0, probe_hi_ = 0;
+  bool probe_used_ = false;
 };
 
 }  // namespace npusim::sim

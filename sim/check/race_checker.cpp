@@ -56,6 +56,7 @@ std::string describe(const InstrInfo& i) {
 struct RaceChecker::Impl {
   const HappensBefore& hb;
   std::vector<int> core_of_agent;
+  std::vector<uint8_t> hazards;  // per agent: its same-pipe rule
   LocalShadow local;
   GmShadow gm;
   RaceHits hits;
@@ -66,10 +67,19 @@ struct RaceChecker::Impl {
   uint64_t dropped = 0;
   bool check_gm = true;
   std::vector<std::pair<uint64_t, uint64_t>> read_only;  // sorted, disjoint
+  // Per agent: its last pipe_barrier, while no access has needed it (hi == 0: none open).
+  struct OpenBarrier {
+    uint32_t lo = 0, hi = 0;  // it completed the agent's epochs lo+1 .. hi
+    InstrInfo info;
+  };
+  std::vector<OpenBarrier> barriers;
 
-  Impl(const HappensBefore& h, std::vector<int> cores, bool gm_checks)
-      : hb(h), core_of_agent(std::move(cores)), local(core_of_agent), gm(h), arena(core_of_agent.size()),
-        history(core_of_agent.size()), agent_info(core_of_agent.size()), check_gm(gm_checks) {}
+  Impl(const HappensBefore& h, std::vector<int> cores, bool gm_checks, std::vector<uint8_t> rules)
+      : hb(h), core_of_agent(std::move(cores)), hazards(std::move(rules)), local(core_of_agent, hazards), gm(h),
+        arena(core_of_agent.size()), history(core_of_agent.size()), agent_info(core_of_agent.size()),
+        check_gm(gm_checks), barriers(core_of_agent.size()) {
+    hazards.resize(core_of_agent.size(), 0);
+  }
 
   // The read-only range overlapping [b, e), or nullptr.
   const std::pair<uint64_t, uint64_t>* read_only_overlap(uint64_t b, uint64_t e) const {
@@ -107,7 +117,22 @@ struct RaceChecker::Impl {
     return "no cross-core flag or SyncAll orders " + agent_name(earlier) + " before " + agent_name(later);
   }
 
+  // An own access of the same pipe that had not landed: the pipe does not order the dependence itself.
+  std::string hazard_message(const RaceHit& h, const InstrInfo& info) const {
+    const char* verb_earlier = h.kind == RaceKind::WAR ? "reads" : "writes";
+    const char* verb_later = h.kind == RaceKind::RAW ? "reads" : "writes";
+    const std::string pipe(isa::pipe_name(info.pipe));
+    std::string m = std::string(kind_name(h.kind)) + " hazard on " + info.core_name + " " +
+                    std::string(isa::buf_name(h.buf)) + " [" + hex(h.lo) + ", " + hex(h.hi) + ")";
+    if (h.bytes != h.hi - h.lo) m += " (" + std::to_string(h.bytes) + " bytes in conflict)";
+    m += ": " + describe_earlier(h) + " " + verb_earlier + "; " + describe(info) + " " + verb_later +
+         " with no pipe_barrier(" + pipe + ") between them: the " + pipe + " pipe does not wait for the results of " +
+         "its earlier instructions (hazards." + pipe + "; isa/README.md \"Same-pipe ordering\")";
+    return m;
+  }
+
   std::string message(const RaceHit& h, AgentId a, const InstrInfo& info) const {
+    if (h.other == a) return hazard_message(h, info);
     const bool gm_buf = h.buf == isa::Buf::GM;
     const char* verb_earlier = h.kind == RaceKind::WAR ? "reads" : "writes";
     const char* verb_later = h.kind == RaceKind::RAW ? "reads" : "writes";
@@ -128,12 +153,26 @@ struct RaceChecker::Impl {
         ++dropped;
         continue;
       }
-      faults.push_back(Fault{h.buf == isa::Buf::GM ? "gm-race" : "race", message(h, a, info)});
+      faults.push_back(Fault{h.other == a ? "hazard" : h.buf == isa::Buf::GM ? "gm-race" : "race", message(h, a, info)});
     }
+  }
+
+  void judge(AgentId a, OpenBarrier& b, std::vector<Fault>& notes) {
+    if (b.hi != 0 && notes.size() < kMaxFaults) {
+      const std::string pipe(isa::pipe_name(b.info.pipe));
+      std::string m = describe(b.info) + " orders nothing: no " + pipe + " instruction after it (up to the next " +
+                      "barrier) reads or writes what the " + pipe + " instructions it waits for wrote or read";
+      if (b.hi > b.lo) {  // name the newest of them, when still in the history
+        if (const auto i = history[a].find(b.hi, agent_info[a])) m += ", the last of them " + describe(*i);
+      }
+      notes.push_back(Fault{"redundant-barrier", m + " (hazards." + pipe + ")"});
+    }
+    b.hi = 0;
   }
 
   void reset() {
     local.reset();
+    for (OpenBarrier& b : barriers) b.hi = 0;
     gm.reset();
     for (InstrHistory& h : history) h.clear();
     reported.clear();
@@ -141,8 +180,23 @@ struct RaceChecker::Impl {
   }
 };
 
-RaceChecker::RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent, bool check_gm)
-    : impl_(new Impl(hb, std::move(core_of_agent), check_gm)) {}
+RaceChecker::RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent, bool check_gm,
+                         std::vector<uint8_t> hazards)
+    : impl_(new Impl(hb, std::move(core_of_agent), check_gm, std::move(hazards))) {}
+
+void RaceChecker::on_barrier(AgentId a, uint32_t epoch, uint32_t done_before, const InstrRef& ref) {
+  Impl& m = *impl_;
+  Impl::OpenBarrier& b = m.barriers[a];
+  m.judge(a, b, notes_);
+  b.lo = done_before;
+  b.hi = epoch - 1;  // (the barrier's own epoch accesses nothing)
+  b.info = ref.info();
+  if (b.hi <= b.lo) m.judge(a, b, notes_);  // every earlier instruction had landed already
+}
+
+void RaceChecker::close_barriers() {
+  for (AgentId a = 0; a < impl_->barriers.size(); ++a) impl_->judge(a, impl_->barriers[a], notes_);
+}
 
 void RaceChecker::set_read_only(std::vector<std::pair<uint64_t, uint64_t>> ranges) {
   std::sort(ranges.begin(), ranges.end());
@@ -161,7 +215,9 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
   if (ranges.empty()) return;
   Impl& m = *impl_;
   m.hits.clear();
-  m.local.begin(a, epoch, m.hb.clock(a));
+  Impl::OpenBarrier& open = m.barriers[a];
+  m.local.begin(a, epoch, m.hb.clock(a), m.hb.done(a), open.lo, open.hi);
+  m.gm.begin(m.hazards[a], m.hb.done(a), open.lo, open.hi);
   bool wrote_input = false;
   auto gm_segment = [&](const AccessRange& r) {
     if (const auto* ro = m.read_only_overlap(r.begin, r.end)) {
@@ -197,6 +253,7 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
       else checks_ += m.gm.access(a, epoch, ref.id, seg, m.hits);
     });
   }
+  if (m.local.barrier_used() || m.gm.barrier_used()) open.hi = 0;
   m.remember(a, epoch, ref);
   if (!m.hits.empty()) m.emit(a, epoch, ref.info(), faults_);
 }
@@ -204,6 +261,7 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
 void RaceChecker::reset() {
   impl_->reset();
   faults_.clear();
+  notes_.clear();
   checks_ = 0;
 }
 

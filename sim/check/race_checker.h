@@ -56,8 +56,11 @@ class RaceChecker {
   static constexpr size_t kMaxFaults = 100;  // faults stored; further distinct races are only counted
 
   // `core_of_agent[a]` is the core index of agent a (local buffers are per core). With check_gm = false only
-  // the local buffers are checked (`--checks local`).
-  RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent, bool check_gm = true);
+  // the local buffers are checked (`--checks local`). `hazards[a]` is agent a's same-pipe rule (SamePipeRule
+  // bits, local_shadow.h; empty: none): an own access after an earlier own one that has not landed
+  // (HappensBefore::done) is a `hazard` fault where the rule says so.
+  RaceChecker(const HappensBefore& hb, std::vector<int> core_of_agent, bool check_gm = true,
+              std::vector<uint8_t> hazards = {});
   ~RaceChecker();
   RaceChecker(const RaceChecker&) = delete;
   RaceChecker& operator=(const RaceChecker&) = delete;
@@ -67,7 +70,13 @@ class RaceChecker {
   // instructions at most once, at most kMaxFaults of them; reset() also clears faults and counters.
   void on_access(AgentId a, uint32_t epoch, const InstrInfo& info, std::span<const AccessRange> ranges);
   void on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std::span<const AccessRange> ranges);
+  // A pipe_barrier executed by agent a at `epoch`; `done_before` was a's done() before it. The barrier is
+  // judged when a's next barrier comes or at close_barriers(): one that no later access of a needed (under a's
+  // rule, against the instructions it completed) is a `redundant-barrier` note.
+  void on_barrier(AgentId a, uint32_t epoch, uint32_t done_before, const InstrRef& ref);
+  void close_barriers();  // the launch ended: judges every barrier still open
   const std::vector<Fault>& faults() const { return faults_; }
+  const std::vector<Fault>& notes() const { return notes_; }
   uint64_t checks_run() const { return checks_; }  // local blocks + GM segments checked
   uint64_t faults_dropped() const;                 // distinct races found beyond kMaxFaults
   void reset();  // new launch: forget all shadow state
@@ -79,6 +88,7 @@ class RaceChecker {
   struct Impl;
   Impl* impl_;
   std::vector<Fault> faults_;
+  std::vector<Fault> notes_;
   uint64_t checks_ = 0;
 };
 

@@ -90,6 +90,12 @@ struct HwConfig {
   struct Sync {
     int64_t flag_latency_cycles = 0, cross_core_latency_cycles = 0, sync_all_cycles = 0, max_pending_cross_sets = 0;
   } sync;
+  // Same-pipe rules (sim/check/same_pipe_rule.h): per pipe, which dependences between two of its own
+  // instructions need a pipe_barrier on that pipe ("raw,waw", "none", ...).
+  struct Hazards {
+    std::string v, m, mte1, mte2, mte3, fix;
+    int64_t m_self_ordered_fractals = 0;  // an mmad with (m / 16) * (n / 16) >= this orders its dependants itself
+  } hazards;
   // The launch and its measurement conditions (configs/README.md "Launch"): none of it changes a kernel's
   // instructions, only when cores start and what the report's task time adds.
   struct Launch {
@@ -116,5 +122,7 @@ std::vector<std::string> bundled_hw_names();
 std::string default_hw_name();            // ascend910b2
 std::string hw_to_yaml(const HwConfig& c);  // resolved config, every key
 double cycles_to_us(const HwConfig& c, uint64_t cycles);
+// The same-pipe rule bits (SamePipeRule) of pipe `pipe` (an isa::Pipe's index); 0 for the scalar unit and `all`.
+uint8_t same_pipe_rule(const HwConfig& c, int pipe);
 
 }  // namespace npusim::sim

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/check/same_pipe_rule.h"
 #include "sim/config/hw_schema.h"
 #include "sim/config/yaml_keys.h"
 
@@ -109,7 +110,8 @@ void apply(HwConfig& c, const KeySpec& k, const Value& v) {
   };
   if (k.info.path == "name") { c.name = v.text; return; }
   if (k.ref_string) {
-    if (v.text.empty()) bad("must name an implementation");
+    if (v.text.empty()) bad(k.info.path.rfind("hazards.", 0) == 0 ? "must be a list of raw, waw, war, or none"
+                                                                   : "must name an implementation");
     k.ref_string(c) = v.text;
     return;
   }
@@ -143,6 +145,7 @@ void validate(const HwConfig& c) {
                              k.info.path == "mte3.ub_to_l1_bytes_per_cycle" || k.info.path == "scalar.dcache_bytes" ||
                              k.info.path == "scalar.dcache_hit_cycles" ||
                              k.info.path.find("sync.") == 0 || k.info.path.find("launch.") == 0 ||
+                             k.info.path.find("hazards.") == 0 ||
                              k.info.path.find("segment_cycles") != std::string::npos;
     if (v < 0 || (v == 0 && !may_be_zero)) {
       std::ostringstream shown;
@@ -160,6 +163,13 @@ void validate(const HwConfig& c) {
   if (c.topology == Topology::Coupled && c.chip.aiv_per_core != 0)
     throw ConfigError("key 'chip.aiv_per_core' must be 0 for topology coupled (the core has its own vector unit)");
   if (c.l2.bytes % c.l2.line_bytes != 0) throw ConfigError("key 'l2.bytes' must be a multiple of 'l2.line_bytes'");
+  for (const auto& k : hw_key_specs())
+    if (k.ref_string && k.info.path.rfind("hazards.", 0) == 0) {
+      const std::string& v = k.ref_string(const_cast<HwConfig&>(c));
+      if (!parse_same_pipe_rule(v))
+        throw ConfigError("key '" + k.info.path + "' = '" + v +
+                          "' must be a comma-separated list of raw, waw, war (each at most once), or none");
+    }
 }
 }  // namespace
 
@@ -225,6 +235,13 @@ std::string hw_to_yaml(const HwConfig& c) {
   if (!section.empty()) out << YAML::EndMap;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
+}
+
+uint8_t same_pipe_rule(const HwConfig& c, int pipe) {
+  const std::string* rules[] = {nullptr, &c.hazards.v, &c.hazards.m, &c.hazards.mte1, &c.hazards.mte2,
+                                &c.hazards.mte3, &c.hazards.fix, nullptr};  // isa::Pipe order: s v m mte1 mte2 mte3 fix all
+  if (pipe < 0 || pipe >= int(std::size(rules)) || !rules[pipe]) return 0;
+  return parse_same_pipe_rule(*rules[pipe]).value_or(0);
 }
 
 double cycles_to_us(const HwConfig& c, uint64_t cycles) { return static_cast<double>(cycles) / c.chip.clock_mhz; }

@@ -1,5 +1,6 @@
 // The one declaration of every hardware key: path, type, description, and where it lives in HwConfig.
 #include <functional>
+#include <string_view>
 
 #include "sim/config/hw_schema.h"
 
@@ -112,6 +113,19 @@ std::vector<KeySpec> build() {
   v.push_back(key("sync.cross_core_latency_cycles", &H::sync, &H::Sync::cross_core_latency_cycles, "cross-core set -> wait release"));
   v.push_back(key("sync.sync_all_cycles", &H::sync, &H::Sync::sync_all_cycles, "SyncAll cost after the last core arrives"));
   v.push_back(key("sync.max_pending_cross_sets", &H::sync, &H::Sync::max_pending_cross_sets, "cross-core counter limit; more is a fault"));
+  for (auto [pipe, field] : {std::pair{"v", &H::Hazards::v}, std::pair{"m", &H::Hazards::m}, std::pair{"mte1", &H::Hazards::mte1},
+                             std::pair{"mte2", &H::Hazards::mte2}, std::pair{"mte3", &H::Hazards::mte3},
+                             std::pair{"fix", &H::Hazards::fix}}) {
+    KeySpec h;
+    h.info = {std::string("hazards.") + pipe, "string",
+              std::string("dependences between two ") + pipe + " instructions that need pipe_barrier(" + pipe +
+                  "): raw / waw / war list, or none"};
+    h.ref_string = [field](HwConfig& c) -> std::string& { return c.hazards.*field; };
+    v.push_back(h);
+    if (std::string_view(pipe) == "m")
+      v.push_back(key("hazards.m_self_ordered_fractals", &H::hazards, &H::Hazards::m_self_ordered_fractals,
+                      "an mmad with (m / 16) * (n / 16) >= this needs no pipe_barrier(m) before its dependants"));
+  }
   v.push_back(key("launch.kernel_cycles", &H::launch, &H::Launch::kernel_cycles,
                   "host launch until the first core starts: the report's task time adds it"));
   v.push_back(key("launch.block_dispatch_cycles", &H::launch, &H::Launch::block_dispatch_cycles,

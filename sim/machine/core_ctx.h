@@ -35,6 +35,10 @@ class CoreCtx {
 
   // --- instructions ---
   virtual void issue(const isa::Instr& in) = 0;
+  // Program-order bookkeeping, no simulated time: whether this program issued an instruction to pipe `p` since
+  // p's last pipe_barrier, set_flag / cross_set from p, pipe_barrier(ALL) or sync_all -- i.e. whether a
+  // pipe_barrier(p) would order anything (isa/README.md "Same-pipe ordering").
+  virtual bool outstanding(isa::Pipe p) const = 0;
   // GM scalar load through the scalar unit (waits for the data: costs the load latency).
   virtual int64_t load_scalar(isa::DType t, isa::Addr gm_addr) = 0;
 

@@ -354,6 +354,7 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           // waits are the machine's). Listing every kind (no catch-all) keeps the visitor exhaustive.
           [&](const Nd2Nz&) -> PipeCost { return {0, 0}; }, [&](const SMov&) -> PipeCost { return {0, 0}; },
           [&](const SAlu&) -> PipeCost { return {0, 0}; }, [&](const SStore&) -> PipeCost { return {0, 0}; },
+          [&](const Dcci&) -> PipeCost { return {0, 0}; },  // (its wait is the scalar unit's: scalar_unit.cpp)
           [&](const SetFlag&) -> PipeCost { return {0, 0}; }, [&](const WaitFlag&) -> PipeCost { return {0, 0}; },
           [&](const PipeBarrier&) -> PipeCost { return {0, 0}; }, [&](const CrossSet&) -> PipeCost { return {0, 0}; },
           [&](const CrossWait&) -> PipeCost { return {0, 0}; }, [&](const SyncAll&) -> PipeCost { return {0, 0}; }},

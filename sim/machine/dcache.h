@@ -1,10 +1,17 @@
 #pragma once
-// The scalar unit's data cache, for timing only: which GM lines are resident (LRU over dcache_bytes /
-// dcache_line_bytes lines). Scalar loads that hit cost scalar.dcache_hit_cycles instead of the GM latency,
-// so a kernel walking a block table pays one GM round trip per line, as on the hardware (hardware.md §2:
-// DCache 32 KiB, 64-byte lines). Data always comes from GM: the model keeps no stale copies (the hardware's
-// incoherence with DMA writes is not modelled).
+// The scalar unit's data cache: which GM lines are resident (LRU over dcache_bytes / dcache_line_bytes lines).
+// Scalar loads that hit cost scalar.dcache_hit_cycles instead of the GM latency, so a kernel walking a block table
+// pays one GM round trip per line, as on the hardware (hardware.md §2: DCache 32 KiB, 64-byte lines).
+//
+// Data always comes from GM (the model keeps no copies), but the cache is not coherent with DMA writes on the
+// device: a line cached before an MTE3 / FixPipe store to it keeps the old bytes until `dcci` drops it (Ascend C
+// 缓存一致性: DSB and flags do not change cached copies, only DataCacheCleanAndInvalid does). So with checks on,
+// a DMA store marks the resident lines it covers stale -- only lines outside the op's read-only inputs are
+// tracked, so kernels that read just their inputs pay nothing -- and a load that hits a stale line is a
+// `stale-dcache` fault naming the store (sim/README.md "Checks").
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace npusim::sim {
@@ -14,23 +21,59 @@ class DCache {
   void reset(int64_t lines) {
     tag_.assign(size_t(lines > 0 ? lines : 0), ~0ull);
     used_.assign(tag_.size(), 0);
+    tracked_.assign(tag_.size(), 0);
+    stale_by_.assign(tag_.size(), std::string());
     clock_ = 0;
+    tracked_lines_ = 0;
   }
-  // True when `line` is resident; otherwise it is brought in (evicting the least recently used line).
-  bool access(uint64_t line) {
+  // True when `line` is resident; otherwise it is brought in (evicting the least recently used line). `track`: the
+  // line may be written by a DMA (not an input), so mark_stale() must look at it.
+  bool access(uint64_t line, bool track = false) {
     if (tag_.empty()) return false;
     size_t victim = 0;
     for (size_t i = 0; i < tag_.size(); ++i) {
       if (tag_[i] == line) return used_[i] = ++clock_, true;
       if (used_[i] < used_[victim]) victim = i;
     }
+    drop(victim);
     tag_[victim] = line, used_[victim] = ++clock_;
+    tracked_[victim] = track;
+    tracked_lines_ += track;
     return false;
   }
+  // Resident tracked lines in [first, end) become stale; `who` names the store (built only when one does).
+  template <class Who>
+  void mark_stale(uint64_t first, uint64_t end, Who&& who) {
+    if (tracked_lines_ == 0) return;
+    for (size_t i = 0; i < tag_.size(); ++i)
+      if (tracked_[i] && tag_[i] >= first && tag_[i] < end && stale_by_[i].empty()) stale_by_[i] = who();
+  }
+  // The store that made resident `line` stale ("" when it is fresh or not resident); cleared once asked.
+  std::string take_stale(uint64_t line) {
+    for (size_t i = 0; i < tag_.size(); ++i)
+      if (tag_[i] == line) return std::exchange(stale_by_[i], std::string());
+    return {};
+  }
+  void invalidate(uint64_t line) {
+    for (size_t i = 0; i < tag_.size(); ++i)
+      if (tag_[i] == line) drop(i);
+  }
+  void invalidate_all() {
+    for (size_t i = 0; i < tag_.size(); ++i) drop(i);
+  }
+  int64_t tracked_lines() const { return tracked_lines_; }
 
  private:
+  void drop(size_t i) {
+    tracked_lines_ -= tracked_[i];
+    tag_[i] = ~0ull, used_[i] = 0, tracked_[i] = 0;
+    stale_by_[i].clear();
+  }
   std::vector<uint64_t> tag_, used_;
+  std::vector<uint8_t> tracked_;
+  std::vector<std::string> stale_by_;  // per way: the store that made it stale ("" none)
   uint64_t clock_ = 0;
+  int64_t tracked_lines_ = 0;
 };
 
 }  // namespace npusim::sim

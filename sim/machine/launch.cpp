@@ -52,9 +52,10 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   for (auto& c : m.cores) c->in_launch = false, c->stats.used = false;
   m.core_agent_base.assign(m.cores.size(), -1);
   std::vector<int> core_of_agent;
+  std::vector<uint8_t> hazards;  // per agent: its pipe's same-pipe rule
   for (int core : launch_cores) {
     m.core_agent_base[size_t(core)] = static_cast<int>(core_of_agent.size());
-    for (int p = 0; p < kNumPipes; ++p) core_of_agent.push_back(core);
+    for (int p = 0; p < kNumPipes; ++p) core_of_agent.push_back(core), hazards.push_back(same_pipe_rule(m.hw, p));
   }
   const size_t agents = core_of_agent.size();
   m.hb.reset();
@@ -63,9 +64,12 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     m.hb = std::make_unique<HappensBefore>(agents);
     std::vector<std::string> names;
     for (const auto& c : m.cores) names.push_back(c->name);
-    m.races = std::make_unique<CheckRunner>(*m.hb, core_of_agent, std::move(names), m.checks == Checks::All, m.check_thread);
+    m.races = std::make_unique<CheckRunner>(*m.hb, core_of_agent, std::move(names), m.checks == Checks::All, m.check_thread,
+                                            std::move(hazards));
     m.races->set_read_only(m.gm.read_only_ranges());
   }
+  m.input_ranges = m.gm.read_only_ranges();
+  std::sort(m.input_ranges.begin(), m.input_ranges.end());
   m.faults.clear();
   m.flops = m.executed_flops = m.instructions = 0;
   m.exec_time = {};
@@ -156,6 +160,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
       m.faults.push_back(Fault{"internal", std::string("race checker: ") + e.what()});
     }
     for (const auto& f : m.races->faults()) m.faults.push_back(f);
+    r.notes = m.races->notes();
     r.race_checks = m.races->checks_run();
   }
   r.faults = m.faults;

@@ -118,6 +118,12 @@ MachineState::MachineState(HwConfig h, SimMode m)
   }
 }
 
+bool MachineState::is_input(uint64_t b) const {
+  const auto it = std::upper_bound(input_ranges.begin(), input_ranges.end(), b,
+                                   [](uint64_t v, const std::pair<uint64_t, uint64_t>& r) { return v < r.second; });
+  return it != input_ranges.end() && it->first <= b;
+}
+
 void MachineState::fault(const std::string& kind, const std::string& msg, bool fatal_fault) {
   faults.push_back({kind, msg});
   if (fatal_fault && !fatal) {

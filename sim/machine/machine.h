@@ -72,6 +72,7 @@ struct LaunchResult {
   double l2_hit_rate = 0;
   uint64_t flops = 0, executed_flops = 0, instructions = 0;
   std::vector<Fault> faults;  // empty on success
+  std::vector<Fault> notes;   // findings that are not faults (`redundant-barrier`); checks on only
   uint64_t race_checks = 0;
   double wall_s = 0;
   double exec_s = 0;  // host time inside the ISA semantics of pipe instructions (0 in timing mode)

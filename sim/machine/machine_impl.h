@@ -52,6 +52,8 @@ struct MachineState {
   std::unique_ptr<HappensBefore> hb;       // null with Checks::Off
   std::unique_ptr<CheckRunner> races;      // null with Checks::Off
   std::vector<int> core_agent_base;        // first agent id of each core (-1 = not in launch)
+  std::vector<std::pair<uint64_t, uint64_t>> input_ranges;  // the op's read-only GM (sorted): never stale in a DCache
+  bool is_input(uint64_t gm_byte) const;
   std::vector<Fault> faults;
   bool fatal = false, unusable = false;
   uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
@@ -116,6 +118,8 @@ class PipeRunner {
   PipeCost execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start);
   void check_bounds(const CoreState& c, const std::vector<isa::Access>& acc);
   void finished(CoreState& c, PipeState& p, const PipeCost& cost, uint64_t slice_start, uint64_t bytes);
+  // A DMA store to GM (checks on): the scalar data caches' resident copies of the lines it writes go stale.
+  void stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start);
   // The trace's traffic counters: what one GM transfer added to the memory statistics, over its data phase.
   void trace_traffic(const MemStats& before, uint64_t start, uint64_t end);
   MachineState& m_;
@@ -150,6 +154,8 @@ class ScalarRunner {
             uint32_t stage);
   void catch_up(CoreState& c);  // suspends the program until the pending list is worked off
   void memory_access(CoreState& c, const isa::Instr& in, const QueuedInstr& q, bool load);
+  void stale_hit(CoreState& c, const isa::Instr& in, const QueuedInstr& q, uint64_t line);
+  void invalidate(CoreState& c, const isa::Dcci& d, const QueuedInstr& q);
   [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);
   MachineState& m_;
   SyncFabric& sync_;

@@ -81,8 +81,10 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
         sync_.set_flag(c, p, *f, q);
       } else if (auto* s = std::get_if<CrossSet>(&q.instr())) {
         sync_.cross_set(c, p, *s, q);
-      } else if (m_.checking()) {  // pipe_barrier: its effect is the start rule
-        m_.hb->tick(p.agent);
+      } else if (m_.checking()) {  // pipe_barrier: its timing is the start rule; its results have all landed
+        const uint32_t before = m_.hb->done(p.agent), epoch = m_.hb->tick(p.agent);
+        m_.hb->complete(p.agent);
+        m_.races->on_barrier(p.agent, epoch, before, AccessEvent{q.id, c.index, p.pipe, start, q.instr()});
       }
       break;
     case Side::Pipe:
@@ -113,6 +115,31 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
   if (std::holds_alternative<SetFlag>(q.instr()) || std::holds_alternative<CrossSet>(q.instr())) sl.flow_out = q.id;
   sl.stage = q.stage;
   m_.trace->slice(sl);
+}
+
+void PipeRunner::stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start) {
+  const int64_t lb = m_.hw.scalar.dcache_line_bytes;
+  if (lb <= 0) return;
+  const auto who = [&] {  // (built by appending: GCC 12 warns falsely on chains of string temporaries)
+    std::string s = "#";
+    s += std::to_string(q.id);
+    s += ' ';
+    s += c.name;
+    s += ' ';
+    s += pipe_name(p.pipe);
+    s += " (cycle ";
+    s += std::to_string(start);
+    s += ") `";
+    s += to_asm(q.instr());
+    s += '`';
+    return s;
+  };
+  for (const auto& core : m_.cores) {
+    if (core->dcache.tracked_lines() == 0) continue;
+    for (const Access& a : m_.scratch)
+      if (a.buf == Buf::GM && a.write)
+        a.for_each_segment([&](uint64_t b, uint64_t e) { core->dcache.mark_stale(b / uint64_t(lb), (e + lb - 1) / lb, who); });
+  }
 }
 
 void PipeRunner::trace_traffic(const MemStats& before, uint64_t start, uint64_t end) {
@@ -155,10 +182,15 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
              true);
     return {};
   }
-  if (m_.checking()) m_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.instr()}, scratch);
+  if (m_.checking()) {
+    m_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.instr()}, scratch);
+    if (!known) stale_dcaches(c, p, q, start);  // (a memoised instruction has no GM operand)
+  }
   if (auto* mm = std::get_if<Mmad>(&q.instr())) {
     m_.flops += mmad_flops(*mm);
     m_.executed_flops += mmad_executed_flops(*mm);
+    // A large mmad orders its dependants itself (Ascend C Mmad, "sync optimisation"; hazards.m_self_ordered_fractals).
+    if (m_.checking() && (mm->m / 16) * (mm->n / 16) >= m_.hw.hazards.m_self_ordered_fractals) m_.hb->complete(p.agent);
   }
   if (m_.mode == SimMode::Functional) return {};
   if (known) return known->cost();

@@ -271,7 +271,9 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
   }
   if (!load) return;
   const auto& sc = m_.hw.scalar;
-  const bool hit = sc.dcache_line_bytes > 0 && c.dcache.access(scratch[0].begin / uint64_t(sc.dcache_line_bytes));
+  const uint64_t line = sc.dcache_line_bytes > 0 ? scratch[0].begin / uint64_t(sc.dcache_line_bytes) : 0;
+  const bool hit = sc.dcache_line_bytes > 0 && c.dcache.access(line, m_.checking() && !m_.is_input(scratch[0].begin));
+  if (hit && m_.checking()) stale_hit(c, in, q, line);
   const uint64_t latency = m_.timed(hit ? sc.dcache_hit_cycles : sc.gm_load_latency_cycles);
   if (latency == 0) return;
   c.wait = ScalarWait::Time;
@@ -279,11 +281,48 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
   block(c, ScalarWait::Time, q.id, &c.stats.scalar_waits.gm_load);
 }
 
+// A load that hit a line a DMA store made stale: the device returns the cached (old) bytes (dcache.h).
+void ScalarRunner::stale_hit(CoreState& c, const Instr& in, const QueuedInstr& q, uint64_t line) {
+  const std::string by = c.dcache.take_stale(line);
+  if (by.empty()) return;
+  const uint64_t lb = uint64_t(m_.hw.scalar.dcache_line_bytes);
+  char range[64];
+  std::snprintf(range, sizeof range, "[0x%llx, 0x%llx)", static_cast<unsigned long long>(line * lb),
+                static_cast<unsigned long long>((line + 1) * lb));
+  std::string m = "#";  // (built by appending: GCC 12 warns falsely on chains of string temporaries)
+  m += std::to_string(q.id);
+  m += ' ';
+  m += c.name;
+  m += " s (cycle ";
+  m += std::to_string(m_.now());
+  m += ") `";
+  m += to_asm(in);
+  m += "` reads GM line ";
+  m += range;
+  m += " from the scalar data cache, which holds it from before ";
+  m += by;
+  m += " wrote it: on the device the load returns the old bytes. Drop the line after the store has completed "
+       "(dcci addr=gm:... ; Ascend C DataCacheCleanAndInvalid) before reading it";
+  m_.fault("stale-dcache", m, false);
+}
+
+// dcci: drops the line (or the whole cache); the next load of it reads GM.
+void ScalarRunner::invalidate(CoreState& c, const Dcci& d, const QueuedInstr& q) {
+  if (!d.all && (d.addr.buf != Buf::GM || d.addr.off >= m_.gm.used_bytes()))  // (timing mode keeps no GM bytes)
+    reject(c, q.id, Instr{d}, "addr must be a byte of the allocated GM (" + std::to_string(m_.gm.used_bytes()) + " bytes)");
+  const int64_t lb = m_.hw.scalar.dcache_line_bytes;
+  if (lb <= 0) return;
+  if (d.all) c.dcache.invalidate_all();
+  else c.dcache.invalidate(d.addr.off / uint64_t(lb));
+}
+
 void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr& q) {
   PipeState& s = c.pipes[static_cast<size_t>(Pipe::S)];
   const uint64_t begin = m_.now();
   if (std::holds_alternative<SLoad>(in) || std::holds_alternative<SStore>(in)) {
     memory_access(c, in, q, std::holds_alternative<SLoad>(in));
+  } else if (auto* d = std::get_if<Dcci>(&in)) {
+    invalidate(c, *d, q);
   } else if (auto* f = std::get_if<SetFlag>(&in)) {
     sync_.set_flag(c, s, *f, q);
   } else if (auto* w = std::get_if<WaitFlag>(&in)) {
@@ -386,7 +425,26 @@ Addr ScalarCtx::gm(const std::string& name, uint64_t offset) const {
   return {Buf::GM, m_.s.gm.find(name).offset + offset};
 }
 
-void ScalarCtx::issue(const Instr& in) { m_.scalar.issue(c_, in); }
+void ScalarCtx::issue(const Instr& in) {
+  note_outstanding(in);
+  m_.scalar.issue(c_, in);
+}
+
+// What completes a pipe's earlier instructions: its barrier, a set from it (it waits for them), a drain.
+void ScalarCtx::note_outstanding(const Instr& in) {
+  if (const auto* b = std::get_if<PipeBarrier>(&in)) {
+    if (b->pipe == Pipe::ALL) outstanding_.fill(false);
+    else outstanding_[size_t(b->pipe)] = false;
+  } else if (const auto* f = std::get_if<SetFlag>(&in)) {
+    outstanding_[size_t(f->src)] = false;
+  } else if (const auto* x = std::get_if<CrossSet>(&in)) {
+    if (x->pipe != Pipe::ALL) outstanding_[size_t(x->pipe)] = false;
+  } else if (std::holds_alternative<SyncAll>(in)) {
+    outstanding_.fill(false);
+  } else if (!std::holds_alternative<WaitFlag>(in) && !std::holds_alternative<CrossWait>(in)) {
+    outstanding_[size_t(pipe_of(in))] = true;
+  }
+}
 
 int64_t ScalarCtx::load_scalar(DType t, Addr a) { return m_.scalar.load_scalar(c_, t, a); }
 

@@ -1,5 +1,7 @@
 #pragma once
 // Internal: the CoreCtx a kernel program receives, bound to one core of the machine.
+#include <array>
+
 #include "sim/machine/core_ctx.h"
 #include "sim/machine/machine_impl.h"
 
@@ -19,12 +21,15 @@ class ScalarCtx final : public CoreCtx {
   uint64_t capacity(isa::Buf buf) const override;
   isa::Addr gm(const std::string& name, uint64_t offset = 0) const override;
   void issue(const isa::Instr& in) override;
+  bool outstanding(isa::Pipe p) const override { return outstanding_[static_cast<size_t>(p)]; }
   int64_t load_scalar(isa::DType t, isa::Addr gm_addr) override;
   void stage(std::string_view name, int64_t unit, int64_t block) override;
 
  private:
+  void note_outstanding(const isa::Instr& in);
   Machine::Impl& m_;
   CoreState& c_;
+  std::array<bool, isa::kNumPipes> outstanding_{};
 };
 
 }  // namespace npusim::sim

@@ -48,6 +48,16 @@ expect 2 "--mode 'fast' must be full, functional or timing" -- "$NPUSIM" run "$T
 expect 2 "parse.s:1:.*repeat" -- "$NPUSIM" asm "$T/parse.s" --out "$T/o1"
 expect 3 "race.*mte2.*vadds" -- "$NPUSIM" asm "$T/race.s" --out "$T/o2"
 expect 3 "blocked in wait_flag mte2->v event 1" -- "$NPUSIM" asm "$T/deadlock.s" --out "$T/o3"
+# the shipped softmax program with its barrier between the row max and its broadcast removed: a same-pipe hazard
+# naming both instructions (isa/README.md "Same-pipe ordering"); a barrier between independent steps is a note
+expect 0 "softmax_row on ascend910b2" -- "$NPUSIM" asm "$ROOT/configs/programs/softmax_row.s" --out "$T/sm0"
+awk '/^vcmax/ {print; getline; next} {print}' "$ROOT/configs/programs/softmax_row.s" > "$T/softmax_nobarrier.s"
+expect 3 "fault \[hazard\]: RAW hazard on aiv0 ub .*vcmax\.f32.* writes; .*vbrcb\.f32.* reads with no pipe_barrier\(v\)" -- \
+  "$NPUSIM" asm "$T/softmax_nobarrier.s" --out "$T/sm1"
+printf 'vdup.f32 dst=ub:0x0 value=1\npipe_barrier pipe=v\nvdup.f32 dst=ub:0x100 value=2\n' > "$T/redundant.s"
+expect 0 "note \[redundant-barrier\]: #1 aiv0 v .*pipe_barrier pipe=v. orders nothing.*vdup" -- "$NPUSIM" asm "$T/redundant.s" --out "$T/sm2"
+expect 2 "key 'hazards.v' = 'raw,rw' must be a comma-separated list of raw, waw, war" -- \
+  "$NPUSIM" asm "$ROOT/configs/programs/softmax_row.s" --set hw.hazards.v=raw,rw --out "$T/sm3"
 printf '.gm_bytes 64\n.data gm:0xfffffffffffffff8 f32 1 2 3 4\n' > "$T/wrap.s"
 expect 2 "runs past .gm_bytes" -- "$NPUSIM" asm "$T/wrap.s" --out "$T/o4"
 expect 2 "--out .* is not a folder" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/mm.yaml"

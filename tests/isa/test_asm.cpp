@@ -19,7 +19,7 @@ static_assert(arity<VReduce>() == 8 && arity<VBlockReduce>() == 8 && arity<VPair
 static_assert(arity<VBrcb>() == 5);
 static_assert(arity<VDup>() == 6 && arity<VCast>() == 10 && arity<VCmp>() == 9 && arity<VSel>() == 12);
 static_assert(arity<VCopy>() == 7 && arity<SMov>() == 2 && arity<SAlu>() == 6 && arity<SLoad>() == 4);
-static_assert(arity<SStore>() == 4 && arity<SetFlag>() == 3 && arity<WaitFlag>() == 3);
+static_assert(arity<SStore>() == 4 && arity<Dcci>() == 2 && arity<SetFlag>() == 3 && arity<WaitFlag>() == 3);
 static_assert(arity<PipeBarrier>() == 1);
 static_assert(arity<CrossSet>() == 3 && arity<CrossWait>() == 1 && arity<SyncAll>() == 0);
 
@@ -57,6 +57,7 @@ std::vector<Instr> all_kinds_non_default() {
       SAlu{SAluOp::Shr, 1, 2, 3, true, -7},
       SLoad{DType::F16, 5, {Buf::UB, 0x100}, 2},
       SStore{DType::U8, 6, {Buf::L1, 0x104}, 127},
+      Dcci{{Buf::UB, 0x140}, true},
       SetFlag{Pipe::V, Pipe::MTE3, 7},
       WaitFlag{Pipe::M, Pipe::FIX, 5},
       PipeBarrier{Pipe::MTE1},
@@ -146,6 +147,8 @@ TEST(AsmCanonical, CanonicalLinesReprintUnchanged) {
       "vbrcb.s32 dst=ub:0x0 src=ub:0x100 repeat=2",
       "sadd rd=1 ra=2 rb=0 use_imm=1 imm=10",
       "sst.u8 rs=4 addr=gm:0xffffffffffffff index_reg=31",
+      "dcci addr=gm:0x40",
+      "dcci addr=gm:0x0 all=1",
       "wait_flag src=s dst=mte3 event=7",
       "pipe_barrier pipe=all",
       "cross_set mode=2 flag_id=7 pipe=fix",

@@ -93,6 +93,14 @@ TEST_F(ScalarFixture, LoadOutOfBoundsOrMisalignedNamesTheOperand) {
   EXPECT_THROW(execute(SMov{32, 0}, ctx), IsaError);
 }
 
+// dcci names one GM line (its data is the machine's cache, sim/machine/dcache.h) or the whole cache.
+TEST_F(ScalarFixture, DcciTakesAGmLineOrTheWholeCache) {
+  EXPECT_NO_THROW(execute(Dcci{{Buf::GM, 64}}, ctx));
+  EXPECT_NO_THROW(execute(Dcci{{Buf::UB, 0}, true}, ctx));  // all: the address is not used
+  EXPECT_THROW(execute(Dcci{{Buf::UB, 0}}, ctx), IsaError);
+  EXPECT_THROW(execute(Dcci{{Buf::GM, 1 << 20}}, ctx), IsaError);
+}
+
 TEST_F(ScalarFixture, ScalarWithoutRegisterFileIsAnError) {
   ctx.regs = nullptr;
   EXPECT_THROW(execute(SMov{0, 1}, ctx), IsaError);

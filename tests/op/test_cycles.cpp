@@ -1,5 +1,6 @@
 // Timing regression: every case under configs/cases/ must take exactly the cycle count recorded in
-// traces/reference/cycles.yaml (timing mode). A case missing there fails too.
+// traces/reference/cycles.yaml (timing mode). A case missing there fails too. All checks are on: a fault or a
+// redundant-barrier note fails the case as well.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -35,6 +36,8 @@ TEST_P(RecordedCycles, CaseTakesTheRecordedCycleCount) {
   const Prepared p = find_op(c.op).prepare(c, m);
   const auto r = m.launch(p.launch);
   ASSERT_TRUE(r.ok()) << r.faults[0].message;
+  // (all checks: no race, no same-pipe hazard, and no barrier that orders nothing -- isa/README.md "Same-pipe ordering")
+  EXPECT_TRUE(r.notes.empty()) << name << ": " << r.notes[0].message;
   EXPECT_EQ(r.cycles, ref[name]["cycles"].as<uint64_t>())
       << name << ": the cycle count changed; if intended, record it in traces/reference/cycles.yaml with a reason";
 }

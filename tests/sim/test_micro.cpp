@@ -4,6 +4,7 @@
 
 #include "kernels/micro/micro.h"
 #include "sim/config/hw_config.h"
+#include "sim/machine/core_ctx.h"
 
 namespace npusim::kernels::micro {
 namespace {
@@ -36,6 +37,25 @@ TEST(Micro, VaddIssuesOneRepeatPerBeat) { expect_within_2pct(run_on("ascend910b2
 TEST(Micro, VexpIssuesAtItsClassRate) { expect_within_2pct(run_on("ascend910b2", "vexp")); }
 TEST(Micro, WholeReductionIssuesAtItsClassRate) { expect_within_2pct(run_on("ascend910b2", "vcmax")); }
 TEST(Micro, BlockReductionIssuesAtItsClassRate) { expect_within_2pct(run_on("ascend910b2", "vcgmax")); }
+// pipe_barrier(V) between dependent vadds: each waits for the one before's latency (8 repeats x 2 beats + 24).
+TEST(Micro, BarrierMakesADependentVaddWaitForTheLatency) {
+  const auto r = run_on("ascend910b2", "vadd_dependent");
+  EXPECT_EQ(r.expected, 40);
+  expect_within_2pct(r);
+}
+// Without a barrier the same chain is a same-pipe hazard: the launch reports it (and the rate is not measured).
+TEST(Micro, DependentVaddsWithoutABarrierAreAHazard) {
+  sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Timing);
+  sim::LaunchSpec s{.name = "chain", .block_dim = 1, .mix = sim::MixMode::VectorOnly};
+  s.vector = [](sim::CoreCtx& c) {
+    const isa::Addr x = c.alloc(isa::Buf::UB, 256, "x"), z = c.alloc(isa::Buf::UB, 256, "z");
+    c.issue(isa::VBinary{.op = isa::VBinOp::Add, .dtype = isa::DType::F32, .dst = z, .src0 = x, .src1 = x});
+    c.issue(isa::VBinary{.op = isa::VBinOp::Add, .dtype = isa::DType::F32, .dst = x, .src0 = z, .src1 = z});
+  };
+  const auto r = m.launch(s);
+  ASSERT_EQ(r.faults.size(), 1u);
+  EXPECT_EQ(r.faults[0].kind, "hazard");
+}
 TEST(Micro, CrossFlagRoundTripIsTwoLatencies) { expect_within_2pct(run_on("ascend910b2", "pingpong")); }
 
 }  // namespace

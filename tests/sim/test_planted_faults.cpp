@@ -99,6 +99,14 @@ const PipePair kPairs[] = {
        c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}, .m = 16, .n = 16, .k = 16});
      },
      {"aic0", "fixpipe", "mmad"}},
+    // FixPipe L0C -> L1, then MTE1 loads from that L1: set_flag fix -> mte1 fires after the FixPipe's writes land.
+    {"fix_to_mte1_raw", MixMode::CubeOnly, Pipe::FIX, Pipe::MTE1,
+     [](CoreCtx& c, bool s) {
+       c.issue(Fixpipe{.dst = {Buf::L1, 0}, .src = {Buf::L0C, 0}, .src_m_stride = 16, .dst_stride = 16, .nz2nd = false});
+       sync_if(c, s, Pipe::FIX, Pipe::MTE1);
+       c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 1});
+     },
+     {"aic0", "fixpipe", "load2d"}},
     {"mte1_to_mte2_war", MixMode::CubeOnly, Pipe::MTE1, Pipe::MTE2,
      [](CoreCtx& c, bool s) {
        c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 2});
@@ -210,6 +218,37 @@ TEST(PlantedFault, OutOfBoundsDmaNamesTheCopy) {
     c.issue(DataCopy{.dst = kUbX, .src = {Buf::GM, gm_x(c).off + 2048}, .burst_bytes = 4096});
   }, 1, 4096);
   EXPECT_TRUE(has_fault(r, "bounds", {"aiv0", "copy", "exceeds"})) << faults_of(r);
+}
+
+// The scalar data cache is not coherent with DMA stores (sim/machine/dcache.h): a line the scalar unit cached
+// before an MTE3 store to it must be dropped with dcci after the store's completion, or the load reads old bytes.
+void scalar_reads_back(CoreCtx& c, bool dcci) {
+  const Addr x = gm_x(c);
+  c.load_scalar(DType::I32, x);  // caches the line
+  c.issue(VDup{.dtype = DType::F32, .dst = kUbX, .value = 1.0, .repeat = 1});
+  c.set_flag(Pipe::V, Pipe::MTE3, 0);
+  c.wait_flag(Pipe::V, Pipe::MTE3, 0);
+  c.issue(DataCopy{.dst = x, .src = kUbX, .burst_bytes = 256});
+  c.set_flag(Pipe::MTE3, Pipe::S, 0);  // the store has completed ...
+  c.wait_flag(Pipe::MTE3, Pipe::S, 0);
+  if (dcci) c.issue(Dcci{.addr = x});  // ... and the cached line is dropped
+  c.load_scalar(DType::I32, x);
+}
+
+TEST(PlantedFault, ScalarReadOfADmaStoreThroughTheDataCacheNamesBoth) {
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { scalar_reads_back(c, false); }, 1, 4096);
+  EXPECT_TRUE(has_fault(r, "stale-dcache", {"aiv0", "sld.s32", "from before", "mte3", "copy", "dcci"})) << faults_of(r);
+}
+
+TEST(PlantedFault, ScalarReadOfADmaStoreAfterDcciIsClean) {
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { scalar_reads_back(c, true); }, 1, 4096);
+  EXPECT_TRUE(r.faults.empty()) << faults_of(r);
+}
+
+TEST(PlantedFault, DcciOutsideGmIsRejected) {
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.issue(Dcci{.addr = {Buf::GM, 1 << 20}}); },
+                         1, 4096);
+  EXPECT_TRUE(has_fault(r, "isa", {"dcci", "allocated GM"})) << faults_of(r);
 }
 
 TEST(PlantedFault, MisalignedFractalNamesTheMmad) {

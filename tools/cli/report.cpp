@@ -155,6 +155,8 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
     faults.push_back({{"kind", f.kind}, {"message", f.message}});
     ++counts[f.kind];
   }
+  json notes = json::array();  // findings that are not faults, e.g. a redundant pipe_barrier
+  for (const auto& n : r.notes) notes.push_back({{"kind", n.kind}, {"message", n.message}});
   // Checks run: every instruction's operands (bounds, alignment, buffer kind; capacity at allocation), every
   // shadow granule the race checker visited, the flags / cross-core counters of every core at its end, and the
   // deadlock test at the end of the launch.
@@ -165,7 +167,8 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
                    {"deadlock_checks", 1}}},
                  {"race_checks_run", r.race_checks},
                  {"faults", counts},
-                 {"fault_list", faults}};
+                 {"fault_list", faults},
+                 {"notes", notes}};
   j["sim"] = {{"wall_s", r.wall_s},
               {"exec_s", r.exec_s},
               {"exec_s_by_pipe", exec_by_pipe(r)},

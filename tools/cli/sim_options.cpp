@@ -152,6 +152,7 @@ void SimSession::write_outputs(const nlohmann::json& report, const std::string& 
 
 int report_faults(const sim::LaunchResult& r) {
   bool input = false, internal = false;
+  for (const auto& n : r.notes) std::cerr << "note [" << n.kind << "]: " << n.message << "\n";
   for (const auto& f : r.faults) {
     std::cerr << "fault [" << f.kind << "]: " << f.message << "\n";
     input |= f.kind == "input";

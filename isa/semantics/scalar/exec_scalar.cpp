@@ -97,6 +97,11 @@ void exec(const SLoad& in, ExecContext& ctx) {
   r[in.rd] = widen(in.dtype, p);
 }
 
+// The data it drops is the machine's (sim/machine/dcache.h); here only the operand is checked: a GM line.
+void exec(const Dcci& in, ExecContext& ctx) {
+  if (!in.all) operand_bytes(ctx, "addr", in.addr, 1, {Buf::GM}, 1);
+}
+
 void exec(const SStore& in, ExecContext& ctx) {
   auto& r = regs_of(ctx);
   check_reg("rs", in.rs);
