@@ -78,7 +78,7 @@ void LocalShadow::begin(AgentId a, uint32_t epoch, const VectorClock& clock, uin
   if (rule_ & kHazardWaw) clk_waw_[own_slot_] = done;
   if (rule_ & kHazardWar) clk_war_[own_slot_] = done;
   probe_lo_ = probe_lo, probe_hi_ = rule_ ? probe_hi : 0;
-  probe_used_ = false;
+  probe_used_ = probe_reread_ = false;
 }
 
 uint32_t LocalShadow::unordered_on_page(const std::array<uint32_t, kMaxSlots>& last,
@@ -249,7 +249,14 @@ void LocalShadow::read_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* 
   }
   record_newest(p.last_read, p.prev_read);
   p.read_slots |= uint8_t(1u << own_slot_);
-  if (n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page
+  if (probe_hi_ && (rule_ & kHazardWar) && p.prev_read[own_slot_] > probe_lo_) [[unlikely]]
+    probe_reread_ = true;
+  // An own read that has not landed where WAR is a hazard of this pipe: keep it where this read would replace it,
+  // so a later own write (this instruction's own, in place) still meets it. (No other agent can be ordered after
+  // a pending own epoch -- that takes a release, which completes it -- so the other slots see the same.)
+  const uint32_t war_thr = clk_war_[own_slot_];
+  const bool keep_pending = war_thr != kNever && p.prev_read[own_slot_] > war_thr;
+  if (!keep_pending && n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page
     p.u_r |= uint8_t(1u << own_slot_);
     p.u_read[own_slot_] = epoch_;
     return;
@@ -257,7 +264,14 @@ void LocalShadow::read_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* 
   auto& rd = s.read[own_slot_];
   if (rd.size() < s.granules) rd.resize(s.granules);
   materialise_read(s, p, own_slot_, p0, p1);
-  for (size_t k = 0; k < n; ++k) fill32(rd, segs[k].first, segs[k].last, epoch_);
+  for (size_t k = 0; k < n; ++k) {
+    if (!keep_pending) {
+      fill32(rd, segs[k].first, segs[k].last, epoch_);
+      continue;
+    }
+    for (uint64_t g = segs[k].first; g < segs[k].last; ++g)
+      if (rd[g] <= war_thr || rd[g] == epoch_) rd[g] = epoch_;
+  }
 }
 
 void LocalShadow::check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo, uint64_t hi,
@@ -278,8 +292,10 @@ void LocalShadow::write_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg*
   Page& p = s.pages[pi];
   const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg;
   // (This instruction's own records may flag the page; the granule checks pass over them.)
-  if (probe_hi_) [[unlikely]]
-    probe_page(s, p, segs, n, true);
+  if (probe_hi_) [[unlikely]] {
+    if (probe_reread_) probe_used_ = true, probe_hi_ = 0;
+    else probe_page(s, p, segs, n, true);
+  }
   const uint32_t waw_slots = unordered_on_page(p.last_write, p.prev_write, clk_waw_);
   const bool waw = waw_slots != 0;
   const uint32_t war = unordered_on_page(p.last_read, p.prev_read, clk_war_) & p.read_slots;

@@ -164,6 +164,9 @@ class LocalShadow {
   alignas(32) uint32_t clk_war_[kMaxSlots] = {};
   uint32_t probe_lo_ = 0, probe_hi_ = 0;
   bool probe_used_ = false;
+  // This instruction re-read a page whose own reads the pending barrier completed (its reads replace theirs): if
+  // it also writes, count the barrier as needed (WAR), as the write can no longer see which granules they were.
+  bool probe_reread_ = false;
 };
 
 }  // namespace npusim::sim

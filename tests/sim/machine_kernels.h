@@ -1,9 +1,11 @@
 #pragma once
 // Small kernels used by the machine tests: a cube + vector pipeline through GM with cross-core flags
 // (split) or through the L0C -> UB path (coupled), and deliberately broken variants for the checks.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "isa/numeric/numeric.h"
@@ -140,6 +142,18 @@ inline void expect_output_exact(const MixedData& d, Machine& m) {
         ASSERT_EQ(f16_to_f32(out[size_t((b * kDim + i) * kDim + j)]), d.expected(b, i, j)) << b << " " << i << " " << j;
 }
 
+// True when some fault of one of `kinds` has every one of `words` in its message.
+inline bool has_fault_of(const LaunchResult& r, std::initializer_list<std::string_view> kinds,
+                         const std::vector<std::string>& words) {
+  for (const auto& f : r.faults) {
+    if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) continue;
+    bool all = true;
+    for (const auto& w : words) all &= f.message.find(w) != std::string::npos;
+    if (all) return true;
+  }
+  return false;
+}
+
 // True when some fault of `kind` has every one of `words` in its message.
 inline bool has_fault(const LaunchResult& r, const std::string& kind, std::initializer_list<std::string> words) {
   for (const auto& f : r.faults) {
@@ -166,6 +180,12 @@ inline LaunchResult run_one(const char* hw, MixMode mix, KernelFn cube, KernelFn
   s.cube = std::move(cube);
   s.vector = std::move(vector);
   return m.launch(s);
+}
+
+// One launch of one block of `kernel` on the AIC (CubeOnly) or an AIV (VectorOnly), with a 4 KiB GM "x".
+inline LaunchResult run_single(MixMode mix, const KernelFn& kernel) {
+  return mix == MixMode::CubeOnly ? run_one("ascend910b2", mix, kernel, {}, 1, 4096)
+                                  : run_one("ascend910b2", mix, {}, kernel, 1, 4096);
 }
 
 // Runs f in a forked child (a process may elaborate one machine) and returns the numbers it produced; an

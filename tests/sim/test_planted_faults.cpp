@@ -121,22 +121,13 @@ void PrintTo(const PipePair& p, std::ostream* os) { *os << p.name; }
 class MissingPipeSync : public ::testing::TestWithParam<PipePair> {};
 
 LaunchResult run_pair(const PipePair& p, bool sync) {
-  auto k = [&p, sync](CoreCtx& c) { p.kernel(c, sync); };
-  return p.mix == MixMode::CubeOnly ? run_one("ascend910b2", p.mix, k, {}, 1, 4096)
-                                    : run_one("ascend910b2", p.mix, {}, k, 1, 4096);
+  return run_single(p.mix, [&p, sync](CoreCtx& c) { p.kernel(c, sync); });
 }
 
 TEST_P(MissingPipeSync, IsARaceNamingBothInstructions) {
   const PipePair& p = GetParam();
   const auto r = run_pair(p, false);
-  bool named = false;
-  for (const auto& f : r.faults) {
-    if (f.kind != "race" && f.kind != "gm-race") continue;
-    bool all = true;
-    for (const auto& w : p.named) all &= f.message.find(w) != std::string::npos;
-    named |= all;
-  }
-  EXPECT_TRUE(named) << p.name << ":\n" << faults_of(r);
+  EXPECT_TRUE(has_fault_of(r, {"race", "gm-race"}, p.named)) << p.name << ":\n" << faults_of(r);
 }
 
 TEST_P(MissingPipeSync, WithTheFlagPairIsClean) {
