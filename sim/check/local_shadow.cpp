@@ -63,11 +63,20 @@ LocalShadow::LocalShadow(const std::vector<int>& core_of_agent, std::vector<uint
   for (auto& s : shadows_) s = std::make_unique<BufShadow>();
 }
 
+void LocalShadow::flush_touched() {
+  for (const auto& [s, pi] : touched_reads_) s->pages[pi].last_read[touched_slot_] = touched_epoch_;
+  for (const auto& [s, pi] : touched_writes_) s->pages[pi].last_write[touched_slot_] = touched_epoch_;
+  touched_reads_.clear();
+  touched_writes_.clear();
+}
+
 void LocalShadow::begin(AgentId a, uint32_t epoch, const VectorClock& clock, uint32_t done, uint32_t probe_lo,
                         uint32_t probe_hi) {
+  flush_touched();
   core_ = core_of_agent_[a];
   own_slot_ = slot_of_agent_[a];
   epoch_ = epoch;
+  touched_slot_ = own_slot_, touched_epoch_ = epoch;
   rule_ = hazards_[a];
   const auto core = static_cast<size_t>(core_);
   for (uint32_t s = 0; s < kMaxSlots; ++s)
@@ -81,14 +90,6 @@ void LocalShadow::begin(AgentId a, uint32_t epoch, const VectorClock& clock, uin
   probe_used_ = probe_reread_ = false;
 }
 
-uint32_t LocalShadow::unordered_on_page(const std::array<uint32_t, kMaxSlots>& last,
-                                       const std::array<uint32_t, kMaxSlots>& prev, const uint32_t* clk) const {
-  uint32_t m = unordered_slots(last, clk);
-  const uint32_t own = 1u << own_slot_;
-  if ((m & own) && last[own_slot_] == epoch_ && prev[own_slot_] <= clk[own_slot_]) m &= ~own;
-  return m;
-}
-
 // Whether this access depends on an own epoch in (probe_lo_, probe_hi_], the instructions the pending barrier
 // completed, in a way the rule needs a barrier for; then the barrier was needed and the probe stops.
 void LocalShadow::probe_page(const BufShadow& s, const Page& p, const Seg* segs, size_t n, bool write) {
@@ -96,10 +97,7 @@ void LocalShadow::probe_page(const BufShadow& s, const Page& p, const Seg* segs,
   const bool on_writes = write ? (rule_ & kHazardWaw) : (rule_ & kHazardRaw);
   const bool on_reads = write && (rule_ & kHazardWar);
   // (The page's newest own epochs may be later than the probe while older granules lie inside it.)
-  auto newer = [&](const std::array<uint32_t, kMaxSlots>& last, const std::array<uint32_t, kMaxSlots>& prev) {
-    return (last[own_slot_] != epoch_ ? last[own_slot_] : prev[own_slot_]) > probe_lo_;
-  };
-  if (!(on_writes && newer(p.last_write, p.prev_write)) && !(on_reads && newer(p.last_read, p.prev_read))) return;
+  if (!(on_writes && p.last_write[own_slot_] > probe_lo_) && !(on_reads && p.last_read[own_slot_] > probe_lo_)) return;
   for (size_t k = 0; k < n && !probe_used_; ++k)
     for (uint64_t g = segs[k].first; g < segs[k].last; ++g) {
       if ((on_writes && s.w_slot_at(p, g) == own_slot_ && in_probe(s.w_epoch_at(p, g))) ||
@@ -113,6 +111,8 @@ void LocalShadow::probe_page(const BufShadow& s, const Page& p, const Seg* segs,
 
 // A new launch: every granule back to "never accessed"; the arrays keep their capacity.
 void LocalShadow::reset() {
+  touched_reads_.clear();
+  touched_writes_.clear();
   for (auto& s : shadows_) {
     s->granules = 0;
     s->w_epoch.clear();
@@ -241,21 +241,25 @@ void LocalShadow::read_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg* 
   const uint64_t p0 = pi << pg, p1 = (pi + 1) << pg;
   if (probe_hi_) [[unlikely]]
     probe_page(s, p, segs, n, false);
-  if (const uint32_t raw = unordered_on_page(p.last_write, p.prev_write, clk_raw_)) [[unlikely]] {  // may race
+  if (const uint32_t raw = unordered_slots(p.last_write, clk_raw_)) [[unlikely]] {  // some write here may race
     const bool own_only = raw == 1u << own_slot_;
     for (size_t k = 0; k < n; ++k)
       if (!own_only || own_pending(s, p, segs[k].first, segs[k].last, clk_raw_[own_slot_], true))
         check_reads_of(s, p, AccessRange{buf, segs[k].begin, segs[k].end, false}, segs[k].first, segs[k].last, hits);
   }
-  record_newest(p.last_read, p.prev_read);
   p.read_slots |= uint8_t(1u << own_slot_);
-  if (probe_hi_ && (rule_ & kHazardWar) && p.prev_read[own_slot_] > probe_lo_) [[unlikely]]
-    probe_reread_ = true;
+  if (!(rule_ & kHazardWar)) {  // own reads matter to no same-pipe check: the entry may enter the summary at once
+    p.last_read[own_slot_] = epoch_;
+  } else {
+    touched_reads_.emplace_back(&s, pi);
+    if (probe_hi_ && (rule_ & kHazardWar) && p.last_read[own_slot_] > probe_lo_) [[unlikely]]
+      probe_reread_ = true;
+  }
   // An own read that has not landed where WAR is a hazard of this pipe: keep it where this read would replace it,
   // so a later own write (this instruction's own, in place) still meets it. (No other agent can be ordered after
   // a pending own epoch -- that takes a release, which completes it -- so the other slots see the same.)
   const uint32_t war_thr = clk_war_[own_slot_];
-  const bool keep_pending = war_thr != kNever && p.prev_read[own_slot_] > war_thr;
+  const bool keep_pending = war_thr != kNever && p.last_read[own_slot_] > war_thr;
   if (!keep_pending && n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page
     p.u_r |= uint8_t(1u << own_slot_);
     p.u_read[own_slot_] = epoch_;
@@ -296,15 +300,16 @@ void LocalShadow::write_page(BufShadow& s, isa::Buf buf, uint64_t pi, const Seg*
     if (probe_reread_) probe_used_ = true, probe_hi_ = 0;
     else probe_page(s, p, segs, n, true);
   }
-  const uint32_t waw_slots = unordered_on_page(p.last_write, p.prev_write, clk_waw_);
+  const uint32_t waw_slots = unordered_slots(p.last_write, clk_waw_);
   const bool waw = waw_slots != 0;
-  const uint32_t war = unordered_on_page(p.last_read, p.prev_read, clk_war_) & p.read_slots;
+  const uint32_t war = unordered_slots(p.last_read, clk_war_) & p.read_slots;
   const bool own_only = ((waw_slots | war) & ~(1u << own_slot_)) == 0;  // then a scan decides per segment
   auto needs_check = [&](const Seg& g) {
     return !own_only || (waw && own_pending(s, p, g.first, g.last, clk_waw_[own_slot_], true)) ||
            (war && own_pending(s, p, g.first, g.last, clk_war_[own_slot_], false));
   };
-  record_newest(p.last_write, p.prev_write);
+  if (!(rule_ & (kHazardRaw | kHazardWaw))) p.last_write[own_slot_] = epoch_;  // (as for reads)
+  else touched_writes_.emplace_back(&s, pi);
   if (n == 1 && segs[0].first == p0 && segs[0].last == p1) {  // the whole page: one write state, no read survives
     if ((waw || war) && needs_check(segs[0])) [[unlikely]]
       check_writes_of(s, p, AccessRange{buf, segs[0].begin, segs[0].end, true}, p0, p1, waw, war, hits);

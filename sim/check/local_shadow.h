@@ -78,10 +78,10 @@ class LocalShadow {
   // (one cache line) instead of filling granule arrays; a partial one first copies a uniform value into the
   // arrays of that page ("materialises" it).
   struct alignas(64) Page {
+    // Each slot's newest write / read epoch here. An instruction's own accesses enter only when the next
+    // instruction begins (`touched_`), so during it the own slot's entries are its earlier instructions' -- what
+    // the same-pipe checks compare with the slot's `done`.
     std::array<uint32_t, kMaxSlots> last_write{}, last_read{};
-    // Each slot's newest epoch here before its current last_* (same-pipe checks: an instruction's own accesses
-    // are not a hazard, and an earlier own one is only when it is newer than the slot's `done`).
-    std::array<uint32_t, kMaxSlots> prev_write{}, prev_read{};
     std::array<uint32_t, kMaxSlots> u_read{};  // the uniform read epoch of slot s (bit s of u_r)
     uint32_t u_w_epoch = 0;                    // the uniform last write (u_w)
     uint8_t u_w_slot = 0;
@@ -130,14 +130,8 @@ class LocalShadow {
   bool conflicts(const uint32_t* clk, uint32_t slot, uint32_t epoch) const {
     return epoch > clk[slot] && (slot != own_slot_ || epoch != epoch_);
   }
-  // The slots whose newest access on a page (`last`) is not covered by `clk`, leaving out the own slot when only
-  // this instruction's own accesses are newer than its threshold (`prev` holds the one before them).
-  uint32_t unordered_on_page(const std::array<uint32_t, kMaxSlots>& last, const std::array<uint32_t, kMaxSlots>& prev,
-                             const uint32_t* clk) const;
-  // Records this instruction as its slot's newest access in `last`, keeping the one before in `prev`.
-  void record_newest(std::array<uint32_t, kMaxSlots>& last, std::array<uint32_t, kMaxSlots>& prev) const {
-    if (last[own_slot_] != epoch_) prev[own_slot_] = last[own_slot_], last[own_slot_] = epoch_;
-  }
+  // Enters the previous instruction's accesses into the summaries of the pages it touched.
+  void flush_touched();
   // Whether granules [lo, hi) of page p hold an own access of an earlier instruction newer than `thr`: a last write
   // of the own slot (writes) or an own read. The common same-pipe case -- only the own slot flagged on the page,
   // by an earlier instruction that touched other granules -- costs this branch-free scan, not a report walk.
@@ -167,6 +161,9 @@ class LocalShadow {
   // This instruction re-read a page whose own reads the pending barrier completed (its reads replace theirs): if
   // it also writes, count the barrier as needed (WAR), as the write can no longer see which granules they were.
   bool probe_reread_ = false;
+  // The pages this instruction read / wrote (buffer, page index), entered into their summaries at the next begin().
+  std::vector<std::pair<BufShadow*, uint64_t>> touched_reads_, touched_writes_;
+  uint32_t touched_slot_ = 0, touched_epoch_ = 0;
 };
 
 }  // namespace npusim::sim

@@ -67,17 +67,18 @@ struct RaceChecker::Impl {
   uint64_t dropped = 0;
   bool check_gm = true;
   std::vector<std::pair<uint64_t, uint64_t>> read_only;  // sorted, disjoint
-  // Per agent: its last pipe_barrier, while no access has needed it (hi == 0: none open).
+  // Per agent: its last pipe_barrier, while no access has needed it (hi == 0: none open). Dense (every access
+  // reads its agent's); the barrier's id and cycle apart, read only when a note names it.
   struct OpenBarrier {
     uint32_t lo = 0, hi = 0;  // it completed the agent's epochs lo+1 .. hi
-    InstrInfo info;
   };
   std::vector<OpenBarrier> barriers;
+  std::vector<std::pair<uint64_t, uint64_t>> barrier_at;  // per agent: (id, cycle) of that barrier
 
   Impl(const HappensBefore& h, std::vector<int> cores, bool gm_checks, std::vector<uint8_t> rules)
       : hb(h), core_of_agent(std::move(cores)), hazards(std::move(rules)), local(core_of_agent, hazards), gm(h),
         arena(core_of_agent.size()), history(core_of_agent.size()), agent_info(core_of_agent.size()),
-        check_gm(gm_checks), barriers(core_of_agent.size()) {
+        check_gm(gm_checks), barriers(core_of_agent.size()), barrier_at(core_of_agent.size()) {
     hazards.resize(core_of_agent.size(), 0);
   }
 
@@ -159,8 +160,11 @@ struct RaceChecker::Impl {
 
   void judge(AgentId a, OpenBarrier& b, std::vector<Fault>& notes) {
     if (b.hi != 0 && notes.size() < kMaxFaults) {
-      const std::string pipe(isa::pipe_name(b.info.pipe));
-      std::string m = describe(b.info) + " orders nothing: no " + pipe + " instruction after it (up to the next " +
+      const InstrInfo& who = agent_info[a];
+      const InstrInfo info{barrier_at[a].first, who.core, who.core_name, who.pipe, barrier_at[a].second, {},
+                           isa::PipeBarrier{who.pipe}};
+      const std::string pipe(isa::pipe_name(who.pipe));
+      std::string m = describe(info) + " orders nothing: no " + pipe + " instruction after it (up to the next " +
                       "barrier) reads or writes what the " + pipe + " instructions it waits for wrote or read";
       if (b.hi > b.lo) {  // name the newest of them, when still in the history
         if (const auto i = history[a].find(b.hi, agent_info[a])) m += ", the last of them " + describe(*i);
@@ -188,9 +192,11 @@ void RaceChecker::on_barrier(AgentId a, uint32_t epoch, uint32_t done_before, co
   Impl& m = *impl_;
   Impl::OpenBarrier& b = m.barriers[a];
   m.judge(a, b, notes_);
+  if (m.agent_info[a].core_name.empty())  // (a pipe whose first instruction is a barrier)
+    m.agent_info[a].core = ref.core, m.agent_info[a].core_name = ref.core_name, m.agent_info[a].pipe = ref.pipe;
   b.lo = done_before;
   b.hi = epoch - 1;  // (the barrier's own epoch accesses nothing)
-  b.info = ref.info();
+  m.barrier_at[a] = {ref.id, ref.cycle};
   if (b.hi <= b.lo) m.judge(a, b, notes_);  // every earlier instruction had landed already
 }
 

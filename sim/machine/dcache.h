@@ -22,7 +22,8 @@ class DCache {
     tag_.assign(size_t(lines > 0 ? lines : 0), ~0ull);
     used_.assign(tag_.size(), 0);
     tracked_.assign(tag_.size(), 0);
-    stale_by_.assign(tag_.size(), std::string());
+    stale_.assign(tag_.size(), 0);
+    stale_by_.clear();
     clock_ = 0;
     tracked_lines_ = 0;
   }
@@ -46,12 +47,15 @@ class DCache {
   void mark_stale(uint64_t first, uint64_t end, Who&& who) {
     if (tracked_lines_ == 0) return;
     for (size_t i = 0; i < tag_.size(); ++i)
-      if (tracked_[i] && tag_[i] >= first && tag_[i] < end && stale_by_[i].empty()) stale_by_[i] = who();
+      if (tracked_[i] && !stale_[i] && tag_[i] >= first && tag_[i] < end) stale_[i] = 1, stale_by_.emplace_back(tag_[i], who());
   }
   // The store that made resident `line` stale ("" when it is fresh or not resident); cleared once asked.
   std::string take_stale(uint64_t line) {
     for (size_t i = 0; i < tag_.size(); ++i)
-      if (tag_[i] == line) return std::exchange(stale_by_[i], std::string());
+      if (tag_[i] == line && stale_[i]) {
+        stale_[i] = 0;
+        return forget(line);
+      }
     return {};
   }
   void invalidate(uint64_t line) {
@@ -66,12 +70,21 @@ class DCache {
  private:
   void drop(size_t i) {
     tracked_lines_ -= tracked_[i];
-    tag_[i] = ~0ull, used_[i] = 0, tracked_[i] = 0;
-    stale_by_[i].clear();
+    if (stale_[i]) forget(tag_[i]);
+    tag_[i] = ~0ull, used_[i] = 0, tracked_[i] = 0, stale_[i] = 0;
+  }
+  std::string forget(uint64_t line) {  // removes and returns the line's entry in stale_by_
+    for (auto it = stale_by_.begin(); it != stale_by_.end(); ++it)
+      if (it->first == line) {
+        std::string by = std::move(it->second);
+        stale_by_.erase(it);
+        return by;
+      }
+    return {};
   }
   std::vector<uint64_t> tag_, used_;
-  std::vector<uint8_t> tracked_;
-  std::vector<std::string> stale_by_;  // per way: the store that made it stale ("" none)
+  std::vector<uint8_t> tracked_, stale_;
+  std::vector<std::pair<uint64_t, std::string>> stale_by_;  // the stale lines and the store that made each stale
   uint64_t clock_ = 0;
   int64_t tracked_lines_ = 0;
 };

@@ -69,6 +69,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     m.races->set_read_only(m.gm.read_only_ranges());
   }
   m.input_ranges = m.gm.read_only_ranges();
+  m.dcache_tracked = 0;  // (every core's DCache starts empty: reset_core)
   std::sort(m.input_ranges.begin(), m.input_ranges.end());
   m.faults.clear();
   m.flops = m.executed_flops = m.instructions = 0;

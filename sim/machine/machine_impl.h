@@ -54,6 +54,7 @@ struct MachineState {
   std::vector<int> core_agent_base;        // first agent id of each core (-1 = not in launch)
   std::vector<std::pair<uint64_t, uint64_t>> input_ranges;  // the op's read-only GM (sorted): never stale in a DCache
   bool is_input(uint64_t gm_byte) const;
+  int64_t dcache_tracked = 0;  // tracked lines resident in any core's DCache: DMA stores look at the caches only then
   std::vector<Fault> faults;
   bool fatal = false, unusable = false;
   uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;

@@ -119,7 +119,7 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
 
 void PipeRunner::stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start) {
   const int64_t lb = m_.hw.scalar.dcache_line_bytes;
-  if (lb <= 0) return;
+  if (lb <= 0 || m_.dcache_tracked == 0) return;  // (the common case: no core caches a line a DMA may write)
   const auto who = [&] {  // (built by appending: GCC 12 warns falsely on chains of string temporaries)
     std::string s = "#";
     s += std::to_string(q.id);

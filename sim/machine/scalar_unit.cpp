@@ -272,7 +272,9 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
   if (!load) return;
   const auto& sc = m_.hw.scalar;
   const uint64_t line = sc.dcache_line_bytes > 0 ? scratch[0].begin / uint64_t(sc.dcache_line_bytes) : 0;
+  const int64_t tracked = c.dcache.tracked_lines();
   const bool hit = sc.dcache_line_bytes > 0 && c.dcache.access(line, m_.checking() && !m_.is_input(scratch[0].begin));
+  m_.dcache_tracked += c.dcache.tracked_lines() - tracked;
   if (hit && m_.checking()) stale_hit(c, in, q, line);
   const uint64_t latency = m_.timed(hit ? sc.dcache_hit_cycles : sc.gm_load_latency_cycles);
   if (latency == 0) return;
@@ -312,8 +314,10 @@ void ScalarRunner::invalidate(CoreState& c, const Dcci& d, const QueuedInstr& q)
     reject(c, q.id, Instr{d}, "addr must be a byte of the allocated GM (" + std::to_string(m_.gm.used_bytes()) + " bytes)");
   const int64_t lb = m_.hw.scalar.dcache_line_bytes;
   if (lb <= 0) return;
+  const int64_t tracked = c.dcache.tracked_lines();
   if (d.all) c.dcache.invalidate_all();
   else c.dcache.invalidate(d.addr.off / uint64_t(lb));
+  m_.dcache_tracked += c.dcache.tracked_lines() - tracked;
 }
 
 void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr& q) {
