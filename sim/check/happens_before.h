@@ -89,7 +89,7 @@ class HappensBefore {
   void acquire(AgentId a, const VectorClock& released) {
     sync_own(a);
     // a's entry in a released clock comes from a release of a (or a drain): everything a did up to it landed.
-    done_[a] = std::max(done_[a], released[a]);
+    if (a < released.size()) done_[a] = std::max(done_[a], released[a]);
     if (clocks_[a].join(released)) ++versions_[a];
   }
   // Same-pipe completion (sim/README.md "Same-pipe hazards"): the newest own epoch of `a` whose results are
