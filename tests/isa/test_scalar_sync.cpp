@@ -118,6 +118,14 @@ TEST(SyncFields, EventIdsAndPairsAreChecked) {
   EXPECT_THROW(execute(CrossWait{11}, ctx), IsaError);
 }
 
+// The scalar unit orders itself: a barrier on it is a hardware error (Ascend C PipeBarrier(ISASI)).
+TEST(SyncFields, ABarrierOnTheScalarUnitIsAnError) {
+  ExecContext ctx;
+  EXPECT_THROW(execute(PipeBarrier{Pipe::S}, ctx), IsaError);
+  EXPECT_NO_THROW(execute(PipeBarrier{Pipe::V}, ctx));
+  EXPECT_NO_THROW(execute(PipeBarrier{Pipe::ALL}, ctx));
+}
+
 TEST(SyncRules, CoreKindsHaveTheirOwnEventSets) {
   EXPECT_TRUE(event_pair_valid(Pipe::MTE2, Pipe::MTE1, CoreKind::Cube));
   EXPECT_FALSE(event_pair_valid(Pipe::MTE2, Pipe::MTE1, CoreKind::Vector));

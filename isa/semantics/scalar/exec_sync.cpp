@@ -19,7 +19,11 @@ void check_event(Pipe src, Pipe dst, uint8_t event) {
 
 void exec(const SetFlag& in, ExecContext&) { check_event(in.src, in.dst, in.event); }
 void exec(const WaitFlag& in, ExecContext&) { check_event(in.src, in.dst, in.event); }
-void exec(const PipeBarrier&, ExecContext&) {}
+// The scalar unit orders its own instructions; PipeBarrier<PIPE_S> raises a hardware error (Ascend C
+// PipeBarrier(ISASI), 约束说明). pipe_barrier all is the drain.
+void exec(const PipeBarrier& in, ExecContext&) {
+  if (in.pipe == Pipe::S) isa_fail("the scalar unit orders itself: a barrier on pipe s is a hardware error");
+}
 void exec(const CrossSet& in, ExecContext&) {
   check_field("mode", in.mode, 0, 2);
   check_field("flag_id", in.flag_id, 0, kNumCrossFlags - 1);
