@@ -101,7 +101,7 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   bool fresh = false;  // whether the divisor's last write may be outstanding
   const Addr lf = final_stats(u, a, cnt, mi, fresh), div = ot == DType::F16 ? half_divisor(mi, cnt, fresh) : lf;
   const bool pc = p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel;
-  if (pc) load_quant_params(u, 0, 1);  // head u.n's row
+  if (pc && load_quant_params(u, 0, 1)) fresh = false;  // head u.n's row (its barrier ordered the divisor)
   const int64_t dv = pl_.dv_pad, oe = bytes_of(ot), row0 = u.r_lo + a;
   const bool zero_invalid = msd_invalid_factor(cnt);
   if (fresh) ops_.barrier();
@@ -147,7 +147,7 @@ Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   }
   if (p_.lse) {
     tile::wait(c_, kLseFree);
-    if (widen) ops_.barrier();
+    if (widen && !p_.row_fix) ops_.barrier();  // (with row_fix, the barrier before the compare ordered the casts)
     ops_.unary(VUnaryOp::Ln, DType::F32, ub(L_.lse), lf, cnt);
     ops_.barrier();
     ops_.binary(VBinOp::Add, DType::F32, ub(L_.lse), ub(L_.lse), mf, cnt);

@@ -155,7 +155,10 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   // A chain on qa / qr: a V barrier wherever a step reads or overwrites what the step before it wrote.
   ops_.cast(DType::F32, pl_.in, qa.at, ub(L_.q_in), n);
   if (D < dw) ops_.barrier(), ops_.dup_cols(qa, D, dw, 0.0);
-  ops_.barrier();
+  // (per-channel K's scaling reads only the columns < D: the pad fill needs no barrier before it unless they share
+  // a 32-byte block)
+  const bool scales_columns = !ktok && !kscalar;
+  if (!(D < dw && scales_columns && D * 4 % kBlockBytes == 0)) ops_.barrier();
   if (!ktok && kscalar) ops_.scalar(VScalarOp::Muls, DType::F32, qa.at, qa.at, aq_scalar_[0][0], n), ops_.barrier();
   if (!ktok && !kscalar) ops_.row_vec(qa, ub(L_.kch[0]), VBinOp::Mul, D), ops_.barrier();
   const Addr rq = ub(L_.rq[mi], r0 * 4), amax1 = ub(L_.amax1[mi], r0 * 4);

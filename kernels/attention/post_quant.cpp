@@ -18,7 +18,7 @@ using tile::UbRows;
 // rows 1), the decode's heads u.n + row ... (a row per query head). fp32 lands in q32; bf16 lands in q16 and
 // is widened into q32; the prompt then casts its row to f16 into q16. kQuantFree is set once the rows are
 // used (cast_store: decode; finish_rows: prompt).
-void VecBlocks::load_quant_params(const WorkUnit& u, int64_t row, int64_t rows) {
+bool VecBlocks::load_quant_params(const WorkUnit& u, int64_t row, int64_t rows) {
   const PostQuant& q = p_.post_quant;
   const DType t = q.dtype == ElemType::BF16 ? DType::BF16 : DType::F32;
   const int64_t n = rows * pl_.dv_pad, params = q.offset ? 2 : 1;
@@ -31,11 +31,14 @@ void VecBlocks::load_quant_params(const WorkUnit& u, int64_t row, int64_t rows) 
   tile::handover(c_, kQuantLoaded);
   for (int i = 0; i < params; ++i)
     if (t == DType::BF16) ops_.cast(DType::F32, DType::BF16, ub(L_.q32[i]), ub(L_.q16[i]), n);
-  if (!pl_.decode) {  // AscendQuant<half>'s f16 row: ties away in the fp16 compute type (vendor CAST_ROUND)
-    ops_.barrier();   // (reads the widened rows; overwrites the bf16 rows the widening read)
-    for (int i = 0; i < params; ++i)
-      ops_.cast(DType::F16, DType::F32, ub(L_.q16[i]), ub(L_.q32[i]), n, p_.high_perf ? RoundMode::ROUND : RoundMode::RINT);
-  }
+  if (pl_.decode) return false;
+  // AscendQuant<half>'s f16 row: ties away in the fp16 compute type (vendor CAST_ROUND); after bf16 parameters it
+  // reads the widened rows and overwrites the bf16 rows the widening read.
+  const bool barrier = t == DType::BF16;
+  if (barrier) ops_.barrier();
+  for (int i = 0; i < params; ++i)
+    ops_.cast(DType::F16, DType::F32, ub(L_.q16[i]), ub(L_.q32[i]), n, p_.high_perf ? RoundMode::ROUND : RoundMode::RINT);
+  return barrier;
 }
 
 // o (fp32 rows, dv_pad wide; modified) -> int8 rows at dst.

@@ -65,11 +65,16 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
     ops_.binary(VBinOp::Add, vt_, x.at, x.at, ub(wide ? L_.pse32 : L_.pse_raw), n);
     if (!wide && !p_.uses_mask_tensor()) tile::set(c_, kSideFree);
   }
-  const bool banded = apply_mask(u, x, i0, j0, cols);
-  // The pad columns (disjoint from the band's cells); the row max's first fold reads them only when they start in
-  // lane group 0 or 1, and then the barrier after them also orders the band's writes.
+  const MaskWrites mw = apply_mask(u, x, i0, j0, cols);
+  // The pad columns. The row max's first fold reads lane groups 0 and 1: the pad when it starts there (then the
+  // barrier after it also orders the band's writes). A barrier before the pad is needed for the full-width steps
+  // before it (when no band clipping ordered them), where a band cell shares the pad's first 32-byte block (at
+  // the checker's granularity a block both write is a WAW), or where the first fold reads band cells and no
+  // barrier follows the pad.
   const bool pad = cols < cw, pad_read_first = pad && tile::VecOps::reduce_starts_at(x, cols);
-  if (!(banded && pad_read_first)) ops_.barrier();
+  const bool shares_block = pad && mw.last_col >= 0 && mw.last_col * es() / kBlockBytes == cols * es() / kBlockBytes;
+  const bool fold_reads_band = !pad_read_first && tile::VecOps::reduce_starts_at(x, mw.first_col);
+  if (!mw.banded || shares_block || fold_reads_band) ops_.barrier();
   if (pad) {
     ops_.dup_cols(x, cols, cw, pl_.mask_value);
     if (pad_read_first) ops_.barrier();

@@ -47,8 +47,13 @@ class VecBlocks {
   bool load_compressed(int64_t i0, int64_t r, int64_t j0, int64_t cols, int64_t cw, int64_t off, bool& all);
   void select_by_bytes(const tile::UbRows& x, bool keep_nonzero);
   void compressed_bound(const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols, int64_t off, bool keep_above);
-  // Returns true when its last vector writes are the mode-0 band's row clipping: columns < cols, after a barrier.
-  bool apply_mask(const WorkUnit& u, const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols);
+  // Which vector writes apply_mask made last: none of its own, or the mode-0 band's row clipping (columns < cols,
+  // after a barrier), with the lowest and highest column it wrote (a pad fill may share the highest one's block).
+  struct MaskWrites {
+    bool banded = false;
+    int64_t first_col = INT64_MAX, last_col = -1;  // (none: INT64_MAX / -1)
+  };
+  MaskWrites apply_mask(const WorkUnit& u, const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols);
   // ---- epilogue ----
   void alpha_brcb(int64_t ai, int64_t r0, int64_t r);
   void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
@@ -61,7 +66,8 @@ class VecBlocks {
   // Full quantisation: the fp16 row sums (+inf: invalid rows); sets `fresh` when it wrote them.
   isa::Addr half_divisor(int64_t mi, int64_t cnt, bool& fresh);
   // ---- post-quantisation (post_quant.cpp) ----
-  void load_quant_params(const WorkUnit& u, int64_t row, int64_t rows);
+  // Returns true when it put a V barrier after the vector work before it (the prompt's bf16 parameters).
+  bool load_quant_params(const WorkUnit& u, int64_t row, int64_t rows);
   void quantize(const tile::UbRows& o, isa::Addr dst);
   void quantize_half(const tile::UbRows& h, isa::Addr dst);  // AscendQuant<half> of fp16 rows (modified)
   void quantized_empty_rows(const WorkUnit& u, int64_t row, int64_t rows);

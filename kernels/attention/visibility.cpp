@@ -65,24 +65,28 @@ void VecBlocks::compressed_bound(const UbRows& x, int64_t i0, int64_t j0, int64_
   if (all != keep_above) ops_.barrier(), ops_.dup(vt_, x.at, pl_.mask_value, x.rows * x.width);  // every cell masked
 }
 
-bool VecBlocks::apply_mask(const WorkUnit& u, const UbRows& x, int64_t i0, int64_t j0, int64_t cols) {
+VecBlocks::MaskWrites VecBlocks::apply_mask(const WorkUnit& u, const UbRows& x, int64_t i0, int64_t j0, int64_t cols) {
   const Band band = p_.band(u.b);
   if (p_.mask == MaskKind::Compressed) {
     if (band.hi < kUnbounded) compressed_bound(x, i0, j0, cols, band.hi, false);
     if (band.lo > -kUnbounded) compressed_bound(x, i0, j0, cols, band.lo - 1, true);
-    return false;
+    return {};
   }
   if (p_.uses_mask_tensor()) select_by_bytes(x, false);
   if (p_.sparse_mode == 0 && (band.lo > -kUnbounded || band.hi < kUnbounded)) {
     ops_.barrier();  // the rows below overwrite x as the steps before left it (they are disjoint from each other)
+    MaskWrites w{.banded = true};
     for (int64_t r = 0; r < x.rows; ++r) {  // band clipping row by row (mode 0 has no compressed mask)
       const auto [lo, hi] = p_.visible_cols(u.b, i0 + r);
-      ops_.dup_row_range(x, r, 0, std::clamp(lo - j0, int64_t(0), cols), pl_.mask_value);
-      ops_.dup_row_range(x, r, std::clamp(hi - j0, int64_t(0), cols), cols, pl_.mask_value);
+      const int64_t left = std::clamp(lo - j0, int64_t(0), cols), right = std::clamp(hi - j0, int64_t(0), cols);
+      ops_.dup_row_range(x, r, 0, left, pl_.mask_value);
+      ops_.dup_row_range(x, r, right, cols, pl_.mask_value);
+      if (left > 0) w.first_col = 0, w.last_col = std::max(w.last_col, left - 1);
+      if (right < cols) w.first_col = std::min(w.first_col, right), w.last_col = cols - 1;
     }
-    return true;
+    return w;
   }
-  return false;
+  return {};
 }
 
 }  // namespace npusim::op::attn

@@ -44,6 +44,7 @@ inline KernelRun run(const std::string& path, sim::SimMode mode, CaseFile* loade
   const Prepared prep = op.prepare(c, m);
   const auto r = m.launch(prep.launch);
   EXPECT_TRUE(r.ok()) << (r.faults.empty() ? "" : r.faults[0].message);
+  EXPECT_TRUE(r.notes.empty()) << (r.notes.empty() ? "" : r.notes[0].message);  // no barrier that orders nothing
   KernelRun out;
   out.cycles = r.cycles;
   if (mode != sim::SimMode::Timing) {
