@@ -164,9 +164,13 @@ struct RaceChecker::Impl {
       const InstrInfo info{barrier_at[a].first, who.core, who.core_name, who.pipe, barrier_at[a].second, {},
                            isa::PipeBarrier{who.pipe}};
       const std::string pipe(isa::pipe_name(who.pipe));
-      std::string m = describe(info) + " orders nothing: no " + pipe + " instruction after it (up to the next " +
-                      "barrier) reads or writes what the " + pipe + " instructions it waits for wrote or read";
-      if (b.hi > b.lo) {  // name the newest of them, when still in the history
+      std::string m = describe(info) + " orders nothing: ";
+      if (b.hi <= b.lo) {
+        m += "every earlier " + pipe + " instruction had landed already (a set_flag from the pipe, a barrier or a " +
+             "hand-over back to it completed them)";
+      } else {
+        m += "no " + pipe + " instruction after it (up to the next barrier) reads or writes what the " + pipe +
+             " instructions it waits for wrote or read";
         if (const auto i = history[a].find(b.hi, agent_info[a])) m += ", the last of them " + describe(*i);
       }
       notes.push_back(Fault{"redundant-barrier", m + " (hazards." + pipe + ")"});
