@@ -166,6 +166,16 @@ printf 'case: mm.yaml\naxes: {tiling.base_m: [16]}\nbogus: 1\n' > "$T/sw_bad.yam
 expect 2 "sw_bad.yaml:3: unknown key 'bogus'" -- "$NPUSIM" sweep "$T/sw_bad.yaml" --out "$T/sw3"
 printf 'case: mm.yaml\naxes: {inputs.a.dtype: [int8]}\n' > "$T/sw_bad2.yaml"
 expect 2 "axes.inputs.a.dtype: an axis key starts with tiling., attrs. or hw., or is inputs.NAME.shape" -- "$NPUSIM" sweep "$T/sw_bad2.yaml" --out "$T/sw4"
+# axis keys are checked before any point runs (issue 39 item 3); a sweep with no successful point fails with the first error
+printf 'case: mm.yaml\naxes: {tiling.base_nn: [16, 32]}\n' > "$T/sw_typo.yaml"
+expect 2 "axes.tiling.base_nn: 'base_nn' is not a tiling key of op matmul \(valid: base_m, base_n" -- "$NPUSIM" sweep "$T/sw_typo.yaml" --out "$T/sw6"
+[[ ! -e "$T/sw6/points" ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: the typo sweep ran points"; }
+printf 'case: mm.yaml\naxes: {hw.core.ub_byte: [131072]}\n' > "$T/sw_typo_hw.yaml"
+expect 2 "axes.hw.core.ub_byte: 'core.ub_byte' is not a hardware key of the config \(valid: .*core.ub_bytes" -- "$NPUSIM" sweep "$T/sw_typo_hw.yaml" --out "$T/sw7"
+printf 'case: mm.yaml\naxes: {inputs.c.shape: [[4, 4]]}\n' > "$T/sw_typo_in.yaml"
+expect 2 "axes.inputs.c.shape: the case has no input 'c' \(inputs: a, b\)" -- "$NPUSIM" sweep "$T/sw_typo_in.yaml" --out "$T/sw8"
+printf 'case: mm.yaml\naxes: {tiling.base_n: [4096, 8192]}\n' > "$T/sw_none.yaml"
+expect 2 "no point succeeded; the first \(\{\"tiling.base_n\":4096\}\): tiling.base_n = 4096 must be in" -- "$NPUSIM" sweep "$T/sw_none.yaml" --out "$T/sw9"
 # shape axes: A and B of the matmul together (zip), each point's shapes as npusim run --set gives them
 printf 'case: mm.yaml\nsampling: zip\naxes:\n  inputs.a.shape: [[64, 32], [128, 32]]\n  inputs.b.shape: [[32, 48], [32, 96]]\n' > "$T/sw_shape.yaml"
 expect 0 "sweep: 2 points, 2 ok" -- "$NPUSIM" sweep "$T/sw_shape.yaml" --out "$T/sw5"

@@ -3,12 +3,16 @@
 // GNU parallel or a cluster (README "Choosing a tiling").
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
 
+#include "kernels/host/case_file.h"
+#include "kernels/op/registry.h"
+#include "sim/config/hw_config.h"
 #include "tools/cli/options.h"
 #include "tools/cli/sweep_results.h"
 #include "tools/cli/sweep_runner.h"
@@ -81,7 +85,42 @@ SweepSpec spec_from_json(const nlohmann::json& j) {
   return s;
 }
 
-void finish(const SweepSpec& s, const std::string& out) {
+// Every axis key names something the case's op or the hardware has, before any point runs (a typo would make
+// every point invalid): exit 2 naming the key and the valid ones.
+void check_axis_keys(const SweepSpec& s) {
+  const op::CaseFile c = op::load_case(s.case_path, {}, false);
+  const op::Op& o = op::find_op(c.op);
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  for (const auto& [key, values] : s.axes) {
+    const auto dot = key.find('.');
+    const std::string kind = key.substr(0, dot), name = key.substr(dot + 1);
+    std::vector<std::string> valid;
+    if (kind == "tiling") {
+      for (const auto& k : o.tiling_space().keys()) valid.push_back(k.name);
+    } else if (kind == "attrs") {
+      for (const auto& p : o.params())
+        if (!p.is_tensor()) valid.push_back(p.name);
+    } else if (kind == "hw") {
+      for (const auto& k : sim::hw_keys()) valid.push_back(k.path);
+    } else {  // inputs.NAME.shape
+      const std::string input = name.substr(0, name.rfind('.'));
+      for (const auto& [n, t] : c.inputs) valid.push_back(n);
+      if (std::find(valid.begin(), valid.end(), input) == valid.end())
+        throw InputError("axes." + key + ": the case has no input '" + input + "' (inputs: " + join(valid) + ")");
+      continue;
+    }
+    if (std::find(valid.begin(), valid.end(), name) == valid.end())
+      throw InputError("axes." + key + ": '" + name + "' is not a " + (kind == "hw" ? "hardware" : kind) + " key of " +
+                       (kind == "hw" ? std::string("the config") : "op " + c.op) + " (valid: " + join(valid) + ")");
+  }
+}
+
+// Writes the results files; a sweep none of whose points succeeded fails with the first point's error and status.
+int finish(const SweepSpec& s, const std::string& out) {
   const auto rs = read_results((fs::path(out) / "results.jsonl").string());
   write_csv((fs::path(out) / "results.csv").string(), rs);
   nlohmann::json base;
@@ -91,6 +130,12 @@ void finish(const SweepSpec& s, const std::string& out) {
   size_t ok = 0;
   for (const auto& r : rs) ok += r["status"] == "ok";
   std::cout << "sweep: " << rs.size() << " points, " << ok << " ok; results.jsonl, results.csv, summary.md: " << out << "\n";
+  if (rs.empty() || ok > 0) return kExitOk;
+  const auto& first = rs.front();
+  std::cerr << "sweep: no point succeeded; the first (" << first["point"].dump() << "): " << first.value("message", std::string())
+            << "\n";
+  const int code = first.value("exit_code", kExitInput);
+  return code == 0 ? kExitInternal : code;
 }
 
 // --collect DIR: rebuild results.jsonl from the point folders (after --emit-tasks ran anywhere).
@@ -113,8 +158,7 @@ int collect(const std::string& out) {
   if (fs::exists(def / "point.json"))
     std::ofstream(fs::path(out) / "default.json") << point_result(nlohmann::json::object(), fs::absolute(def).string(),
                                                                   read_exit_code(def.string())).dump(2) << "\n";
-  finish(s, out);
-  return kExitOk;
+  return finish(s, out);
 }
 }  // namespace
 
@@ -152,6 +196,7 @@ int cmd_sweep(const Args& args) {
     s.case_path = (fs::path(out) / "case.yaml").string();
     std::ofstream(s.case_path) << s.inline_case;
   }
+  check_axis_keys(s);
   std::ofstream(fs::path(out) / "spec.json") << spec_json(s).dump(2) << "\n";
   std::set<std::string> done;
   for (const auto& r : read_results(jsonl)) done.insert(r["point"].dump());
@@ -185,8 +230,7 @@ int cmd_sweep(const Args& args) {
     return kExitOk;
   }
   run_local(tasks, jobs, out);
-  finish(s, out);
-  return kExitOk;
+  return finish(s, out);
 }
 
 }  // namespace npusim::cli
