@@ -31,8 +31,8 @@ class VecOps {
   // dst[r] = reduce over the row (max or sum): lane groups folded elementwise in order into `acc`
   // (acc = g0 op g1, acc = acc op g2, ...), then the whole-reduce tree over the lanes; a barrier between folds.
   void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
-  // Whether row_reduce(x)'s first instruction reads columns c0 and up (its first fold reads lane groups 0 and 1):
-  // a caller that just wrote only those columns needs a barrier before row_reduce only then.
+  // Whether row_reduce(x)'s first instruction (its first fold: lane groups 0 and 1) reads column c0 or any after it
+  // in those groups: a caller that just wrote only columns from c0 on needs a barrier before row_reduce only then.
   static bool reduce_starts_at(const UbRows& x, int64_t c0);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
   void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
