@@ -35,23 +35,29 @@ std::string hex(uint64_t v) {
 
 const char* kind_name(RaceKind k) { return k == RaceKind::RAW ? "RAW" : k == RaceKind::WAR ? "WAR" : "WAW"; }
 
-// Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.
 std::string describe(const InstrInfo& i) {
-  std::string s = "#";
-  s += std::to_string(i.id);
-  s += ' ';
-  s += i.core_name;
-  s += ' ';
-  s += isa::pipe_name(i.pipe);
-  s += " (cycle ";
-  s += std::to_string(i.cycle);
-  s += ") `";
-  s += i.text.empty() ? isa::to_asm(i.instr) : i.text;  // rendered only for reports
-  s += '`';
-  return s;
+  return describe_instruction(i.id, i.core_name, i.pipe, i.cycle,
+                              i.text.empty() ? isa::to_asm(i.instr) : i.text);  // rendered only for reports
 }
 
 }  // namespace
+
+// Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string temporaries.
+std::string describe_instruction(uint64_t id, std::string_view core, isa::Pipe pipe, uint64_t cycle,
+                                 std::string_view text) {
+  std::string s = "#";
+  s += std::to_string(id);
+  s += ' ';
+  s += core;
+  s += ' ';
+  s += isa::pipe_name(pipe);
+  s += " (cycle ";
+  s += std::to_string(cycle);
+  s += ") `";
+  s += text;
+  s += '`';
+  return s;
+}
 
 struct RaceChecker::Impl {
   const HappensBefore& hb;

@@ -45,6 +45,10 @@ struct InstrRef {
   InstrInfo info() const { return {id, core, std::string(core_name), pipe, cycle, std::string(text), *instr}; }
 };
 
+// How every report names an instruction: "#id core pipe (cycle N) `asm`".
+std::string describe_instruction(uint64_t id, std::string_view core, isa::Pipe pipe, uint64_t cycle,
+                                 std::string_view text);
+
 struct Fault {
   std::string kind;      // "race", "gm-race", "bounds", "deadlock", "flags-pending", "cross-flag-overflow", ...
   std::string message;   // complete, human-readable, names the instructions involved

@@ -58,6 +58,9 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     for (int p = 0; p < kNumPipes; ++p) core_of_agent.push_back(core), hazards.push_back(same_pipe_rule(m.hw, p));
   }
   const size_t agents = core_of_agent.size();
+  m.input_ranges = m.gm.read_only_ranges();  // (sorted: the race checker and the DCache model both search it)
+  std::sort(m.input_ranges.begin(), m.input_ranges.end());
+  m.dcache_tracked = 0;  // (every core's DCache starts empty: reset_core)
   m.hb.reset();
   m.races.reset();
   if (m.checks != Checks::Off) {
@@ -66,17 +69,14 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     for (const auto& c : m.cores) names.push_back(c->name);
     m.races = std::make_unique<CheckRunner>(*m.hb, core_of_agent, std::move(names), m.checks == Checks::All, m.check_thread,
                                             std::move(hazards));
-    m.races->set_read_only(m.gm.read_only_ranges());
+    m.races->set_read_only(m.input_ranges);
   }
-  m.input_ranges = m.gm.read_only_ranges();
-  m.dcache_tracked = 0;  // (every core's DCache starts empty: reset_core)
-  std::sort(m.input_ranges.begin(), m.input_ranges.end());
   m.faults.clear();
   m.flops = m.executed_flops = m.instructions = 0;
   m.exec_time = {};
   m.mem->reset_stats();
   if (m.hw.launch.inputs_in_l2)
-    for (const auto& [lo, hi] : m.gm.read_only_ranges()) m.mem->warm(lo, hi);
+    for (const auto& [lo, hi] : m.input_ranges) m.mem->warm(lo, hi);
   m.launch_start = engine.now();
   progress_printed = false;
   sync.reset(launch_cores, m.checking() ? agents : 0);

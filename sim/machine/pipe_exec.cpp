@@ -120,20 +120,7 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
 void PipeRunner::stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start) {
   const int64_t lb = m_.hw.scalar.dcache_line_bytes;
   if (lb <= 0 || m_.dcache_tracked == 0) return;  // (the common case: no core caches a line a DMA may write)
-  const auto who = [&] {  // (built by appending: GCC 12 warns falsely on chains of string temporaries)
-    std::string s = "#";
-    s += std::to_string(q.id);
-    s += ' ';
-    s += c.name;
-    s += ' ';
-    s += pipe_name(p.pipe);
-    s += " (cycle ";
-    s += std::to_string(start);
-    s += ") `";
-    s += to_asm(q.instr());
-    s += '`';
-    return s;
-  };
+  const auto who = [&] { return describe_instruction(q.id, c.name, p.pipe, start, to_asm(q.instr())); };
   for (const auto& core : m_.cores) {
     if (core->dcache.tracked_lines() == 0) continue;
     for (const Access& a : m_.scratch)

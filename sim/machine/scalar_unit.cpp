@@ -291,15 +291,8 @@ void ScalarRunner::stale_hit(CoreState& c, const Instr& in, const QueuedInstr& q
   char range[64];
   std::snprintf(range, sizeof range, "[0x%llx, 0x%llx)", static_cast<unsigned long long>(line * lb),
                 static_cast<unsigned long long>((line + 1) * lb));
-  std::string m = "#";  // (built by appending: GCC 12 warns falsely on chains of string temporaries)
-  m += std::to_string(q.id);
-  m += ' ';
-  m += c.name;
-  m += " s (cycle ";
-  m += std::to_string(m_.now());
-  m += ") `";
-  m += to_asm(in);
-  m += "` reads GM line ";
+  std::string m = describe_instruction(q.id, c.name, Pipe::S, m_.now(), to_asm(in));
+  m += " reads GM line ";
   m += range;
   m += " from the scalar data cache, which holds it from before ";
   m += by;
