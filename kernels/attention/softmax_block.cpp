@@ -71,9 +71,9 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   // before it (when no band clipping ordered them), where a band cell shares the pad's first 32-byte block (at
   // the checker's granularity a block both write is a WAW), or where the first fold reads band cells and no
   // barrier follows the pad.
-  const bool pad = cols < cw, pad_read_first = pad && tile::VecOps::reduce_starts_at(x, cols);
+  const bool pad = cols < cw, pad_read_first = pad && tile::VecOps::reduce_starts_at(x, cols, VRedOp::Max);
   const bool shares_block = pad && mw.last_col >= 0 && mw.last_col * es() / kBlockBytes == cols * es() / kBlockBytes;
-  const bool fold_reads_band = !pad_read_first && tile::VecOps::reduce_starts_at(x, mw.first_col);
+  const bool fold_reads_band = !pad_read_first && tile::VecOps::reduce_starts_at(x, mw.first_col, VRedOp::Max);
   if (!mw.banded || shares_block || fold_reads_band) ops_.barrier();
   if (pad) {
     ops_.dup_cols(x, cols, cw, pl_.mask_value);
@@ -143,7 +143,7 @@ void VecBlocks::softmax_rows(const UbRows& x, int64_t cols, int64_t lr, int64_t 
   ops_.barrier();
   if (cols < x.width) {
     ops_.dup_cols(x, cols, x.width, 0.0);
-    if (tile::VecOps::reduce_starts_at(x, cols)) ops_.barrier();
+    if (tile::VecOps::reduce_starts_at(x, cols, VRedOp::Sum)) ops_.barrier();
   }
   ops_.row_reduce(x, ub(L_.acc), ub(L_.rsum), VRedOp::Sum);
   if (first) {

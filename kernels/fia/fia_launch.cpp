@@ -12,8 +12,14 @@ namespace npusim::op {
 using attn::KvStorage;
 
 namespace {
-uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p) {
-  uint64_t bytes = 0;
+struct Loaded {
+  uint64_t bytes = 0, kv_bytes = 0;
+  std::vector<std::string> kv;  // the GM allocations of the key / value inputs
+};
+
+Loaded load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p) {
+  Loaded r;
+  uint64_t& bytes = r.bytes;
   auto put = [&](const std::string& gm, const TensorEntry& e, bool scalar) {
     load_input(m, gm, e, scalar);
     bytes += tensor_bytes(e.data);
@@ -21,10 +27,11 @@ uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p
   put("query", c.inputs.at("query")[0], false);
   for (const char* kv : {"key", "value"}) {
     const auto& list = c.inputs.at(kv);
-    if (p.kv == KvStorage::List)
-      for (size_t b = 0; b < list.size(); ++b) put(std::string(kv) + "." + std::to_string(b), list[b], false);
-    else
-      put(kv, list[0], false);
+    for (size_t b = 0; b < (p.kv == KvStorage::List ? list.size() : 1); ++b) {
+      r.kv.push_back(p.kv == KvStorage::List ? std::string(kv) + "." + std::to_string(b) : std::string(kv));
+      put(r.kv.back(), list[b], false);
+      r.kv_bytes += tensor_bytes(list[b].data);
+    }
   }
   for (const char* opt : {"pse_shift", "atten_mask", "key_shared_prefix", "value_shared_prefix", "quant_scale2",
                           "quant_offset2"})
@@ -34,7 +41,17 @@ uint64_t load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p
   for (const char* opt : {"antiquant_scale", "antiquant_offset", "key_antiquant_scale", "key_antiquant_offset",
                           "value_antiquant_scale", "value_antiquant_offset"})
     if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], true);
-  return bytes;
+  return r;
+}
+
+// The L2 policy of K / V (tiling key kv_l2_bypass): the vendor's incremental attention reads them around the L2 when
+// together they reach 1.2x its size (ops-transformer @c29bc10 incre_flash_attention_tiling.cpp, l2CacheOffFlag_;
+// calibration.md §8): streamed once, they would only evict what is worth keeping, and the bypass path is faster
+// than the cached path's allocate ceiling (§6). The prompt kernel keeps them cached (each is re-read per query block).
+void choose_kv_l2(sim::Machine& m, Tiling& tiling, const attn::Plan& pl, const Loaded& in) {
+  const bool vendor = pl.decode && in.kv_bytes * 5 >= uint64_t(m.hw().l2.bytes) * 6;
+  if (tiling.choose("kv_l2_bypass", vendor ? 1 : 0))
+    for (const auto& name : in.kv) m.gm().set_l2_bypass(name);
 }
 
 std::vector<int64_t> out_shape(const attn::AttnProblem& p) {
@@ -52,7 +69,9 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   attn::check_split_topology(m.hw(), "fused_infer_attention_score");
   attn::Plan pl = fia::make_fia_plan(p, m.hw(), tiling);
   Prepared r;
-  const uint64_t in_bytes = load_all(m, c, p);
+  const Loaded in = load_all(m, c, p);
+  const uint64_t in_bytes = in.bytes;
+  choose_kv_l2(m, tiling, pl, in);
   const ElemType out_t = p.out;
   const auto shape = out_shape(p);
   uint64_t out_bytes = uint64_t(p.B * p.Sq * p.N * p.Dv * elem_bytes(out_t));

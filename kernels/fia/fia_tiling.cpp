@@ -17,7 +17,8 @@ const TilingSpace& fia_tiling_space() {
         .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
        {.name = "s2_block", .lo = 128, .hi = 4096, .multiple_of = 128,
-        .default_rule = "the longest KV rounded up to 128, clamped to [128, 512] (MSD antiquant at query S = 1: to the "
+        .default_rule = "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > 1, else "
+                        "[128, 512] (MSD antiquant at query S = 1: to the "
                         "vendor's 1024 with G > 1, 8192 with G = 1, whole pages); lowered by 128 until L1 fits (and "
                         "UB, once s1_block is down to 32)",
         .doc = "KV columns per score block (the softmax works on 128-column groups)"},
@@ -33,7 +34,10 @@ const TilingSpace& fia_tiling_space() {
         .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
        {.name = "kv_splits", .lo = 1, .hi = 256,
         .default_rule = "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
-        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"}}));
+        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
+       {.name = "kv_l2_bypass", .lo = 0, .hi = 1,
+        .default_rule = "1 at query S = 1 when key + value bytes >= 1.2 x l2.bytes (the vendor's IFA l2CacheOffFlag_), else 0",
+        .doc = "1: K / V are read around the L2 (SetL2CacheHint(CACHE_MODE_DISABLE)), 0: through it"}}));
   return space;
 }
 
@@ -80,7 +84,9 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
   BlockTiling t;
   t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
   if (p.Sq == 1) t.s1_block = std::max<int64_t>(16, round_up(p.G, 16));  // decode: the G heads of a KV head
-  t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, 512);
+  // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
+  // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
+  t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, p.high_perf || p.Sq == 1 ? 512 : 256);
   // Prompt: the cube computes two score blocks ahead of the softmax. The vendor's PFA kernel prefetches one
   // (prompt_flash_attention_s1s2_bns1_x910.h "Pre fetch the next mm1 calculation"); on this model the second block
   // of slack is 0.4-1.3% faster on the S 2048 perf cases and 12% on int8, where the cube outruns the softmax.

@@ -18,7 +18,7 @@ struct MicroResult {
 };
 
 // GM -> L1 on `cores` AICs, each streaming `bytes_per_core` of distinct data in `chunk`-byte DMAs.
-// Expected: min(cores * mte2.port, hbm) bytes/cycle when the data misses L2.
+// Expected: min(cores * mte2.port, l2.fill, hbm) bytes/cycle when the data misses L2.
 MicroResult mte2_bandwidth(sim::Machine& m, int cores, uint64_t bytes_per_core, uint64_t chunk = 256 * 1024);
 // UB -> GM on one AIV: expected mte3.port bytes/cycle.
 MicroResult mte3_bandwidth(sim::Machine& m, uint64_t bytes);
@@ -41,6 +41,15 @@ MicroResult vector_dependent(sim::Machine& m, int ops, int repeats);
 // AIC <-> AIV cross-core flag round trips: expected 2 * sync.cross_core_latency_cycles per round trip
 // (plus issue cycles), measured in cycles per round trip.
 MicroResult cross_flag_pingpong(sim::Machine& m, int rounds);
+
+// Memory system (memory_micro.cpp): the probes of calibration.md §6 on the AIVs (GM -> UB in 64 KiB DMAs), each
+// against the 910B2's measured figure. A `footprint` re-read until 469.8 MB have moved, cached or L2-bypass.
+MicroResult memory_read(sim::Machine& m, uint64_t footprint, bool bypass, double device);
+// A cold 469.8 MB read on the AICs (GM -> L1), the AIVs, or both at once (one ceiling: they do not add).
+MicroResult memory_read_units(sim::Machine& m, bool aic, bool aiv, double device);
+MicroResult memory_bypass_burst(sim::Machine& m);  // bypass rows of 256 B vs 512 B, as a rate ratio
+MicroResult memory_write(sim::Machine& m);         // a write stream in steady state
+MicroResult memory_read_write(sim::Machine& m);    // read and write together vs apart, as a time ratio
 
 std::vector<std::string> micro_names();
 MicroResult run_micro(sim::Machine& m, const std::string& name);  // default sizes

@@ -30,12 +30,19 @@ class VecOps {
   void dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, double value);
   // dst[r] = reduce over the row (max or sum): lane groups folded elementwise in order into `acc`
   // (acc = g0 op g1, acc = acc op g2, ...), then the whole-reduce tree over the lanes; a barrier between folds.
+  // A max over fp32 rows of 2^k lane groups (a multiple of 8 rows) takes the block-reduction path instead
+  // (row_max_by_blocks; exact either way); `acc` holds one repeat per row.
   void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
-  // Whether row_reduce(x)'s first instruction (its first fold: lane groups 0 and 1) reads column c0 or any after it
-  // in those groups: a caller that just wrote only columns from c0 on needs a barrier before row_reduce only then.
-  static bool reduce_starts_at(const UbRows& x, int64_t c0);
+  // Whether row_reduce(x, op)'s first instruction reads column c0 or any after it (the fold path: lane groups 0
+  // and 1; the block path: every column): a caller that just wrote only columns from c0 on needs a barrier before
+  // row_reduce only then.
+  static bool reduce_starts_at(const UbRows& x, int64_t c0, isa::VRedOp op);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
   void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
+ private:
+  static bool block_reduce_fits(const UbRows& x);
+  void row_max_by_blocks(const UbRows& x, isa::Addr acc, isa::Addr dst);
+ public:
   // x[r][c] = x[r][c] op v[c] for c < valid_cols: one row vector applied to every row (repeat stride 0).
   void row_vec(const UbRows& x, isa::Addr v, isa::VBinOp op, int64_t valid_cols);
   // brc = vbrcb of the first `rows` elements at src (rounded up to 8 rows).

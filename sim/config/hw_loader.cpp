@@ -110,6 +110,7 @@ void apply(HwConfig& c, const KeySpec& k, const Value& v) {
   };
   if (k.info.path == "name") { c.name = v.text; return; }
   if (k.ref_string) {
+    if (k.info.path == "l2.replacement" && v.text != "lru" && v.text != "random") bad("is not one of lru, random");
     if (v.text.empty()) bad(k.info.path.rfind("hazards.", 0) == 0 ? "must be a list of raw, waw, war, or none"
                                                                    : "must name an implementation");
     k.ref_string(c) = v.text;

@@ -102,10 +102,24 @@ std::vector<KeySpec> build() {
   cost.ref_string = [](HwConfig& c) -> std::string& { return c.cost.impl; };
   v.push_back(cost);
   v.push_back(key("l2.bytes", &H::l2, &H::L2::bytes, "shared L2 capacity"));
-  v.push_back(key("l2.line_bytes", &H::l2, &H::L2::line_bytes, "L2 line (LRU replacement unit)"));
+  v.push_back(key("l2.line_bytes", &H::l2, &H::L2::line_bytes, "L2 line (replacement unit)"));
   v.push_back(key("l2.hit_latency_cycles", &H::l2, &H::L2::hit_latency_cycles, "GM access latency on an L2 hit"));
-  v.push_back(key("l2.bytes_per_cycle", &H::l2, &H::L2::bytes_per_cycle, "L2 bandwidth shared by all cores"));
-  v.push_back(key("hbm.bytes_per_cycle", &H::hbm, &H::Hbm::bytes_per_cycle, "HBM bandwidth shared by all cores"));
+  v.push_back(key("l2.bytes_per_cycle", &H::l2, &H::L2::bytes_per_cycle,
+                  "L2 controller rate for hit bytes (reads and writes), shared by all cores"));
+  v.push_back(key("l2.fill_bytes_per_cycle", &H::l2, &H::L2::fill_bytes_per_cycle,
+                  "L2 controller rate for read-miss bytes (miss and allocate: the cached path's ceiling)"));
+  v.push_back(key("l2.writeback_bytes_per_cycle", &H::l2, &H::L2::writeback_bytes_per_cycle,
+                  "L2 controller rate for evicting dirty lines"));
+  v.push_back(key("l2.write_bytes_per_cycle", &H::l2, &H::L2::write_bytes_per_cycle,
+                  "L2 write path rate shared by all cores: every byte written"));
+  KeySpec repl;
+  repl.info = {"l2.replacement", "enum(lru|random)", "L2 replacement: least recently used, or a uniformly random slot"};
+  repl.ref_string = [](HwConfig& c) -> std::string& { return c.l2.replacement; };
+  v.push_back(repl);
+  v.push_back(key("hbm.bytes_per_cycle", &H::hbm, &H::Hbm::bytes_per_cycle,
+                  "HBM read rate shared by all cores (misses, write-backs, L2-bypass reads)"));
+  v.push_back(key("hbm.min_request_bytes", &H::hbm, &H::Hbm::min_request_bytes,
+                  "HBM time of an L2-bypass request shorter than this is charged as this many bytes"));
   v.push_back(key("hbm.latency_cycles", &H::hbm, &H::Hbm::latency_cycles, "GM access latency on an L2 miss"));
   v.push_back(key("gm.bytes", &H::gm, &H::Gm::bytes, "device memory capacity (inputs + outputs + workspace must fit)"));
   v.push_back(key("gm.burst_bytes", &H::gm, &H::Gm::burst_bytes, "GM access granularity; transfers round up to it"));

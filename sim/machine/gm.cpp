@@ -38,11 +38,24 @@ const GmAllocation& GlobalMemory::find(const std::string& name) const {
 
 void GlobalMemory::mark_read_only(const std::string& name) { allocs_[by_name_.at(name)].read_only = true; }
 
-std::vector<std::pair<uint64_t, uint64_t>> GlobalMemory::read_only_ranges() const {
+void GlobalMemory::set_l2_bypass(const std::string& name, bool bypass) { allocs_[by_name_.at(name)].l2_bypass = bypass; }
+
+namespace {
+template <class Pred>
+std::vector<std::pair<uint64_t, uint64_t>> ranges_where(const std::vector<GmAllocation>& allocs, Pred pred) {
   std::vector<std::pair<uint64_t, uint64_t>> r;
-  for (const auto& a : allocs_)  // allocations are made in increasing address order
-    if (a.read_only && a.bytes) r.emplace_back(a.offset, a.offset + a.bytes);
+  for (const auto& a : allocs)  // allocations are made in increasing address order
+    if (pred(a) && a.bytes) r.emplace_back(a.offset, a.offset + a.bytes);
   return r;
+}
+}  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> GlobalMemory::read_only_ranges() const {
+  return ranges_where(allocs_, [](const GmAllocation& a) { return a.read_only; });
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> GlobalMemory::l2_bypass_ranges() const {
+  return ranges_where(allocs_, [](const GmAllocation& a) { return a.l2_bypass; });
 }
 
 bool GlobalMemory::backed(uint64_t off, uint64_t len) const {

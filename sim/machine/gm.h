@@ -16,6 +16,7 @@ struct GmAllocation {
   uint64_t offset = 0, bytes = 0;
   bool materialized = false;
   bool read_only = false;
+  bool l2_bypass = false;  // read around the L2 (Ascend C SetL2CacheHint(CACHE_MODE_DISABLE)): set_l2_bypass
 };
 
 class GlobalMemory {
@@ -31,6 +32,11 @@ class GlobalMemory {
   void mark_read_only(const std::string& name);
   // [begin, end) of every read-only allocation, sorted.
   std::vector<std::pair<uint64_t, uint64_t>> read_only_ranges() const;
+  // The L2 policy of an allocation: reads of a bypass allocation go around the L2 (no allocation in it, no hit
+  // either), as the device's L2-bypass address alias / Ascend C's SetL2CacheHint(CACHE_MODE_DISABLE) on a
+  // GlobalTensor. Timing only: the data is the same.
+  void set_l2_bypass(const std::string& name, bool bypass = true);
+  std::vector<std::pair<uint64_t, uint64_t>> l2_bypass_ranges() const;  // sorted
   // The span instructions execute on (empty in timing mode).
   std::span<uint8_t> span() { return std::span<uint8_t>(data_); }
   bool backed(uint64_t off, uint64_t len) const;

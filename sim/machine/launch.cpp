@@ -75,6 +75,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   m.flops = m.executed_flops = m.instructions = 0;
   m.exec_time = {};
   m.mem->reset_stats();
+  m.mem->set_bypass(m.gm.l2_bypass_ranges());
   if (m.hw.launch.inputs_in_l2)
     for (const auto& [lo, hi] : m.input_ranges) m.mem->warm(lo, hi);
   m.launch_start = engine.now();

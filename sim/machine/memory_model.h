@@ -3,6 +3,7 @@
 // (sim/registry.h) and the config chooses one with `memory.impl` (configs/README.md).
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "isa/instr/footprint.h"
@@ -27,7 +28,8 @@ struct DmaPort {
 struct MemStats {
   uint64_t bytes_read = 0, bytes_written = 0;
   uint64_t l2_hit_bytes = 0, l2_miss_bytes = 0;
-  uint64_t hbm_bytes = 0;  // misses + dirty write-backs
+  uint64_t hbm_bytes = 0;  // misses + dirty write-backs + bypass reads
+  uint64_t bypass_bytes = 0;  // read around the L2 (L2-bypass allocations)
 };
 
 class MemoryModel {
@@ -40,6 +42,8 @@ class MemoryModel {
   virtual TransferCost write(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) = 0;
   // [begin, end) is resident (clean) in the L2 before the launch starts: hw.launch.inputs_in_l2.
   virtual void warm(uint64_t begin, uint64_t end) = 0;
+  // The GM ranges [begin, end) (sorted, disjoint) read around the L2 this launch: L2-bypass allocations.
+  virtual void set_bypass(std::vector<std::pair<uint64_t, uint64_t>> ranges) = 0;
   virtual const MemStats& stats() const = 0;
   virtual double l2_hit_rate() const = 0;
   virtual void reset_stats() = 0;

@@ -9,7 +9,10 @@
 
 namespace npusim::sim {
 
-NPUSIM_REGISTER_IMPL(MemoryModel, "lru_write_back", MemorySystem);
+NPUSIM_REGISTER_IMPL(MemoryModel, "write_back_l2", MemorySystem);
+// The older name: configs that name it still load (l2.replacement chooses the policy either way).
+static const bool npusim_impl_registered_old_name = ImplRegistry<MemoryModel>::instance().add(
+    "lru_write_back", [](const HwConfig& hw) -> std::unique_ptr<MemoryModel> { return std::make_unique<MemorySystem>(hw); });
 extern "C" const int npusim_impl_anchor_lru_write_back = 0;  // linked in by sim/CMakeLists.txt (-u)
 
 std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
@@ -19,11 +22,9 @@ std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
 // Regions hold at least one line each, so up to `capacity` may exist, but typically capacity / 64 do: the index
 // is sized for those and grows when half full. (Sized for the worst case, 12 MB for the 910B2's L2, every probe
 // of a decode launch's streaming was a cache miss, a tenth of its run time.)
-LruLines::LruLines(uint64_t capacity) : capacity_(capacity), index_(capacity >> kRegionShift) {
-  slots_.resize(size_t(capacity));
-}
+LruLines::LruLines(uint64_t capacity) : LineRegions(capacity), capacity_(capacity) { slots_.resize(size_t(capacity)); }
 
-uint32_t LruLines::region(uint64_t tag, bool create, uint32_t& cache) {
+uint32_t LineRegions::region(uint64_t tag, bool create, uint32_t& cache) {
   if (cache != kNone && regions_[cache].tag == tag && regions_[cache].used) return cache;
   uint32_t r = index_.find(tag);
   if (r == kNone && create) return add_region(tag, cache);
@@ -31,7 +32,7 @@ uint32_t LruLines::region(uint64_t tag, bool create, uint32_t& cache) {
   return r;
 }
 
-uint32_t LruLines::add_region(uint64_t tag, uint32_t& cache) {
+uint32_t LineRegions::add_region(uint64_t tag, uint32_t& cache) {
   uint32_t r;
   if (free_regions_.empty()) {
     r = static_cast<uint32_t>(regions_.size());
@@ -49,11 +50,17 @@ uint32_t LruLines::add_region(uint64_t tag, uint32_t& cache) {
   return r;
 }
 
-void LruLines::drop_region(uint32_t r) {
+void LineRegions::drop_region(uint32_t r) {
   index_.erase(regions_[r].tag);
   free_regions_.push_back(r);
   if (touch_cache_ == r) touch_cache_ = kNone;
   if (evict_cache_ == r) evict_cache_ = kNone;
+}
+
+void LineRegions::forget(uint64_t line) {
+  const uint32_t r = region(line >> kRegionShift, false, evict_cache_);
+  regions_[r].slot[line & kLow] = kNone;
+  if (--regions_[r].used == 0) drop_region(r);
 }
 
 void LruLines::unlink(uint32_t s) {
@@ -91,7 +98,6 @@ void LruLines::order_by_stamps() {
 bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   *evicted_dirty = false;
   if (capacity_ == 0) return false;
-  constexpr uint64_t kLow = (uint64_t{1} << kRegionShift) - 1;
   // Transfers walk consecutive lines, which were usually inserted consecutively: try the slot after the last
   // one touched before looking the line up.
   uint32_t s = kNone;
@@ -115,10 +121,7 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
     if (!ordered_) order_by_stamps();
     slot = tail_;
     *evicted_dirty = slots_[slot].dirty;
-    const uint64_t old = slots_[slot].tag;
-    const uint32_t r = region(old >> kRegionShift, false, evict_cache_);
-    regions_[r].slot[old & kLow] = kNone;
-    if (--regions_[r].used == 0) drop_region(r);
+    forget(slots_[slot].tag);
     unlink(slot);
   } else {
     ++used_;
@@ -135,12 +138,53 @@ bool LruLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
   return false;
 }
 
+RandomLines::RandomLines(uint64_t capacity) : LineRegions(capacity), capacity_(capacity) {
+  slots_.assign(size_t(capacity), Slot{kEmpty, 0});
+}
+
+uint64_t RandomLines::draw() {  // xorshift64*, then a multiply-shift onto [0, capacity) (no modulo bias to speak of)
+  rng_ ^= rng_ >> 12, rng_ ^= rng_ << 25, rng_ ^= rng_ >> 27;
+  const uint64_t r = rng_ * 0x2545F4914F6CDD1Dull;
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(r) * capacity_) >> 64);
+}
+
+bool RandomLines::touch(uint64_t line, bool write, bool* evicted_dirty) {
+  *evicted_dirty = false;
+  if (capacity_ == 0) return false;
+  const uint32_t r = region(line >> kRegionShift, false, touch_cache_);
+  if (r != kNone && regions_[r].slot[line & kLow] != kNone) {
+    Slot& s = slots_[regions_[r].slot[line & kLow]];
+    s.dirty = s.dirty | write;
+    return true;
+  }
+  const uint64_t slot = draw();
+  Slot& s = slots_[slot];
+  if (s.tag != kEmpty) {
+    *evicted_dirty = s.dirty;
+    forget(s.tag);
+  }
+  s.tag = line, s.dirty = write;
+  // (forget drops regions but never adds one, so a region found missing is still missing.)
+  const uint32_t g = r == kNone || !regions_[r].used ? region(line >> kRegionShift, true, touch_cache_) : r;
+  regions_[g].slot[line & kLow] = static_cast<uint32_t>(slot);
+  ++regions_[g].used;
+  return false;
+}
+
+namespace {
+std::unique_ptr<L2Lines> make_lines(const HwConfig& hw) {
+  const auto capacity = uint64_t(hw.l2.bytes / hw.l2.line_bytes);
+  if (hw.l2.replacement == "random") return std::make_unique<RandomLines>(capacity);
+  return std::make_unique<LruLines>(capacity);  // (the loader accepts lru and random only)
+}
+}  // namespace
+
 MemorySystem::MemorySystem(const HwConfig& hw)
     : hw_(hw),
       line_bytes_(uint64_t(hw.l2.line_bytes)),
       line_(line_bytes_),
       burst_(uint64_t(hw.gm.burst_bytes)),
-      lines_(uint64_t(hw.l2.bytes / hw.l2.line_bytes)) {}
+      lines_(make_lines(hw)) {}
 
 double MemorySystem::l2_hit_rate() const {
   const uint64_t total = stats_.l2_hit_bytes + stats_.l2_miss_bytes;
@@ -149,10 +193,12 @@ double MemorySystem::l2_hit_rate() const {
 
 bool MemorySystem::touch(uint64_t line, bool write, uint64_t now) {
   bool evicted_dirty = false;
-  const bool hit = lines_.touch(line, write, &evicted_dirty);
-  if (evicted_dirty) {  // write-back consumes HBM bandwidth now
+  const bool hit = lines_->touch(line, write, &evicted_dirty);
+  if (evicted_dirty) {  // the write-back takes HBM and L2-controller time now
+    evicted_ = true;
     stats_.hbm_bytes += line_bytes_;
-    reserve_hbm(line_bytes_, now);
+    reserve_hbm(double(line_bytes_), now);
+    reserve_l2(double(line_bytes_) / double(hw_.l2.writeback_bytes_per_cycle), now);
   }
   return hit;
 }
@@ -168,24 +214,60 @@ MemorySystem::Bursts MemorySystem::bursts(const std::vector<isa::Access>& gm) co
   return b;
 }
 
-double MemorySystem::reserve_hbm(uint64_t bytes, uint64_t now) {
+double MemorySystem::reserve_hbm(double bytes, uint64_t now) {
   const double start = std::max<double>(static_cast<double>(now), hbm_free_at_);
-  hbm_free_at_ = start + static_cast<double>(bytes) / static_cast<double>(hw_.hbm.bytes_per_cycle);
+  hbm_free_at_ = start + bytes / static_cast<double>(hw_.hbm.bytes_per_cycle);
   return hbm_free_at_;
 }
 
-double MemorySystem::reserve_l2(uint64_t bytes, uint64_t now) {
-  const double start = std::max<double>(static_cast<double>(now), l2_free_at_);
-  l2_free_at_ = start + static_cast<double>(bytes) / static_cast<double>(hw_.l2.bytes_per_cycle);
+double MemorySystem::reserve_l2_write(double bytes, uint64_t now) {
+  l2_write_free_at_ = std::max<double>(static_cast<double>(now), l2_write_free_at_) + bytes / double(hw_.l2.write_bytes_per_cycle);
+  return l2_write_free_at_;
+}
+
+double MemorySystem::reserve_l2(double cycles, uint64_t now) {
+  l2_free_at_ = std::max<double>(static_cast<double>(now), l2_free_at_) + cycles;
   return l2_free_at_;
 }
 
 void MemorySystem::warm(uint64_t begin, uint64_t end) {
   bool evicted_dirty = false;
-  for (uint64_t l = line_.div(begin); l * line_bytes_ < end; ++l) lines_.touch(l, false, &evicted_dirty);
+  for (uint64_t l = line_.div(begin); l * line_bytes_ < end; ++l) lines_->touch(l, false, &evicted_dirty);
+}
+
+bool MemorySystem::bypasses(const std::vector<isa::Access>& gm) const {
+  if (bypass_.empty() || gm.empty()) return false;
+  // A transfer reads one tensor: its first byte says which allocation (an allocation is bypass or not as a whole).
+  uint64_t first = UINT64_MAX;
+  for (const auto& a : gm) a.for_each_segment([&](uint64_t lo, uint64_t) { first = std::min(first, lo); });
+  const auto it = std::upper_bound(bypass_.begin(), bypass_.end(), first,
+                                   [](uint64_t x, const std::pair<uint64_t, uint64_t>& r) { return x < r.first; });
+  return it != bypass_.begin() && first < std::prev(it)->second;
+}
+
+// Around the L2: HBM time only, each request at least hbm.min_request_bytes (short bursts waste the DRAM's).
+TransferCost MemorySystem::read_bypass(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) {
+  uint64_t raw = 0;
+  double hbm = 0;
+  const Bursts bu = bursts(gm);
+  const auto min_request = double(hw_.hbm.min_request_bytes);
+  for (const auto& a : gm) {
+    raw += a.bytes();
+    a.for_each_segment([&](uint64_t lo, uint64_t hi) {
+      const double moved = double(burst_.round_up(hi) - burst_.div(lo) * burst_.d);
+      hbm += std::max(moved, min_request * std::ceil(moved / double(hw_.l2.line_bytes)));
+    });
+  }
+  stats_.bytes_read += raw;
+  stats_.bypass_bytes += raw;
+  stats_.hbm_bytes += raw;
+  double data = std::max(double(bu.bytes) / port.miss_rate, double(bu.segments * port.segment_cycles));
+  if (raw > 0) data = std::max(data, reserve_hbm(hbm, now) - static_cast<double>(now));
+  return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : uint64_t(hw_.hbm.latency_cycles))};
 }
 
 TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) {
+  if (bypasses(gm)) return read_bypass(gm, now, port);
   uint64_t hit = 0, miss = 0, raw = 0;
   for (const auto& a : gm) {
     raw += a.bytes();
@@ -206,14 +288,16 @@ TransferCost MemorySystem::read(const std::vector<isa::Access>& gm, uint64_t now
   stats_.l2_miss_bytes += miss;
   stats_.hbm_bytes += miss;
   double data = std::max(hit_b / port.hit_rate + miss_b / port.miss_rate, double(bu.segments * port.segment_cycles));
-  if (miss_b > 0) data = std::max(data, reserve_hbm(static_cast<uint64_t>(miss_b), now) - static_cast<double>(now));
-  if (moved > 0) data = std::max(data, reserve_l2(moved, now) - static_cast<double>(now));
+  if (miss_b > 0) data = std::max(data, reserve_hbm(miss_b, now) - static_cast<double>(now));
+  const double l2 = hit_b / double(hw_.l2.bytes_per_cycle) + miss_b / double(hw_.l2.fill_bytes_per_cycle);
+  if (moved > 0) data = std::max(data, reserve_l2(l2, now) - static_cast<double>(now));
   const uint64_t latency = miss ? hw_.hbm.latency_cycles : hw_.l2.hit_latency_cycles;
   return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : latency)};
 }
 
 TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port) {
   uint64_t raw = 0;
+  evicted_ = false;
   for (const auto& a : gm) {
     raw += a.bytes();
     a.for_each_segment([&](uint64_t b, uint64_t e) {
@@ -224,7 +308,9 @@ TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t no
   const Bursts bu = bursts(gm);
   const uint64_t moved = bu.bytes;
   double data = std::max(static_cast<double>(moved) / port.miss_rate, double(bu.segments * port.segment_cycles));
-  if (moved > 0) data = std::max(data, reserve_l2(moved, now) - static_cast<double>(now));
+  if (moved > 0) data = std::max(data, reserve_l2_write(double(moved), now) - static_cast<double>(now));
+  // Making room wrote dirty lines back: the transfer completes when the controller and HBM have taken them.
+  if (evicted_) data = std::max({data, l2_free_at_ - static_cast<double>(now), hbm_free_at_ - static_cast<double>(now)});
   return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : static_cast<uint64_t>(hw_.l2.hit_latency_cycles))};
 }
 

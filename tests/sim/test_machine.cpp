@@ -238,7 +238,7 @@ TEST(MachineModes, TimingModeGivesTheCyclesOfFullMode) {
   const auto full = timing_of(SimMode::Full), timing = timing_of(SimMode::Timing);
   ASSERT_GE(full.size(), 3u);
   EXPECT_EQ(full[0], 1u);
-  EXPECT_EQ(full[1], 2324u);  // the cost model's (tests/sim/test_cost.cpp); block 1 starts launch.block_dispatch_cycles late
+  EXPECT_EQ(full[1], 1384u);  // the cost model's (tests/sim/test_cost.cpp); block 1 starts launch.block_dispatch_cycles late
   EXPECT_EQ(timing, full);
 }
 

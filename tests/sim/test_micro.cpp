@@ -2,9 +2,13 @@
 // Timing mode: the rates do not depend on data, and the all-core stream exceeds the L2 (288 MiB).
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <utility>
+
 #include "kernels/micro/micro.h"
 #include "sim/config/hw_config.h"
 #include "sim/machine/core_ctx.h"
+#include "tests/sim/machine_kernels.h"
 
 namespace npusim::kernels::micro {
 namespace {
@@ -14,18 +18,32 @@ MicroResult run_on(const std::string& hw, const std::string& name) {
   return run_micro(m, name);
 }
 
+// The same in a forked child (one machine per process), for tests that run several: measured and expected.
+std::pair<double, double> in_child_run(const std::string& hw, const std::string& name) {
+  const auto v = sim::testing::in_child([&] {
+    const MicroResult r = run_on(hw, name);
+    return std::vector<uint64_t>{std::bit_cast<uint64_t>(r.measured), std::bit_cast<uint64_t>(r.expected)};
+  });
+  if (v.size() != 2) return {0, 0};
+  return {std::bit_cast<double>(v[0]), std::bit_cast<double>(v[1])};
+}
+
 void expect_within_2pct(const MicroResult& r) {
   EXPECT_NEAR(r.ratio(), 1.0, 0.02) << r.name << ": measured " << r.measured << " expected " << r.expected << " "
                                     << r.unit;
 }
 
 TEST(Micro, Mte2OneCoreStreamsAtThePortRate) { expect_within_2pct(run_on("ascend910b2", "mte2_1core")); }
-// 24 x 32 B/cycle = 768 < HBM 888: port-bound.
-TEST(Micro, Mte2AllCoresIsMinOfPortsAndHbmOn910b2) { expect_within_2pct(run_on("ascend910b2", "mte2_allcores")); }
-// 20 x 32 = 640 > HBM 533 on the 910B4: HBM-bound.
-TEST(Micro, Mte2AllCoresIsHbmBoundOn910b4) {
+// A cold read on every AIC: min(24 x 96 B/cycle ports, the L2's 511 B/cycle allocate ceiling, HBM 850).
+TEST(Micro, Mte2AllCoresIsMinOfPortsFillAndHbmOn910b2) {
+  const auto r = run_on("ascend910b2", "mte2_allcores");
+  EXPECT_EQ(r.expected, 511);
+  expect_within_2pct(r);
+}
+// 20 x 96 > HBM 533 > fill 320 on the 910B4: bound by the allocate ceiling.
+TEST(Micro, Mte2AllCoresIsFillBoundOn910b4) {
   const auto r = run_on("ascend910b4", "mte2_allcores");
-  EXPECT_EQ(r.expected, 533);
+  EXPECT_EQ(r.expected, 320);
   expect_within_2pct(r);
 }
 TEST(Micro, Mte3StreamsAtThePortRate) { expect_within_2pct(run_on("ascend910b2", "mte3")); }
@@ -55,6 +73,24 @@ TEST(Micro, DependentVaddsWithoutABarrierAreAHazard) {
   const auto r = m.launch(s);
   ASSERT_EQ(r.faults.size(), 1u);
   EXPECT_EQ(r.faults[0].kind, "hazard");
+}
+// The memory probes of calibration.md §6 (footprint sweep cached and bypass, bypass burst size, AIC / AIV, write
+// stream, read + write) reproduce the 910B2's figures within 10% (issue 35's target).
+TEST(Micro, MemoryProbesReproduceThe910b2FiguresWithinTenPercent) {
+  for (const auto& name : micro_names()) {
+    if (name.rfind("mem_", 0) != 0) continue;
+    const auto [measured, device] = in_child_run("ascend910b2", name);
+    EXPECT_NEAR(measured / device, 1.0, 0.10) << name << ": measured " << measured << " device " << device;
+  }
+}
+// The same footprint read through the L2-bypass alias runs at the HBM rate whatever its size; the cached path is
+// faster only while the footprint's re-reads hit.
+TEST(Micro, BypassReadsIgnoreTheFootprint) {
+  const double small = in_child_run("ascend910b2", "mem_bypass_8mb").first;
+  const double cold = in_child_run("ascend910b2", "mem_bypass_cold").first;
+  EXPECT_NEAR(small / cold, 1.0, 0.01);
+  EXPECT_GT(in_child_run("ascend910b2", "mem_read_8mb").first, 2 * small);
+  EXPECT_LT(in_child_run("ascend910b2", "mem_read_cold").first, cold);
 }
 TEST(Micro, CrossFlagRoundTripIsTwoLatencies) { expect_within_2pct(run_on("ascend910b2", "pingpong")); }
 
