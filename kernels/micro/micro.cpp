@@ -11,18 +11,16 @@ using sim::CoreCtx;
 using sim::LaunchSpec;
 using sim::MixMode;
 
-namespace {
 // `overwrites`: the kernel streams one unit into one destination again and again to measure its rate. Nothing
 // reads the results, on the device either, so the same-pipe hazards between those writes are the benchmark's
 // intent, not a bug: such a launch runs without the race and hazard checks (bounds and flags are still checked).
-sim::LaunchResult run(sim::Machine& m, LaunchSpec spec, bool overwrites = false) {
+sim::LaunchResult run(sim::Machine& m, LaunchSpec spec, bool overwrites) {
   if (overwrites) m.set_checks(sim::Checks::Off);
   auto r = m.launch(spec);
   if (overwrites) m.set_checks(sim::Checks::All);
   if (!r.ok()) throw std::runtime_error("microbenchmark '" + spec.name + "' faulted: " + r.faults[0].message);
   return r;
 }
-}  // namespace
 
 MicroResult mte2_bandwidth(sim::Machine& m, int cores, uint64_t bytes_per_core, uint64_t chunk) {
   const uint64_t src = m.gm().allocate("mte2_src_" + std::to_string(cores), bytes_per_core * cores);

@@ -51,6 +51,10 @@ MicroResult memory_bypass_burst(sim::Machine& m);  // bypass rows of 256 B vs 51
 MicroResult memory_write(sim::Machine& m);         // a write stream in steady state
 MicroResult memory_read_write(sim::Machine& m);    // read and write together vs apart, as a time ratio
 
+// Launches one microbenchmark kernel; a fault is an exception naming it. `overwrites`: the kernel rewrites one
+// destination again and again on purpose (nothing reads it), so the race and hazard checks are off for it.
+sim::LaunchResult run(sim::Machine& m, sim::LaunchSpec spec, bool overwrites = false);
+
 std::vector<std::string> micro_names();
 MicroResult run_micro(sim::Machine& m, const std::string& name);  // default sizes
 
