@@ -12,8 +12,8 @@ case "$kind" in
   # -O1 -g1 (line tables): what the sanitizer documentation recommends, and 1.5-1.9x faster to compile than
   # RelWithDebInfo's -O2 -g while reports still name file and line.
   asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
-                               -DNPUSIM_SANITIZE=ON -DNPUSIM_BENCH=OFF) ;;
-  fuzz) dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_FUZZ=ON -DNPUSIM_BENCH=OFF
+                               -DNPUSIM_SANITIZE=ON -DNPUSIM_BENCH=OFF -DNPUSIM_PYTHON=OFF) ;;
+  fuzz) dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_FUZZ=ON -DNPUSIM_BENCH=OFF -DNPUSIM_PYTHON=OFF
                                 "-DNPUSIM_FUZZ_TESTS=${NPUSIM_FUZZ_TESTS:-OFF}") ;;
   *) echo "usage: tools/build.sh [release|asan|fuzz]" >&2; exit 2 ;;
 esac

@@ -6,7 +6,7 @@
 set -euo pipefail
 PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
       googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev
-      python3-numpy python3-yaml parallel zlib1g-dev)
+      python3-numpy python3-yaml parallel zlib1g-dev pybind11-dev python3-dev python3-pytest python3-torch)
 for a in "$@"; do
   case "$a" in
     --fuzz) PKGS+=(clang) ;;

@@ -63,7 +63,7 @@ void parse_inputs(const CaseContext& c, const YAML::Node& root, CaseFile& cf) {
 // "attrs.K=V" / "tiling.K=V": V is parsed as YAML, so numbers, booleans, strings and flow lists
 // ("[200,256]") keep the types they would have in the case file.
 void apply_set(CaseFile& cf, const std::string& s) {
-  const std::string pre = "--set '" + s + "': ";
+  const std::string pre = cf.set_origin + " '" + s + "': ";
   const size_t eq = s.find('=');
   if (eq == std::string::npos) throw CaseError(pre + "expected KEY=VALUE");
   const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
@@ -121,8 +121,12 @@ void apply_shape_set(YAML::Node& root, const std::string& s) {
 bool CaseFile::tensor_is_list(const std::string& n) const { return list_inputs.count(n) != 0; }
 
 std::string CaseFile::where(const std::string& section_key, const YAML::Node& n) const {
-  if (const auto it = set_by.find(section_key); it != set_by.end()) return "--set '" + it->second + "'";
+  if (const auto it = set_by.find(section_key); it != set_by.end()) return set_origin + " '" + it->second + "'";
   return path + ":" + std::to_string(n.Mark().line + 1);
+}
+
+void apply_sets(CaseFile& cf, const std::vector<std::string>& sets) {
+  for (const auto& s : sets) apply_set(cf, s);
 }
 
 CaseFile load_case(const std::string& path, const std::vector<std::string>& sets) {

@@ -37,6 +37,7 @@ struct CaseFile {
   YAML::Node tiling;            // map (possibly empty)
   std::set<std::string> list_inputs;  // parameters given as a YAML list (a list of one differs from a tensor)
   std::map<std::string, std::string> set_by;  // "attrs.K" / "tiling.K" -> the --set that gave it
+  std::string set_origin = "--set";           // how messages name a set: "--set 'K=V'", "argument 'K=V'" (Python)
   bool tensor_is_list(const std::string& n) const;
   // Where a value of attrs / tiling came from, for messages: "--set 'attrs.K=V'" or "FILE:LINE".
   std::string where(const std::string& section_key, const YAML::Node& n) const;
@@ -49,6 +50,10 @@ CaseFile load_case(const std::string& path, const std::vector<std::string>& sets
 // As above; with fill_generated = false generated tensors keep an empty `data` (shape, dtype and init are
 // set; call generate() for the few a timing-mode run needs) so huge shapes cost no host memory.
 CaseFile load_case(const std::string& path, const std::vector<std::string>& sets, bool fill_generated);
+
+// Applies "attrs.K=V" / "tiling.K=V" settings (V parsed as YAML, as --set does) to a case built in memory, e.g.
+// by the Python module from its arguments; messages name each as `cf.set_origin 'K=V'`.
+void apply_sets(CaseFile& cf, const std::vector<std::string>& sets);
 
 class CaseError : public std::runtime_error {
  public:

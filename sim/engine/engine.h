@@ -1,5 +1,6 @@
 #pragma once
-// The simulation engine: one SystemC module whose thread drives the chip-level event queue. SystemC owns
+// The simulation engine: the thread of the process's one SystemC module drives the chip-level event queue of
+// the engine that is running (engines take turns on that module: sim/README.md "Machines per process"). SystemC owns
 // simulated time: before running an event the thread waits until sc_time_stamp() reaches the event's cycle
 // (1 SystemC ns = 1 core cycle). The pipes are state machines advanced by pipe events; the kernel programs are
 // fibers resumed by scalar events when what they wait for happens. So a simulated instruction costs a few
@@ -24,7 +25,7 @@ class EventHandler {
 class Engine {
  public:
   static constexpr uint64_t kQuantum = 1024;  // cycles between synchronisations with SystemC time (engine.cpp)
-  // Elaborates the SystemC module (once per process: see sim/README.md "One machine per process").
+  // The first engine of the process elaborates the SystemC module; later ones reuse it.
   explicit Engine(EventHandler& handler);
   ~Engine();
   Engine(const Engine&) = delete;
@@ -33,7 +34,8 @@ class Engine {
   uint64_t now() const { return now_; }
   void schedule(uint64_t cycle, uint32_t core, EventKind kind, uint8_t pipe = 0) { queue_.push(cycle, core, kind, pipe); }
   // Runs events (sc_start) until the queue is empty or stop() was called; `tick` is called every
-  // `tick_every` events (progress display) from inside the run.
+  // `tick_every` events (progress display) from inside the run. Runs of engines on different host threads
+  // queue (one at a time per process).
   void run(const std::function<void()>& tick, uint64_t tick_every);
   void stop() { stopped_ = true; }
   void set_reverse_ties(bool on) { queue_.set_reverse_ties(on); }
@@ -41,12 +43,13 @@ class Engine {
 
  private:
   class Module;
-  void loop();
+  void drive();               // the module's thread: this engine's events until the queue is empty or stopped
+  uint64_t sc_cycle() const;  // SystemC's time on this engine's clock
   EventQueue queue_;
   EventHandler& handler_;
-  std::unique_ptr<Module> module_;
+  Module* module_;
   std::function<void()> tick_;
-  uint64_t tick_every_ = 0, now_ = 0, events_ = 0;
+  uint64_t tick_every_ = 0, now_ = 0, events_ = 0, offset_ = 0;
   bool stopped_ = false;
 };
 

@@ -44,7 +44,7 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, 
 
 LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   MachineState& m = s;
-  if (m.unusable) throw std::logic_error("the machine stopped after a fatal fault or deadlock; start a new process");
+  if (m.unusable) throw std::logic_error("the machine stopped after a fatal fault, deadlock or interruption; build a new Machine");
   const auto wall0 = std::chrono::steady_clock::now();
   const std::vector<LaunchPlacement> placed = m.topology->place(spec);
   std::vector<int> launch_cores;
@@ -122,7 +122,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     m.wake_scalar(c, engine.now() + start_delay);
   }
   progress_wall0 = std::chrono::steady_clock::now();
-  engine.run([this] { maybe_progress(); }, progress ? 1 : 0);
+  engine.run([this] { tick(); }, progress || interrupt_poll ? 1 : 0);
   if (progress_printed) std::fprintf(stderr, "\n");
   bool all_done = true;
   for (int core : launch_cores) all_done &= m.cores[size_t(core)]->done;

@@ -1,7 +1,5 @@
-// Machine construction (the engine's SystemC module, once per process), shared state, faults and the
-// deadlock report.
+// Machine construction, shared state, faults and the deadlock report.
 #include <sstream>
-#include <systemc>
 
 #include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
@@ -30,8 +28,6 @@ std::string checks_name(Checks c) {
 }
 
 namespace {
-bool g_machine_built = false;
-
 size_t queue_depth(const HwConfig& hw, Pipe p) {
   switch (p) {
     case Pipe::MTE1: return size_t(hw.queue.mte1_entries);
@@ -184,6 +180,18 @@ std::string Machine::Impl::deadlock_report() const {
   return os.str();
 }
 
+void Machine::Impl::tick() {
+  if (progress) maybe_progress();
+  if (!interrupt_poll) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - interrupt_last < std::chrono::milliseconds(50)) return;
+  interrupt_last = now;
+  if (interrupt_poll())
+    s.fault("interrupted", "the host stopped the launch at cycle " + std::to_string(s.now() - s.launch_start) + " (" +
+                               std::to_string(s.instructions) + " instructions run)",
+            true);
+}
+
 void Machine::Impl::maybe_progress() {
   const auto now = std::chrono::steady_clock::now();
   if (now - progress_last < std::chrono::milliseconds(500)) return;
@@ -195,14 +203,7 @@ void Machine::Impl::maybe_progress() {
   progress_printed = true;
 }
 
-Machine::Machine(HwConfig hw, SimMode mode) {
-  if (g_machine_built)
-    throw std::logic_error("one Machine per process: SystemC cannot elaborate a second module tree");
-  g_machine_built = true;
-  sc_core::sc_set_time_resolution(1, sc_core::SC_NS);  // one resolution unit = one core cycle
-  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_INSTANCE_EXISTS_, sc_core::SC_DO_NOTHING);
-  impl_ = std::make_unique<Impl>(std::move(hw), mode);
-}
+Machine::Machine(HwConfig hw, SimMode mode) : impl_(std::make_unique<Impl>(std::move(hw), mode)) {}
 
 Machine::~Machine() = default;
 const HwConfig& Machine::hw() const { return impl_->s.hw; }
@@ -213,6 +214,7 @@ void Machine::set_trace(TraceWriter* t) {
   impl_->s.trace_named.clear();
 }
 void Machine::set_progress(bool on) { impl_->progress = on; }
+void Machine::set_interrupt(std::function<bool()> poll) { impl_->interrupt_poll = std::move(poll); }
 void Machine::set_checks(Checks c) { impl_->s.checks = c; }
 void Machine::set_reverse_ties(bool on) { impl_->engine.set_reverse_ties(on); }
 void Machine::set_check_thread(bool on) { impl_->s.check_thread = on; }

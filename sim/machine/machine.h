@@ -1,7 +1,8 @@
 #pragma once
-// The simulated chip. One Machine per process (SystemC elaborates one module tree per process); it may
-// run several launches. A launch runs kernel programs on the scalar units of the chosen cores at simulated
-// time; their instructions flow into per-pipe queues and execute there (arithmetic + timing + checks).
+// The simulated chip. A machine may run several launches; a process may build machines one after another (or
+// several at once: their launches take turns, sim/README.md "Machines per process"). A launch runs kernel
+// programs on the scalar units of the chosen cores at simulated time; their instructions flow into per-pipe
+// queues and execute there (arithmetic + timing + checks).
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -118,6 +119,9 @@ class Machine {
   // Kernel programs run ahead of their scalar units while these wait for a queue slot (default; always off with
   // a trace). A probe for tests: on and off give the same results (sim/README.md "Running ahead").
   void set_run_ahead(bool on);
+  // Polled about every 50 ms of host time during a launch; when it returns true the launch stops with a fatal
+  // `interrupted` fault (the Python module's Ctrl-C). Empty = never polled.
+  void set_interrupt(std::function<bool()> poll);
   // Runs one launch to completion (or to the first fatal fault / deadlock) and returns its statistics.
   // After a fatal fault or a deadlock the machine cannot run another launch (throws std::logic_error).
   LaunchResult launch(const LaunchSpec& spec);

@@ -176,6 +176,10 @@ struct Machine::Impl final : EventHandler {
   std::chrono::steady_clock::time_point progress_wall0, progress_last;
   // Prints a progress line on stderr at most twice a second (an engine tick: no simulated effect).
   void maybe_progress();
+  std::function<bool()> interrupt_poll;
+  std::chrono::steady_clock::time_point interrupt_last;
+  // An engine tick (every 4096 events, when progress or an interrupt poll is on): no simulated effect.
+  void tick();
   void on_event(const Event& e) override;
   LaunchResult launch(const LaunchSpec& spec);
   std::string deadlock_report() const;

@@ -1,8 +1,8 @@
 #pragma once
 // Running the FIA op on the simulated chip from a case file, shared by the kernel-vs-golden suites
 // (test_fia_kernel.cpp: prompt, test_fia_decode.cpp: decode): one run, the golden's view of an AttnCase's
-// tensors, a bit-exact comparison, and runs in child processes (the simulator allows one Machine per process,
-// so a test that needs several runs forks one child per run).
+// tensors, a bit-exact comparison, and runs in child processes (a test that needs several runs forks one child
+// per run, so a fault or crash in one ends only its child).
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Random property tests of the attention operators (issue 17 item 2): a seeded generator draws a valid
 // combination of the operator's features, the case goes through the whole op (case file, checks, tiling,
 // simulated chip, full mode) and its outputs must equal the golden model's bits and pass the accuracy policy
-// against fp64. Each seed is one test (one simulated machine per process). The generator knows the rules, so a
+// against fp64. Each seed is one test (its own process). The generator knows the rules, so a
 // rejection (exit-2 CaseError) is rare; a rejected seed is reported as skipped with the message, which must name
 // the parameter (inputs. / attrs. / tiling / hw.). Default suite: 8 seeds per generator; NPUSIM_LONG_TESTS: 500.
 //

@@ -1,6 +1,6 @@
 // Co-design what-ifs that do not mislead (issue 12): a capacity key changed on its own must not change the cost
 // of a program that runs at the same addresses, and the default tiling must follow a capacity both ways.
-// Each configuration runs in a forked child (one machine per process).
+// Each configuration runs in a forked child (isolation: a fault or crash ends only that child).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -34,7 +34,7 @@ namespace {
 using fatest::case_path;
 using fatest::run_and_check;
 
-// The simulator holds one Machine per process: each run is a child, whose gtest failures print to the shared
+// Each run is a child (a fault or crash ends only it), whose gtest failures print to the shared
 // stdout and set its exit status.
 void in_child(const std::string& name, const std::vector<std::string>& sets, int64_t min_special) {
   const pid_t pid = fork();

@@ -1,6 +1,6 @@
 // The L2 policy of an allocation (issue 35): decode reads K / V around the L2 as the vendor's kernel does once they
 // reach 1.2x its size, the tiling key kv_l2_bypass overrides that, and a bypass read takes no L2 line.
-// Each configuration runs in a forked child (one machine per process).
+// Each configuration runs in a forked child (isolation: a fault or crash ends only that child).
 #include <gtest/gtest.h>
 
 #include <filesystem>

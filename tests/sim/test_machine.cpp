@@ -22,7 +22,7 @@ std::vector<uint64_t> outcome(const LaunchResult& r) {
 
 // The mixed program without its cross-core flag, then on every AIV `rounds` rounds of a copy in, `adds` vector adds
 // and a copy out that race with each other on GM and UB (faults naming instruction ids), then `tail`; `setup`
-// configures the machine. Run in a child (one machine per process); returns outcome().
+// configures the machine. Run in a child (a fault stops only its machine); returns outcome().
 std::vector<uint64_t> racing_launch(const std::function<void(Machine&)>& setup, int rounds, int adds,
                                     const std::function<void(CoreCtx&)>& tail = {}) {
   return in_child([&] {
@@ -219,7 +219,7 @@ TEST(MachineChecks, TilingThatDoesNotFitIsAnInputError) {
 }
 
 // Timing mode skips the arithmetic but keeps every cost: the launch's cycles, each core's end cycle and each
-// pipe's busy cycles and instruction count equal full mode's (one machine per process: each mode in a child).
+// pipe's busy cycles and instruction count equal full mode's (each mode in a child).
 TEST(MachineModes, TimingModeGivesTheCyclesOfFullMode) {
   const auto timing_of = [](SimMode mode) {
     return in_child([mode] {
@@ -240,6 +240,44 @@ TEST(MachineModes, TimingModeGivesTheCyclesOfFullMode) {
   EXPECT_EQ(full[0], 1u);
   EXPECT_EQ(full[1], 1384u);  // the cost model's (tests/sim/test_cost.cpp); block 1 starts launch.block_dispatch_cycles late
   EXPECT_EQ(timing, full);
+}
+
+// Machines per process (sim/README.md): one built after others, or alive beside another, gives the cycles and
+// bits of a machine alone in its process, also after a machine that deadlocked, on another config, or ran
+// in between its own launches.
+TEST(MachineModes, SequentialMachinesAreIndependent) {
+  const auto run_mixed = [](Machine& m, std::vector<uint16_t>* out) {
+    MixedData d(2);
+    if (m.gm().used_bytes() == 0) d.load(m);  // the first launch of this machine
+    const auto r = m.launch(mixed_split(2));
+    EXPECT_TRUE(r.ok()) << faults_of(r);
+    if (out) *out = d.output(m);
+    return r.cycles;
+  };
+  const auto alone = in_child([&] {
+    Machine m(load_hw("ascend910b2"), SimMode::Full);
+    std::vector<uint16_t> bits;
+    const uint64_t first = run_mixed(m, &bits), second = run_mixed(m, nullptr);
+    return std::vector<uint64_t>{first, second, std::hash<std::string>{}(std::string(bits.begin(), bits.end()))};
+  });
+  ASSERT_EQ(alone.size(), 3u);
+  const auto after_others = in_child([&] {
+    {
+      Machine dead(load_hw("ascend910b2"), SimMode::Full);
+      LaunchSpec s{.name = "deadlock", .block_dim = 1, .mix = MixMode::VectorOnly};
+      s.vector = [](CoreCtx& c) { c.wait_flag(Pipe::MTE2, Pipe::V, 3); };
+      EXPECT_FALSE(dead.launch(s).ok());
+    }
+    Machine other(load_hw("ascend910b4"), SimMode::Full);
+    run_mixed(other, nullptr);
+    Machine m(load_hw("ascend910b2"), SimMode::Full);
+    std::vector<uint16_t> bits;
+    const uint64_t first = run_mixed(m, &bits);
+    run_mixed(other, nullptr);  // another machine runs between m's launches
+    const uint64_t second = run_mixed(m, nullptr);
+    return std::vector<uint64_t>{first, second, std::hash<std::string>{}(std::string(bits.begin(), bits.end()))};
+  });
+  EXPECT_EQ(after_others, alone);
 }
 
 TEST(MachineModes, FunctionalModeGivesTheSameBitsWithZeroCycles) {
@@ -300,7 +338,7 @@ namespace npusim::sim::testing {
 namespace {
 
 // The seams chosen by name (sim/registry.h): an unknown implementation is a ConfigError naming the key, the value
-// and the valid names, raised when the machine is built (each in a child: one machine per process).
+// and the valid names, raised when the machine is built (each in a child).
 TEST(MachineSeams, UnknownImplementationNamesTheKeyAndTheValidOnes) {
   for (const auto& [key, valid] : {std::pair<std::string, std::string>{"memory.impl", "lru_write_back"}, {"cost.impl", "class_rates"}}) {
     const auto got = in_child([&] {

@@ -1,6 +1,6 @@
 // Simulator speed: simulated instructions and cycles per host second, per microbenchmark and for a long
 // mixed program (cube + vector + cross-core flags on every core), in full and timing mode, checks on,
-// trace off. Each point runs in a forked child (one SystemC machine per process).
+// trace off. Each point runs in a forked child (its host time and memory measured alone).
 // Usage: bench_sim_micro [--hw NAME] [--quick] [--only NAME]
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,5 +1,4 @@
 // npusim run / check / ops: operator cases end to end (design.md "Command line").
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,6 +7,7 @@
 #include "kernels/host/npy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
+#include "tools/cli/case_run.h"
 #include "tools/cli/options.h"
 #include "tools/cli/report.h"
 #include "tools/cli/sim_options.h"
@@ -20,49 +20,6 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct RunResult {
-  op::CaseFile c;
-  std::vector<std::pair<std::string, op::HostTensor>> outputs;
-  nlohmann::json report;
-  int status = kExitOk;
-};
-
-// Compute- and memory-bound lower limits of this case on this config (design.md report.json "roofline").
-nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t cycles) {
-  const double compute = static_cast<double>(p.executed_flops_bound) / (2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores);
-  const double gm_rate = std::min<double>(static_cast<double>(hw.hbm.bytes_per_cycle),
-                                          static_cast<double>(hw.chip.ai_cores * hw.mte2.port_bytes_per_cycle));
-  const double memory = static_cast<double>(p.min_gm_bytes) / gm_rate;
-  const double best = std::max(compute, memory);
-  return {{"compute_bound_cycles", compute},
-          {"memory_bound_cycles", memory},
-          // The roofs behind them (npusim report draws the roofline from these).
-          {"peak_flops_per_cycle", 2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores},
-          {"gm_bytes_per_cycle", gm_rate},
-          {"executed_flops_bound", p.executed_flops_bound},
-          {"min_gm_bytes", p.min_gm_bytes},
-          {"limit", compute >= memory ? "compute" : "memory"},
-          {"ratio", best > 0 ? static_cast<double>(cycles) / best : 0.0},
-          {"cube_peak_fraction", cycles > 0 ? compute / static_cast<double>(cycles) : 0.0}};
-}
-
-// One tensor entry as the case file wrote it (file, or shape + init), so resolved.yaml reproduces the run.
-void emit_tensor(YAML::Emitter& y, const op::TensorEntry& t) {
-  y << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << op::elem_type_name(t.dtype);
-  if (!t.file.empty()) {
-    y << YAML::Key << "file" << YAML::Value << t.file;
-  } else {
-    y << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.shape << YAML::Key << "init" << YAML::Value
-      << YAML::Flow << YAML::BeginMap << YAML::Key << "dist" << YAML::Value << t.init.dist << YAML::Key << "mean"
-      << YAML::Value << t.init.mean << YAML::Key << "std" << YAML::Value << t.init.std << YAML::Key << "low"
-      << YAML::Value << t.init.low << YAML::Key << "high" << YAML::Value << t.init.high << YAML::Key << "seed"
-      << YAML::Value << t.init.seed;
-    if (t.init.dist == "bernoulli") y << YAML::Key << "p" << YAML::Value << t.init.p;  // its only parameter
-    y << YAML::EndMap;
-  }
-  y << YAML::EndMap;
-}
 
 // Generating the inputs holds each one on the host and again in GM: refuse up front what would not fit, before
 // a bad_alloc or the kernel's OOM killer (the shapes come from a load without data).
@@ -81,73 +38,23 @@ void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::
                      " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
 }
 
-std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
-  YAML::Emitter y;
-  y << YAML::BeginMap << YAML::Key << "case" << YAML::Value << YAML::BeginMap;
-  y << YAML::Key << "op" << YAML::Value << c.op << YAML::Key << "attrs" << YAML::Value << c.attrs;
-  y << YAML::Key << "inputs" << YAML::Value << YAML::BeginMap;
-  for (const auto& [name, list] : c.inputs) {
-    y << YAML::Key << name << YAML::Value;
-    if (!c.tensor_is_list(name)) {
-      emit_tensor(y, list[0]);
-      continue;
-    }
-    y << YAML::BeginSeq;
-    for (const auto& t : list) emit_tensor(y, t);
-    y << YAML::EndSeq;
-  }
-  y << YAML::EndMap << YAML::Key << "tiling" << YAML::Value << YAML::BeginMap;
-  for (const auto& [k, v] : p.tiling) y << YAML::Key << k << YAML::Value << v;
-  y << YAML::EndMap << YAML::EndMap;
-  return std::string(y.c_str()) + "\n";
-}
-
-RunResult run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
+CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
   std::vector<std::string> case_sets;
   SimOptions hw_opts = so;
   hw_opts.sets.clear();
   for (const auto& s : so.sets) (s.rfind("hw.", 0) == 0 ? hw_opts.sets : case_sets).push_back(s);
   if (force_full && so.mode != "full")
     throw InputError("--mode '" + so.mode + "': check runs in full mode (it compares the computed outputs)");
-  RunResult rr;
-  const auto t0 = std::chrono::steady_clock::now();
   // Timing mode needs shapes, not data: generated inputs stay empty so huge shapes fit in memory.
   const bool fill = save || parse_mode(hw_opts.mode) != sim::SimMode::Timing;
   if (fill) refuse_over_budget(op::load_case(path, case_sets, false), host_memory_budget(so), so.mode);
-  rr.c = op::load_case(path, case_sets, fill);
-  const op::Op& the_op = op::find_op(rr.c.op);
-  SimSession session(hw_opts, rr.c.name);
-  sim::Machine& m = session.machine();
-  const op::Prepared prep = the_op.prepare(rr.c, m);
-  const auto t_setup = std::chrono::steady_clock::now();
-  const auto result = m.launch(prep.launch);
-  rr.report = launch_report(m, result, rr.c.op, rr.c.name);
-  rr.report["sim"]["setup_s"] = std::chrono::duration<double>(t_setup - t0).count();  // case, inputs, GM
-  rr.report["flops"] = prep.flops;
-  const double secs = sim::cycles_to_us(m.hw(), result.cycles) * 1e-6;
-  rr.report["achieved_tflops"] = secs > 0 ? static_cast<double>(prep.flops) / secs * 1e-12 : 0.0;
-  rr.report["roofline"] = roofline(m.hw(), prep, result.cycles);
-  rr.report["hw_overrides"] = hw_opts.sets;  // the effective hw is `hw` with these --set overrides (resolved.yaml: all keys)
-  for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
-  for (const auto& [k, v] : prep.clamped) rr.report["tiling_clamped"][k] = v;
-  rr.status = report_faults(result);
-  if (rr.status == kExitOk && m.mode() != sim::SimMode::Timing)
-    for (const auto& o : prep.outputs) {
-      rr.outputs.emplace_back(o.name, op::read_output(m, o));
-      op::write_npy((fs::path(session.out_dir()) / (o.name + ".npy")).string(), op::output_encoding(rr.outputs.back().second));
-    }
-  rr.report["outputs"] = nlohmann::json::array();  // the .npy files actually written
-  for (const auto& o : rr.outputs) rr.report["outputs"].push_back(o.first);
-  for (const auto& o : prep.outputs) rr.report["output_types"][o.name] = op::elem_type_name(o.type);  // diff reads them
-  if (save) save_inputs(rr.c, prep.tiling, session.out_dir());
-  rr.report["out_dir"] = session.out_dir();
-  rr.report["sim"]["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  session.write_outputs(rr.report, case_yaml(rr.c, prep));
+  CaseRun rr = run_loaded_case(op::load_case(path, case_sets, fill), hw_opts);
+  if (save) save_inputs(rr.c, rr.tiling, rr.report["out_dir"].get<std::string>());
   return rr;
 }
 
 // check --expect DIR: every output bit for bit against DIR/OUTPUT.npy.
-bool compare_expected(const RunResult& rr, const std::string& dir, bool json, nlohmann::json& out) {
+bool compare_expected(const CaseRun& rr, const std::string& dir, bool json, nlohmann::json& out) {
   bool match = true;
   out = nlohmann::json::array();
   for (const auto& [name, t] : rr.outputs) {
@@ -178,7 +85,7 @@ int run_like(const Args& args, bool check) {
   const std::string usage = std::string("usage: npusim ") + (check ? "check" : "run") + " CASE.yaml [options]";
   if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
   try {
-    RunResult rr = run_case(so, case_path, check, save);
+    CaseRun rr = run_case(so, case_path, check, save);
     if (!json && rr.status != kExitOk)  // no rate and no outputs for a run a fault stopped
       std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml" << (so.trace ? ", " + trace_json_name(so) : std::string())
                 << ": " << rr.report["out_dir"].get<std::string>() << "\n";

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/config/hw_config.h"
+#include "tools/cli/case_run.h"
 
 namespace npusim::cli {
 
@@ -94,7 +95,7 @@ uint64_t host_memory_budget(const SimOptions& o) {
   return std::stoull(text) * scale;
 }
 
-SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
+SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool files) {
   std::vector<std::string> hw_sets;
   for (const auto& s : o.sets) {
     if (s.rfind("hw.", 0) != 0)
@@ -108,10 +109,14 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name) {
   if (o.check_thread != "auto" && o.check_thread != "on" && o.check_thread != "off")
     throw InputError("--check-thread '" + o.check_thread + "' must be auto, on or off");
   auto hw = sim::load_hw(o.hw.empty() ? sim::default_hw_name() : o.hw, hw_sets);
-  out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
   std::error_code ec;
-  fs::create_directories(out_, ec);
-  if (ec || !fs::is_directory(out_, ec)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
+  if (files) {
+    out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
+    fs::create_directories(out_, ec);
+    if (ec || !fs::is_directory(out_, ec)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
+  } else if (o.trace) {
+    throw InputError("a trace needs an output folder (--out / trace_dir)");
+  }
   machine_ = std::make_unique<sim::Machine>(std::move(hw), mode);
   machine_->gm().set_host_budget(host_memory_budget(o));
   machine_->set_progress(isatty(STDERR_FILENO) != 0);  // long runs show progress when stderr is a terminal
@@ -151,15 +156,9 @@ void SimSession::write_outputs(const nlohmann::json& report, const std::string& 
 }
 
 int report_faults(const sim::LaunchResult& r) {
-  bool input = false, internal = false;
   for (const auto& n : r.notes) std::cerr << "note [" << n.kind << "]: " << n.message << "\n";
-  for (const auto& f : r.faults) {
-    std::cerr << "fault [" << f.kind << "]: " << f.message << "\n";
-    input |= f.kind == "input";
-    internal |= f.kind == "internal";
-  }
-  if (r.faults.empty()) return kExitOk;
-  return internal ? kExitInternal : input ? kExitInput : kExitFault;
+  for (const auto& f : r.faults) std::cerr << "fault [" << f.kind << "]: " << f.message << "\n";
+  return fault_status(r.faults);
 }
 
 }  // namespace npusim::cli

@@ -29,7 +29,8 @@ void add_sim_options(po::options_description& desc, SimOptions& o);
 class SimSession {
  public:
   // Loads the hardware (hw.-prefixed or bare --set keys), builds the machine and, with --trace, the trace.
-  SimSession(const SimOptions& o, const std::string& case_name);
+  // With `files` false nothing is written (no output folder; a trace is refused): the Python module's runs.
+  SimSession(const SimOptions& o, const std::string& case_name, bool files = true);
   sim::Machine& machine() { return *machine_; }
   const std::string& out_dir() const { return out_; }
   // Writes report.json and resolved.yaml (plus `extra_yaml`, e.g. the case and tiling) into the output folder.

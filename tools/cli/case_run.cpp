@@ -1,0 +1,123 @@
+#include "tools/cli/case_run.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "kernels/host/npy.h"
+#include "kernels/op/gm_inputs.h"
+#include "kernels/op/registry.h"
+#include "sim/config/hw_config.h"
+#include "tools/cli/report.h"
+
+namespace npusim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Compute- and memory-bound lower limits of this case on this config (design.md report.json "roofline").
+nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t cycles) {
+  const double compute = static_cast<double>(p.executed_flops_bound) / (2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores);
+  const double gm_rate = std::min<double>(static_cast<double>(hw.hbm.bytes_per_cycle),
+                                          static_cast<double>(hw.chip.ai_cores * hw.mte2.port_bytes_per_cycle));
+  const double memory = static_cast<double>(p.min_gm_bytes) / gm_rate;
+  const double best = std::max(compute, memory);
+  return {{"compute_bound_cycles", compute},
+          {"memory_bound_cycles", memory},
+          // The roofs behind them (npusim report draws the roofline from these).
+          {"peak_flops_per_cycle", 2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores},
+          {"gm_bytes_per_cycle", gm_rate},
+          {"executed_flops_bound", p.executed_flops_bound},
+          {"min_gm_bytes", p.min_gm_bytes},
+          {"limit", compute >= memory ? "compute" : "memory"},
+          {"ratio", best > 0 ? static_cast<double>(cycles) / best : 0.0},
+          {"cube_peak_fraction", cycles > 0 ? compute / static_cast<double>(cycles) : 0.0}};
+}
+
+// One tensor entry as the case file wrote it (file, or shape + init), so resolved.yaml reproduces the run.
+void emit_tensor(YAML::Emitter& y, const op::TensorEntry& t) {
+  y << YAML::Flow << YAML::BeginMap << YAML::Key << "dtype" << YAML::Value << op::elem_type_name(t.dtype);
+  if (!t.file.empty()) {
+    y << YAML::Key << "file" << YAML::Value << t.file;
+  } else {
+    y << YAML::Key << "shape" << YAML::Value << YAML::Flow << t.shape << YAML::Key << "init" << YAML::Value
+      << YAML::Flow << YAML::BeginMap << YAML::Key << "dist" << YAML::Value << t.init.dist << YAML::Key << "mean"
+      << YAML::Value << t.init.mean << YAML::Key << "std" << YAML::Value << t.init.std << YAML::Key << "low"
+      << YAML::Value << t.init.low << YAML::Key << "high" << YAML::Value << t.init.high << YAML::Key << "seed"
+      << YAML::Value << t.init.seed;
+    if (t.init.dist == "bernoulli") y << YAML::Key << "p" << YAML::Value << t.init.p;  // its only parameter
+    y << YAML::EndMap;
+  }
+  y << YAML::EndMap;
+}
+
+std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
+  YAML::Emitter y;
+  y << YAML::BeginMap << YAML::Key << "case" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "op" << YAML::Value << c.op << YAML::Key << "attrs" << YAML::Value << c.attrs;
+  y << YAML::Key << "inputs" << YAML::Value << YAML::BeginMap;
+  for (const auto& [name, list] : c.inputs) {
+    y << YAML::Key << name << YAML::Value;
+    if (!c.tensor_is_list(name)) {
+      emit_tensor(y, list[0]);
+      continue;
+    }
+    y << YAML::BeginSeq;
+    for (const auto& t : list) emit_tensor(y, t);
+    y << YAML::EndSeq;
+  }
+  y << YAML::EndMap << YAML::Key << "tiling" << YAML::Value << YAML::BeginMap;
+  for (const auto& [k, v] : p.tiling) y << YAML::Key << k << YAML::Value << v;
+  y << YAML::EndMap << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+}  // namespace
+
+int fault_status(const std::vector<sim::Fault>& faults) {
+  bool input = false, internal = false;
+  for (const auto& f : faults) input |= f.kind == "input", internal |= f.kind == "internal";
+  if (faults.empty()) return kExitOk;
+  return internal ? kExitInternal : input ? kExitInput : kExitFault;
+}
+
+CaseRun run_loaded_case(op::CaseFile c, const SimOptions& so, const CaseRunHooks& hooks) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CaseRun rr;
+  rr.c = std::move(c);
+  const op::Op& the_op = op::find_op(rr.c.op);
+  SimSession session(so, rr.c.name, hooks.write_files);
+  sim::Machine& m = session.machine();
+  if (hooks.configure) hooks.configure(m);
+  const op::Prepared prep = the_op.prepare(rr.c, m);
+  const auto t_setup = std::chrono::steady_clock::now();
+  const auto result = m.launch(prep.launch);
+  rr.report = launch_report(m, result, rr.c.op, rr.c.name);
+  rr.report["sim"]["setup_s"] = std::chrono::duration<double>(t_setup - t0).count();  // case, inputs, GM
+  rr.report["flops"] = prep.flops;
+  const double secs = sim::cycles_to_us(m.hw(), result.cycles) * 1e-6;
+  rr.report["achieved_tflops"] = secs > 0 ? static_cast<double>(prep.flops) / secs * 1e-12 : 0.0;
+  rr.report["roofline"] = roofline(m.hw(), prep, result.cycles);
+  rr.report["hw_overrides"] = so.sets;  // the effective hw is `hw` with these --set overrides (resolved.yaml: all keys)
+  for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
+  for (const auto& [k, v] : prep.clamped) rr.report["tiling_clamped"][k] = v;
+  rr.tiling = prep.tiling;
+  rr.faults = result.faults, rr.notes = result.notes;
+  rr.status = hooks.print_faults ? report_faults(result) : fault_status(result.faults);
+  if (rr.status == kExitOk && m.mode() != sim::SimMode::Timing)
+    for (const auto& o : prep.outputs) {
+      rr.outputs.emplace_back(o.name, op::read_output(m, o));
+      if (hooks.write_files)
+        op::write_npy((fs::path(session.out_dir()) / (o.name + ".npy")).string(), op::output_encoding(rr.outputs.back().second));
+    }
+  rr.report["outputs"] = nlohmann::json::array();  // the .npy files actually written
+  if (hooks.write_files)
+    for (const auto& o : rr.outputs) rr.report["outputs"].push_back(o.first);
+  for (const auto& o : prep.outputs) rr.report["output_types"][o.name] = op::elem_type_name(o.type);  // diff reads them
+  rr.report["out_dir"] = hooks.write_files ? nlohmann::json(session.out_dir()) : nlohmann::json(nullptr);
+  rr.report["sim"]["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (hooks.write_files) session.write_outputs(rr.report, case_yaml(rr.c, prep));
+  return rr;
+}
+
+}  // namespace npusim::cli
