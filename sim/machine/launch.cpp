@@ -119,7 +119,8 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
             ? 0  // functional mode has no time
             : block * uint64_t(l.block_dispatch_cycles) +
                   (l.cold ? uint64_t(l.cold_start_cycles) + block * uint64_t(l.cold_per_block_cycles) : 0);
-    m.wake_scalar(c, engine.now() + start_delay);
+    c.stats.start_cycle = engine.now() + start_delay;
+    m.wake_scalar(c, c.stats.start_cycle);
   }
   progress_wall0 = std::chrono::steady_clock::now();
   engine.run([this] { tick(); }, progress || interrupt_poll ? 1 : 0);
@@ -148,7 +149,8 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   r.cycles = end - m.launch_start;
   for (const auto& c : m.cores) {
     r.cores.push_back(c->stats);
-    if (c->in_launch) r.cores.back().end_cycle -= std::min(r.cores.back().end_cycle, m.launch_start);
+    if (c->in_launch)
+      for (uint64_t* t : {&r.cores.back().start_cycle, &r.cores.back().end_cycle}) *t -= std::min(*t, m.launch_start);
   }
   r.mem = m.mem->stats();
   r.l2_hit_rate = m.mem->l2_hit_rate();

@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "kernels/host/npy.h"
 #include "kernels/op/gm_inputs.h"
 #include "kernels/op/registry.h"
 #include "sim/config/hw_config.h"
+#include "tools/cli/op_summary.h"
 #include "tools/cli/report.h"
 
 namespace npusim::cli {
@@ -72,6 +74,26 @@ std::string case_yaml(const op::CaseFile& c, const op::Prepared& p) {
   return std::string(y.c_str()) + "\n";
 }
 
+// The op's tensors as msprof lists them: every declared tensor parameter in order (a list's tensors each, an
+// absent optional one before the last given as an empty item), then the outputs.
+ProfiledOp profiled_op(const op::Op& the_op, const op::CaseFile& c, const op::Prepared& prep) {
+  ProfiledOp p{c.name, device_op_type(c.op), {}, {}};
+  for (const auto& param : the_op.params()) {
+    if (!param.is_tensor()) continue;
+    const auto it = c.inputs.find(param.name);
+    if (it == c.inputs.end()) p.inputs.push_back({});
+    else
+      for (const auto& t : it->second) p.inputs.push_back({t.shape, op::elem_type_name(t.dtype)});
+  }
+  // Trailing absent ones are not listed (msprof-analyze's 910B MatMulV2 row: "81920,4096;8192,512", bias absent).
+  while (!p.inputs.empty() && p.inputs.back().dtype.empty()) p.inputs.pop_back();
+  for (const auto& o : prep.outputs) p.outputs.push_back({o.shape, op::elem_type_name(o.type)});
+  return p;
+}
+
+void write_op_summary(const std::string& dir, const nlohmann::json& report, const sim::HwConfig& hw, const ProfiledOp& p) {
+  std::ofstream(fs::path(dir) / "op_summary.csv") << op_summary_csv(op_summary_row(report, hw.chip.clock_mhz, hw.chip.ai_cores, p));
+}
 }  // namespace
 
 int fault_status(const std::vector<sim::Fault>& faults) {
@@ -116,7 +138,10 @@ CaseRun run_loaded_case(op::CaseFile c, const SimOptions& so, const CaseRunHooks
   for (const auto& o : prep.outputs) rr.report["output_types"][o.name] = op::elem_type_name(o.type);  // diff reads them
   rr.report["out_dir"] = hooks.write_files ? nlohmann::json(session.out_dir()) : nlohmann::json(nullptr);
   rr.report["sim"]["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (hooks.write_files) session.write_outputs(rr.report, case_yaml(rr.c, prep));
+  if (hooks.write_files) {
+    session.write_outputs(rr.report, case_yaml(rr.c, prep));
+    write_op_summary(session.out_dir(), rr.report, m.hw(), profiled_op(the_op, rr.c, prep));
+  }
   return rr;
 }
 

@@ -89,6 +89,7 @@ json pipe_summary(const sim::LaunchResult& r) {
                             {"drain_cycles", w.drain},
                             {"gm_load_cycles", w.gm_load}};
     for (const auto& [key, v] : core["scalar_waits"].items()) add(kind["scalar_waits"], key.c_str(), v.get<uint64_t>());
+    core["start_cycle"] = c.start_cycle;  // the block's dispatch
     core["end_cycle"] = c.end_cycle;
     per_core[c.name] = core;
   }
