@@ -6,9 +6,10 @@
 Reads RUN_DIR/replay.yaml and RUN_DIR/inputs/, computes the op's outputs the way a torch user would (fp32
 matmuls, fp32 softmax, one rounding to the output dtype at the end) and writes DIR/OUTPUT.npy (float32 values;
 `npusim check --expect DIR` rounds them to the output dtype with RNE). Covers `matmul` (transposes, bias,
-out_dtype), `fused_infer_attention_score` prompt / decode without masks, pse, paging, prefix or lists
-(BSH / BSND / BNSD, GQA), and `flash_attention_var_len_score` (TND, rope, GQA, sparse modes 0-4 / 7 / 8, local or
-global masks; fully masked rows are left to npusim's rules). Its bits are not npusim's: it shows what an independent reference looks like next to
+out_dtype), `fused_infer_attention_score` prompt / decode without masks, pse, paging, prefix, lists, actual lengths,
+quantisation or antiquantisation (BSH / BSND / BNSD, GQA), and `flash_attention_var_len_score` (TND, rope, GQA, sparse modes 0-4 / 7 / 8, local or
+global masks; fully masked rows are left to npusim's rules). Anything else in the case (an input, an attribute or a
+value it does not compute) exits 2 naming it (COVERED below). Its bits are not npusim's: it shows what an independent reference looks like next to
 the simulated kernel (a few ULP, from the accumulation order), not a bit-exact golden.
 """
 import argparse
@@ -17,6 +18,49 @@ import sys
 
 import numpy as np
 import yaml
+
+
+def refuse(what):
+    """What the script does not compute: exit 2 naming it, never a reference that silently ignores an input."""
+    print(f"numpy_reference.py: {what} is not covered by this script (its bits would not be this case's reference)",
+          file=sys.stderr)
+    sys.exit(2)
+
+
+ANY = lambda v: True
+# Per op: the inputs it reads and the attrs it honours (with the values it honours). Anything else in the case,
+# even an attr it would only have to ignore, is refused by name.
+COVERED = {
+    "matmul": ({"a", "b", "bias"}, {"transpose_a": ANY, "transpose_b": ANY, "out_dtype": ANY}),
+    "fused_infer_attention_score": (
+        {"query", "key", "value"},
+        {"num_heads": ANY, "num_key_value_heads": ANY, "scale": ANY,
+         "input_layout": lambda v: v in ("BSH", "BSND", "BNSD", "BNSD_BSND"), "sparse_mode": lambda v: v == 0,
+         "inner_precise": lambda v: v in (0, 1), "softmax_lse_flag": lambda v: not v,
+         "pre_tokens": lambda v: v == 2147483647, "next_tokens": lambda v: v == 2147483647,
+         "block_size": lambda v: v == 0, "antiquant_mode": lambda v: v == 0, "key_antiquant_mode": lambda v: v == 0,
+         "value_antiquant_mode": lambda v: v == 0}),
+    "flash_attention_var_len_score": (
+        {"query", "key", "value", "query_rope", "key_rope", "atten_mask"},
+        {"head_num": ANY, "input_layout": lambda v: v == "TND", "scale": ANY, "keep_prob": lambda v: v == 1,
+         "pre_tokens": ANY, "next_tokens": ANY, "inner_precise": ANY, "sparse_mode": lambda v: v in (0, 1, 2, 3, 4, 7, 8),
+         "pse_type": ANY, "actual_seq_qlen": ANY, "actual_seq_kvlen": ANY, "prefix": ANY, "q_start_idx": ANY,
+         "kv_start_idx": ANY}),
+}
+
+
+def check_covered(case):
+    inputs, attrs = COVERED[case["op"]]
+    for name, entry in (case.get("inputs") or {}).items():
+        if name not in inputs:
+            refuse(f"inputs.{name}")
+        if isinstance(entry, list):
+            refuse(f"inputs.{name} as a tensor list")
+        if entry.get("dtype") in ("int8", "int4", "int32") and case["op"] != "matmul" and name != "atten_mask":
+            refuse(f"inputs.{name} of dtype {entry['dtype']} (quantised attention)")
+    for name, value in (case.get("attrs") or {}).items():
+        if name not in attrs or not attrs[name](value):
+            refuse(f"attrs.{name} = {value!r}")
 
 
 def load(run, entry):
@@ -41,9 +85,6 @@ def matmul(run, case):
 
 def fia(run, case):
     attrs, inp = case.get("attrs") or {}, case["inputs"]
-    for name in ("atten_mask", "pse_shift", "block_table", "key_shared_prefix"):
-        if name in inp:
-            sys.exit(f"numpy_reference.py: inputs.{name} is not covered by this script")
     n = attrs["num_heads"]
     kvn = attrs.get("num_key_value_heads", 0) or n
     layout = attrs.get("input_layout", "BSH")
@@ -130,11 +171,13 @@ def main():
     args = ap.parse_args()
     replay = os.path.join(args.run, "replay.yaml")
     if not os.path.exists(replay):
-        sys.exit(f"numpy_reference.py: {replay} does not exist (run npusim with --save-inputs)")
+        print(f"numpy_reference.py: {replay} does not exist (run npusim with --save-inputs)", file=sys.stderr)
+        sys.exit(2)
     case = yaml.safe_load(open(replay))
     ops = {"matmul": matmul, "fused_infer_attention_score": fia, "flash_attention_var_len_score": fa_varlen}
     if case["op"] not in ops:
-        sys.exit(f"numpy_reference.py: op {case['op']} is not covered (valid: {', '.join(ops)})")
+        refuse(f"op {case['op']} (covered: {', '.join(ops)})")
+    check_covered(case)
     out = args.out or os.path.join(args.run, "numpy_ref")
     os.makedirs(out, exist_ok=True)
     for name, arr in ops[case["op"]](args.run, case).items():

@@ -74,7 +74,22 @@ std::string mismatch_text(const BitMismatch& m, ElemType t) {
 
 }  // namespace
 
-BitCompare compare_bits(const std::string& output, const HostTensor& got, const HostTensor& expect, size_t top) {
+std::string BitTolerance::text() const {
+  std::string s;
+  if (ulp >= 0) s += "--ulp " + std::to_string(ulp);
+  if (atol >= 0) s += (s.empty() ? "--atol " : ", --atol ") + num(atol);
+  return s;
+}
+
+namespace {
+bool within(const BitTolerance& t, const BitMismatch& m) {
+  if (std::isnan(m.got) || std::isnan(m.expect)) return std::isnan(m.got) && std::isnan(m.expect);
+  return (t.ulp >= 0 && m.ulp >= 0 && m.ulp <= t.ulp) || (t.atol >= 0 && std::fabs(m.got - m.expect) <= t.atol);
+}
+}  // namespace
+
+BitCompare compare_bits(const std::string& output, const HostTensor& got, const HostTensor& expect, size_t top,
+                        const BitTolerance& tolerance, const GroupView* view) {
   BitCompare r;
   r.output = output;
   r.type = got.type;
@@ -85,12 +100,19 @@ BitCompare compare_bits(const std::string& output, const HostTensor& got, const 
   else if (got.shape != expect.shape)
     r.shape_error = "shapes differ: " + coords(got.shape) + " vs expected " + coords(expect.shape);
   if (!r.shape_error.empty()) return r;
-  const size_t rank = got.shape.size();
-  r.group_rank = rank >= 3 ? 2 : rank == 2 ? 1 : 0;
-  const int64_t last = rank ? got.shape.back() : 1;
+  r.tolerance = tolerance;
+  // The breakdown's shape and group axes: the view's, else the leading two indices (one for a matrix).
+  const std::vector<int64_t>& vshape = view ? view->shape : got.shape;
+  const size_t rank = vshape.size();
+  std::vector<size_t> axes = view ? view->axes : std::vector<size_t>{};
+  if (!view)
+    for (size_t d = 0; d < (rank >= 3 ? 2u : rank == 2 ? 1u : 0u); ++d) axes.push_back(d);
+  r.group_label = view ? view->label : "";
+  r.group_rank = int64_t(axes.size());
+  const int64_t last = rank ? vshape.back() : 1;
   r.rows_total = last > 0 ? r.elements / last : 0;
   r.groups_total = 1;
-  for (int64_t d = 0; d < r.group_rank; ++d) r.groups_total *= got.shape[size_t(d)];
+  for (size_t a : axes) r.groups_total *= vshape[a];
   std::map<std::string, int64_t> hist;
   std::map<std::vector<int64_t>, int64_t> groups, rows;
   for (int64_t i = 0; i < r.elements; ++i) {
@@ -100,9 +122,13 @@ BitCompare compare_bits(const std::string& output, const HostTensor& got, const 
       continue;
     }
     BitMismatch m{unravel(i, got.shape), got.get(i), expect.get(i), a, b, ulp_distance(got, expect, i)};
+    if (tolerance.any() && !within(tolerance, m)) ++r.beyond_tolerance;
     ++hist[bucket(m.ulp)];
-    ++groups[std::vector<int64_t>(m.index.begin(), m.index.begin() + r.group_rank)];
-    if (rank >= 2) ++rows[std::vector<int64_t>(m.index.begin(), m.index.end() - 1)];
+    const std::vector<int64_t> vi = view ? unravel(i, vshape) : m.index;
+    std::vector<int64_t> key;
+    for (size_t ax : axes) key.push_back(vi[ax]);
+    ++groups[key];
+    if (rank >= 2) ++rows[std::vector<int64_t>(vi.begin(), vi.end() - 1)];
     const bool worse = !r.has_mismatch || (r.worst.ulp >= 0 && (m.ulp < 0 || m.ulp > r.worst.ulp));
     if (!r.has_mismatch) r.first = m;
     if (worse) r.worst = m;
@@ -121,16 +147,21 @@ std::string format_bit_compare(const BitCompare& r) {
   std::string s = "output " + r.output + " (" + elem_type_name(r.type) + " " + coords(r.shape) + ") vs expected: ";
   if (!r.shape_error.empty()) return s + "MISMATCH: " + r.shape_error + "\n";
   s += std::to_string(r.exact) + " of " + std::to_string(r.elements) + " elements bit-exact";
-  if (r.match()) return s + ": MATCH\n";
-  s += ": MISMATCH (" + std::to_string(r.elements - r.exact) + " differ)\n";
+  if (r.exact == r.elements) return s + ": MATCH\n";
+  const std::string differ = std::to_string(r.elements - r.exact) + " differ";
+  if (!r.tolerance.any()) s += ": MISMATCH (" + differ + ")\n";
+  else if (r.match()) s += ": WITHIN TOLERANCE (" + differ + ", all within " + r.tolerance.text() + ")\n";
+  else s += ": MISMATCH (" + differ + ", " + std::to_string(r.beyond_tolerance) + " beyond " + r.tolerance.text() + ")\n";
   s += "  first  " + mismatch_text(r.first, r.type) + "\n";
   s += "  worst  " + mismatch_text(r.worst, r.type) + "\n";
   s += "  ULP distance:";
   for (const auto& [b, c] : r.ulp_histogram) s += " " + b + ": " + std::to_string(c) + ";";
   s += "\n";
   if (r.group_rank > 0) {
-    s += "  by leading index " + coords(std::vector<int64_t>(r.shape.begin(), r.shape.begin() + r.group_rank)) + ": " +
-         std::to_string(r.groups_with_mismatch) + " of " + std::to_string(r.groups_total) + " differ;";
+    s += (r.group_label.empty()
+              ? "  by leading index " + coords(std::vector<int64_t>(r.shape.begin(), r.shape.begin() + r.group_rank))
+              : "  by " + r.group_label) +
+         ": " + std::to_string(r.groups_with_mismatch) + " of " + std::to_string(r.groups_total) + " differ;";
     for (const auto& g : r.groups) s.append(" ").append(coords(g.key)).append(" ").append(std::to_string(g.count)).append(";");
     s += "\n";
   }

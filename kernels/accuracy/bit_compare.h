@@ -24,6 +24,25 @@ struct IndexCount {
   int64_t count = 0;
 };
 
+// What `check --expect` / `diff` accept besides exact bits: a mismatching element passes when it is within `ulp`
+// representable values (integers: units) or within `atol` in value (either suffices; a NaN only matches a NaN).
+// Negative = not given.
+struct BitTolerance {
+  int64_t ulp = -1;
+  double atol = -1;
+  bool any() const { return ulp >= 0 || atol >= 0; }
+  std::string text() const;  // "--ulp 2, --atol 0.001"
+};
+
+// How to break mismatches down: the output viewed with `shape` (same element count, e.g. BSH (B, S, H) as
+// (B, S, N, D)) and grouped by the indices of `axes` of that view, named `label` ("(b, n)"). Rows are then every
+// view index but the last.
+struct GroupView {
+  std::vector<int64_t> shape;
+  std::vector<size_t> axes;
+  std::string label;
+};
+
 struct BitCompare {
   std::string output;
   ElemType type = ElemType::F32;
@@ -38,12 +57,19 @@ struct BitCompare {
   int64_t groups_with_mismatch = 0, groups_total = 0;
   std::vector<IndexCount> rows;    // rows (every index but the last) with the most mismatches
   int64_t rows_with_mismatch = 0, rows_total = 0;
-  bool match() const { return shape_error.empty() && exact == elements; }
+  std::string group_label;         // what a group key means: "(b, n)", or empty for the leading indices
+  BitTolerance tolerance;          // as given; beyond_tolerance counts the mismatches outside it
+  int64_t beyond_tolerance = 0;
+  bool match() const {
+    return shape_error.empty() && (exact == elements || (tolerance.any() && beyond_tolerance == 0));
+  }
 };
 
 // `got` and `expect` must have the same element type (convert the expected file first, e.g. with
-// convert_for_case); `top` caps the listed groups and rows.
-BitCompare compare_bits(const std::string& output, const HostTensor& got, const HostTensor& expect, size_t top = 8);
+// convert_for_case); `top` caps the listed groups and rows; `view` (optional, its element count equal to the
+// output's) chooses the breakdown.
+BitCompare compare_bits(const std::string& output, const HostTensor& got, const HostTensor& expect, size_t top = 8,
+                        const BitTolerance& tolerance = {}, const GroupView* view = nullptr);
 std::string format_bit_compare(const BitCompare& r);
 
 }  // namespace npusim::op

@@ -125,10 +125,33 @@ expect 4 "worst  \[39, 49\]: got .* 1 ULP" -- "$NPUSIM" check "$T/mm.yaml" --exp
 expect 4 "1999 of 2000 elements bit-exact" -- "$NPUSIM" diff "$T/so1" "$T/so1bad"
 expect 4 '"match": false' -- "$NPUSIM" diff "$T/so1" "$T/so1bad" --json
 expect 2 "does not exist" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/nowhere" --out "$T/so5"
+# tolerances (issue 39 item 6): the one-ULP difference passes --ulp 1 and --atol, fails --ulp 0; they need a comparison
+expect 0 "WITHIN TOLERANCE \(1 differ, all within --ulp 1\)" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1bad" --ulp 1 --out "$T/so4"
+expect 0 "expected outputs: MATCH within --ulp 1" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1bad" --ulp 1 --out "$T/so4"
+expect 4 "MISMATCH \(1 differ, 1 beyond --ulp 0\)" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1bad" --ulp 0 --out "$T/so4"
+expect 0 "all within --atol 0.1" -- "$NPUSIM" diff "$T/so1" "$T/so1bad" --atol 0.1
+expect 2 "--ulp / --atol judge a comparison: they need --expect DIR" -- "$NPUSIM" check "$T/mm.yaml" --ulp 2 --out "$T/so4"
+expect 2 "--ulp -3 must be 0 or more" -- "$NPUSIM" diff "$T/so1" "$T/so1bad" --ulp -3
+# FIA BSH outputs break mismatches down by (b, n): a wrong head is one group, not every (b, s) row
+"$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --out "$T/bn1" > /dev/null
+mkdir -p "$T/bn2" && /usr/bin/python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); a[1, :, 128:192] += 1; np.save(sys.argv[2], a)' \
+  "$T/bn1/attention_out.npy" "$T/bn2/attention_out.npy"
+expect 4 "by \(b, n\) of BSH as \(B, S, N, D\): 1 of 8 differ; \[1, 2\] 8192;" -- "$NPUSIM" check "$ROOT/configs/cases/fia_bsh_f16.yaml" --expect "$T/bn2" --out "$T/bn3"
+# diff against a folder of .npy files without report.json (a board dump, torch_npu saved with numpy)
+mkdir -p "$T/npydir" && cp "$T/so1bad/c.npy" "$T/npydir/"
+expect 4 "1999 of 2000 elements bit-exact" -- "$NPUSIM" diff "$T/so1" "$T/npydir"
+if "$NPUSIM" diff "$T/so1" "$T/npydir" --json 2>/dev/null | grep -q '"report"'; then fail=$((fail + 1)); echo "FAIL: diff printed report rows for a folder without report.json"; else pass=$((pass + 1)); fi
+mkdir -p "$T/empty"
+expect 2 "holds neither report.json nor .npy files" -- "$NPUSIM" diff "$T/so1" "$T/empty"
 expect 0 '"ratio"' -- "$NPUSIM" check "$T/mm.yaml" --json --out "$T/so6"
 if /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
   expect 0 "c.npy: float32 \[40, 50\]" -- "$ROOT/tools/numpy_reference.py" "$T/so1"
   expect 4 "vs expected" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1/numpy_ref" --out "$T/so7"
+  # the reference never ignores an input: KV lengths on a dense decode and a paged cache are refused by name (exit 2)
+  "$NPUSIM" run "$ROOT/configs/cases/fia_decode_actual_lengths_kv.yaml" --save-inputs --out "$T/nr1" > /dev/null
+  expect 2 "attrs.actual_seq_lengths_kv = \[300, 0, 511, 17\] is not covered" -- "$ROOT/tools/numpy_reference.py" "$T/nr1"
+  "$NPUSIM" run "$ROOT/configs/cases/fia_decode_paged_bsh.yaml" --save-inputs --out "$T/nr2" > /dev/null
+  expect 2 "inputs.block_table is not covered" -- "$ROOT/tools/numpy_reference.py" "$T/nr2"
   # FA V3 against an independent numpy implementation: the row statistics of every row agree within a few ULP
   # (a wrong band, segment order or [n][i][8] layout would put them thousands of ULP apart)
   "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_sparse7.yaml" --save-inputs --out "$T/fa_np" > /dev/null

@@ -94,5 +94,53 @@ TEST(BitCompare, NanIsTheWorstMismatch) {
   EXPECT_EQ(r.worst.index.back(), 5);
 }
 
+TEST(BitCompare, ToleranceCountsOnlyTheMismatchesBeyondIt) {
+  const HostTensor t = bnsd();
+  HostTensor u = t;
+  u.bytes[size_t(flat(0, 0, 0, 0) * 2)] ^= 1;  // 1 ULP
+  u.bytes[size_t(flat(0, 1, 0, 0) * 2)] ^= 4;  // 4 ULP
+  EXPECT_FALSE(compare_bits("o", u, t).match());
+  const BitCompare one = compare_bits("o", u, t, 8, {.ulp = 1});
+  EXPECT_FALSE(one.match());
+  EXPECT_EQ(one.beyond_tolerance, 1);
+  EXPECT_NE(format_bit_compare(one).find("2 differ, 1 beyond --ulp 1"), std::string::npos) << format_bit_compare(one);
+  const BitCompare four = compare_bits("o", u, t, 8, {.ulp = 4});
+  EXPECT_TRUE(four.match());
+  EXPECT_NE(format_bit_compare(four).find("WITHIN TOLERANCE (2 differ, all within --ulp 4)"), std::string::npos);
+  EXPECT_TRUE(compare_bits("o", u, t, 8, {.atol = 1.0}).match());  // |values| ~ 1: 4 bf16 ULP < 1
+  EXPECT_FALSE(compare_bits("o", u, t, 8, {.atol = 0}).match());
+}
+
+TEST(BitCompare, NanMatchesOnlyNanWithinATolerance) {
+  HostTensor t = HostTensor::zeros(ElemType::F32, {4});
+  HostTensor u = t;
+  const uint32_t quiet_nan = 0x7fc00000u, other_nan = 0xffc00001u;
+  std::memcpy(&u.bytes[4], &quiet_nan, 4);
+  EXPECT_FALSE(compare_bits("o", u, t, 8, {.ulp = 1000000, .atol = 1e30}).match());  // NaN vs 0
+  std::memcpy(&t.bytes[4], &other_nan, 4);  // another NaN pattern: within a tolerance, not bit-exact
+  EXPECT_FALSE(compare_bits("o", u, t).match());
+  EXPECT_TRUE(compare_bits("o", u, t, 8, {.ulp = 0}).match());
+}
+
+TEST(BitCompare, ViewGroupsBshByBatchAndHead) {
+  // BSH (B 2, S 8, H = N 4 x D 16): a wrong head 3 of batch 1 at every position is one (b, n) group, spread over
+  // all 8 (b, s) rows of the plain breakdown.
+  InitSpec init;
+  init.seed = 9;
+  const HostTensor t = generate(ElemType::F16, {2, 8, 64}, init);
+  HostTensor u = t;
+  for (int64_t s = 0; s < 8; ++s)
+    for (int64_t d = 0; d < 16; ++d) u.bytes[size_t(((1 * 8 + s) * 64 + 3 * 16 + d) * 2)] ^= 1;
+  EXPECT_EQ(compare_bits("o", u, t).groups_with_mismatch, 8);  // by (b, s)
+  const GroupView view{{2, 8, 4, 16}, {0, 2}, "(b, n)"};
+  const BitCompare r = compare_bits("o", u, t, 8, {}, &view);
+  EXPECT_EQ(r.groups_total, 8);
+  ASSERT_EQ(r.groups_with_mismatch, 1);
+  EXPECT_EQ(r.groups[0].key, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(r.groups[0].count, 128);
+  EXPECT_EQ(r.rows_with_mismatch, 8);  // rows of the view: (b, s, n)
+  EXPECT_NE(format_bit_compare(r).find("by (b, n): 1 of 8 differ; [1, 3] 128;"), std::string::npos) << format_bit_compare(r);
+}
+
 }  // namespace
 }  // namespace npusim::op

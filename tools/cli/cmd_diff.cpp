@@ -1,5 +1,7 @@
-// npusim diff DIR_A DIR_B: two run folders side by side -- every output bit for bit (A against B as expected)
-// and their report.json (cycles, time, bound, hw, tiling, per-pipe utilisation). Exit 4 when an output differs.
+// npusim diff DIR_A DIR_B: two run folders side by side -- every output bit for bit (A against B as expected, within
+// --ulp / --atol when given) and their report.json (cycles, time, bound, hw, tiling, per-pipe utilisation). Either
+// may be a folder of OUTPUT.npy files without a report (only the outputs are compared). Exit 4 when an output differs.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,10 +18,21 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
+// A run folder's report.json, or an empty object for a folder of OUTPUT.npy files without one (a board dump, a
+// torch_npu result saved with numpy, a reference): then only the outputs are compared.
 nlohmann::json read_report(const std::string& dir) {
   const fs::path p = fs::path(dir) / "report.json";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("'" + dir + "' is not a folder (npusim diff takes two folders)");
   std::ifstream f(p);
-  if (!f) throw InputError(p.string() + " does not exist (npusim diff takes two folders written by npusim run / check)");
+  if (!f) {
+    bool any_npy = false;
+    for (const auto& e : fs::directory_iterator(dir, ec)) any_npy |= e.path().extension() == ".npy";
+    if (!any_npy)
+      throw InputError("'" + dir + "' holds neither report.json nor .npy files (npusim diff takes run folders of npusim "
+                       "run / check, or folders of OUTPUT.npy)");
+    return nlohmann::json::object();
+  }
   try {
     return nlohmann::json::parse(f);
   } catch (const nlohmann::json::exception& e) {
@@ -75,11 +88,35 @@ nlohmann::json report_rows(const nlohmann::json& a, const nlohmann::json& b, boo
   return rows;
 }
 
-std::vector<std::string> outputs_of(const nlohmann::json& r) {
+// The outputs of a run folder (report.json `outputs`), or every NAME.npy of a folder without a report.
+std::vector<std::string> outputs_of(const nlohmann::json& r, const std::string& dir) {
   std::vector<std::string> v;
   if (r.contains("outputs"))
     for (const auto& o : r["outputs"]) v.push_back(o.get<std::string>());
+  else if (!r.contains("cycles")) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".npy") v.push_back(e.path().stem().string());
+    std::sort(v.begin(), v.end());
+  }
   return v;
+}
+
+// The dtype to compare an output in: a run's report.json `output_types` (bf16 .npy files hold float32), else the
+// file's own type.
+op::ElemType compare_type(const nlohmann::json& ra, const nlohmann::json& rb, const std::string& name, const std::string& pa) {
+  for (const auto* r : {&ra, &rb}) {
+    op::ElemType t;
+    const std::string type_name = r->value("/output_types"_json_pointer / name, std::string());
+    if (!type_name.empty() && op::parse_elem_type(type_name, t)) return t;
+  }
+  std::error_code ec;
+  if (!fs::exists(pa, ec)) throw InputError(pa + " does not exist");
+  try {
+    return op::read_npy(pa).type;
+  } catch (const op::CaseError& e) {
+    throw InputError(e.what());
+  }
 }
 }  // namespace
 
@@ -87,16 +124,20 @@ int cmd_diff(const Args& args) {
   po::options_description desc("diff options");
   std::string a, b;
   bool json = false;
-  desc.add_options()("a", po::value(&a)->required(), "run folder A")("b", po::value(&b)->required(), "run folder B")(
+  op::BitTolerance tol;
+  desc.add_options()("a", po::value(&a)->required(), "run folder A (or a folder of OUTPUT.npy)")(
+      "b", po::value(&b)->required(), "run folder B (or a folder of OUTPUT.npy), the expected side")(
       "json", po::bool_switch(&json), "print the comparison as JSON on stdout");
+  add_tolerance_options(desc, tol);
   po::positional_options_description pos;
   pos.add("a", 1).add("b", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim diff DIR_A DIR_B [--json]", desc, pos, vm)) return kExitOk;
+  if (!parse_options(args, "usage: npusim diff DIR_A DIR_B [--json] [--ulp N] [--atol X]", desc, pos, vm)) return kExitOk;
+  check_tolerance(vm, tol, true, "");
   const nlohmann::json ra = read_report(a), rb = read_report(b);
   nlohmann::json out = {{"a", a}, {"b", b}, {"outputs", nlohmann::json::array()}};
   bool match = true;
-  const auto oa = outputs_of(ra), ob = outputs_of(rb);
+  const auto oa = outputs_of(ra, a), ob = outputs_of(rb, b);
   for (const auto& name : oa) {
     if (std::find(ob.begin(), ob.end(), name) == ob.end()) {
       match = false;
@@ -104,20 +145,9 @@ int cmd_diff(const Args& args) {
       out["outputs"].push_back({{"output", name}, {"match", false}, {"error", "only in A"}});
       continue;
     }
-    // The dtype the run produced (report.json output_types); bf16 .npy files hold float32, so read them as bf16.
-    const std::string type_name = ra.value("/output_types"_json_pointer / name, std::string());
-    op::ElemType type = op::ElemType::F32;
     const std::string pa = (fs::path(a) / (name + ".npy")).string(), pb = (fs::path(b) / (name + ".npy")).string();
-    if (type_name.empty() || !op::parse_elem_type(type_name, type)) {  // a report.json without output_types
-      std::error_code ec;
-      if (!fs::exists(pa, ec)) throw InputError(pa + " does not exist");
-      try {
-        type = op::read_npy(pa).type;
-      } catch (const op::CaseError& e) {
-        throw InputError(e.what());
-      }
-    }
-    const op::BitCompare r = op::compare_bits(name, load_expected(pa, type), load_expected(pb, type));
+    const op::ElemType type = compare_type(ra, rb, name, pa);
+    const op::BitCompare r = op::compare_bits(name, load_expected(pa, type), load_expected(pb, type), 8, tol);
     if (!json) std::cout << op::format_bit_compare(r);
     out["outputs"].push_back(bits_json(r));
     match &= r.match();
@@ -128,7 +158,7 @@ int cmd_diff(const Args& args) {
       if (!json) std::cout << "output " << name << ": only in " << b << "\n";
       out["outputs"].push_back({{"output", name}, {"match", false}, {"error", "only in B"}});
     }
-  out["report"] = report_rows(ra, rb, !json);
+  if (!ra.empty() && !rb.empty()) out["report"] = report_rows(ra, rb, !json);  // a folder of .npy files has no report
   out["match"] = match;
   if (json) std::cout << out.dump(2) << "\n";
   else std::cout << (match ? "outputs: MATCH\n" : "outputs: MISMATCH\n");

@@ -54,11 +54,13 @@ CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full,
 }
 
 // check --expect DIR: every output bit for bit against DIR/OUTPUT.npy.
-bool compare_expected(const CaseRun& rr, const std::string& dir, bool json, nlohmann::json& out) {
+bool compare_expected(const CaseRun& rr, const std::string& dir, const op::BitTolerance& tol, bool json, nlohmann::json& out) {
   bool match = true;
   out = nlohmann::json::array();
   for (const auto& [name, t] : rr.outputs) {
-    const op::BitCompare b = op::compare_bits(name, t, load_expected((fs::path(dir) / (name + ".npy")).string(), t.type));
+    const auto view = output_view(rr.c, name, t.shape);
+    const op::BitCompare b = op::compare_bits(name, t, load_expected((fs::path(dir) / (name + ".npy")).string(), t.type), 8,
+                                              tol, view ? &*view : nullptr);
     if (!json) std::cout << op::format_bit_compare(b);
     out.push_back(bits_json(b));
     match &= b.match();
@@ -71,6 +73,7 @@ int run_like(const Args& args, bool check) {
   SimOptions so;
   std::string case_path, expect;
   bool save = false, json = false;
+  op::BitTolerance tol;
   desc.add_options()("case", po::value(&case_path)->required(), "case file (YAML)");
   add_sim_options(desc, so);
   desc.add_options()("save-inputs", po::bool_switch(&save),
@@ -79,11 +82,13 @@ int run_like(const Args& args, bool check) {
     desc.add_options()("expect", po::value(&expect), "folder of OUTPUT.npy per output (a board dump, torch_npu, an earlier "
                                                      "run): compare bit for bit, exit 4 on a mismatch")(
         "json", po::bool_switch(&json), "print the accuracy (and --expect) report as JSON on stdout");
+  if (check) add_tolerance_options(desc, tol);
   po::positional_options_description pos;
   pos.add("case", 1);
   po::variables_map vm;
   const std::string usage = std::string("usage: npusim ") + (check ? "check" : "run") + " CASE.yaml [options]";
   if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
+  check_tolerance(vm, tol, !expect.empty(), "--expect DIR");
   try {
     CaseRun rr = run_case(so, case_path, check, save);
     if (!json && rr.status != kExitOk)  // no rate and no outputs for a run a fault stopped
@@ -107,7 +112,7 @@ int run_like(const Args& args, bool check) {
       }
     rr.report["accuracy"] = acc;
     bool match = true;
-    if (!expect.empty()) match = compare_expected(rr, expect, json, rr.report["expect"]);
+    if (!expect.empty()) match = compare_expected(rr, expect, tol, json, rr.report["expect"]);
     std::ofstream(fs::path(rr.report["out_dir"].get<std::string>()) / "report.json") << rr.report.dump(2) << "\n";
     if (json) {
       nlohmann::json j = {{"accuracy", acc}, {"pass", pass}};
@@ -115,7 +120,9 @@ int run_like(const Args& args, bool check) {
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << (pass ? "accuracy: PASS\n" : "accuracy: FAIL\n");
-      if (!expect.empty()) std::cout << (match ? "expected outputs: MATCH\n" : "expected outputs: MISMATCH\n");
+      if (!expect.empty())
+        std::cout << (match ? (tol.any() ? "expected outputs: MATCH within " + tol.text() + "\n" : "expected outputs: MATCH\n")
+                            : "expected outputs: MISMATCH\n");
     }
     return pass && match ? kExitOk : kExitMismatch;
   } catch (const op::CaseError& e) {

@@ -94,6 +94,31 @@ nlohmann::json accuracy_json(const op::AccuracyReport& r) {
           {"worst_ref", r.worst_ref}};
 }
 
+void add_tolerance_options(po::options_description& desc, op::BitTolerance& t) {
+  desc.add_options()("ulp", po::value(&t.ulp), "with a comparison: an element within N representable values (units for "
+                                               "integers) of the expected one passes")(
+      "atol", po::value(&t.atol), "with a comparison: an element within X of the expected value passes (either tolerance "
+                                  "suffices; NaN matches only NaN)");
+}
+
+void check_tolerance(const po::variables_map& vm, const op::BitTolerance& t, bool comparing, const std::string& needs) {
+  if (vm.count("ulp") && t.ulp < 0) throw InputError("--ulp " + std::to_string(t.ulp) + " must be 0 or more");
+  if (vm.count("atol") && !(t.atol >= 0)) throw InputError("--atol " + std::to_string(t.atol) + " must be 0 or more");
+  if ((vm.count("ulp") || vm.count("atol")) && !comparing)
+    throw InputError("--ulp / --atol judge a comparison: they need " + needs);
+}
+
+std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::string& output, const std::vector<int64_t>& shape) {
+  if (c.op != "fused_infer_attention_score" || output != "attention_out") return std::nullopt;
+  const std::string layout = c.attrs["input_layout"] ? c.attrs["input_layout"].as<std::string>() : "BSH";
+  const int64_t n = c.attrs["num_heads"] ? c.attrs["num_heads"].as<int64_t>() : 1;
+  if (layout == "BSH" && shape.size() == 3 && n > 0 && shape[2] % n == 0)
+    return op::GroupView{{shape[0], shape[1], n, shape[2] / n}, {0, 2}, "(b, n) of BSH as (B, S, N, D)"};
+  if ((layout == "BSND" || layout == "BNSD_BSND") && shape.size() == 4)
+    return op::GroupView{shape, {0, 2}, "(b, n) of BSND"};
+  return std::nullopt;  // BNSD: the leading (b, n) already
+}
+
 nlohmann::json bits_json(const op::BitCompare& r) {
   auto mm = [](const op::BitMismatch& m) {
     return nlohmann::json{{"index", m.index}, {"got", m.got}, {"expected", m.expect}, {"got_bits", m.got_bits},
@@ -107,12 +132,14 @@ nlohmann::json bits_json(const op::BitCompare& r) {
   nlohmann::json j = {{"output", r.output}, {"dtype", op::elem_type_name(r.type)}, {"shape", r.shape}, {"match", r.match()},
                       {"elements", r.elements}, {"exact", r.exact}};
   if (!r.shape_error.empty()) j["error"] = r.shape_error;
+  if (r.tolerance.any())
+    j["tolerance"] = {{"ulp", r.tolerance.ulp}, {"atol", r.tolerance.atol}, {"beyond", r.beyond_tolerance}};
   if (r.has_mismatch) {
     j["first"] = mm(r.first);
     j["worst"] = mm(r.worst);
     for (const auto& [b, c] : r.ulp_histogram) j["ulp_histogram"][b] = c;
     j["groups"] = {{"leading_dims", r.group_rank}, {"with_mismatch", r.groups_with_mismatch}, {"total", r.groups_total},
-                   {"top", counts(r.groups)}};
+                   {"top", counts(r.groups)}, {"by", r.group_label.empty() ? "leading indices" : r.group_label}};
     j["rows"] = {{"with_mismatch", r.rows_with_mismatch}, {"total", r.rows_total}, {"top", counts(r.rows)}};
   }
   return j;

@@ -2,6 +2,7 @@
 // The numerics sign-off pieces of run / check / diff: inputs saved for replay on a board or in numpy, expected
 // tensors read in an output's dtype, and the JSON forms of the accuracy and bit-comparison reports.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "kernels/accuracy/accuracy.h"
 #include "kernels/accuracy/bit_compare.h"
 #include "kernels/host/case_file.h"
+#include "tools/cli/options.h"
 
 namespace npusim::cli {
 
@@ -24,5 +26,13 @@ op::HostTensor load_expected(const std::string& path, op::ElemType type);
 
 nlohmann::json accuracy_json(const op::AccuracyReport& r);
 nlohmann::json bits_json(const op::BitCompare& r);
+
+// --ulp N / --atol X of check --expect and diff (InputError for a negative value or one without a comparison).
+void add_tolerance_options(po::options_description& desc, op::BitTolerance& t);
+void check_tolerance(const po::variables_map& vm, const op::BitTolerance& t, bool comparing, const std::string& needs);
+
+// How a mismatch breakdown reads an output of a case: FIA's attention_out in BSH as (B, S, N, D) and in BSND (also
+// BNSD_BSND's output) grouped by (b, n); nullopt = by leading indices.
+std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::string& output, const std::vector<int64_t>& shape);
 
 }  // namespace npusim::cli
