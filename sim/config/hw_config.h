@@ -4,6 +4,7 @@
 // configs/hw/*.yaml: nothing here has a default value.
 #include <cstdint>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,9 @@ HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>
 std::vector<std::string> bundled_hw_names();
 std::string default_hw_name();            // ascend910b2
 std::string hw_to_yaml(const HwConfig& c);  // resolved config, every key
+// Where each key of a config got its value: the source tag and comment of the defining line with its file:line
+// ("[DOC] ini cube_freq (ascend910b2.yaml:9)"), or the --set. Throws ConfigError as load_hw does.
+std::map<std::string, std::string> hw_key_sources(const std::string& name_or_file, const std::vector<std::string>& sets = {});
 double cycles_to_us(const HwConfig& c, uint64_t cycles);
 // The same-pipe rule bits (SamePipeRule) of pipe `pipe` (an isa::Pipe's index); 0 for the scalar unit and `all`.
 uint8_t same_pipe_rule(const HwConfig& c, int pipe);

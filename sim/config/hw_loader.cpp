@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -185,7 +186,9 @@ std::vector<std::string> bundled_hw_names() {
 
 std::string default_hw_name() { return "ascend910b2"; }
 
-HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>& sets) {
+namespace {
+// Every key of a config with its value and where it was set: the inheritance chain, then the --set overrides.
+Flat resolved_flat(const std::string& name_or_file, const std::vector<std::string>& sets) {
   std::set<std::string> seen;
   Flat flat = load_flat(resolve(name_or_file), seen);
   for (const auto& s : sets) {
@@ -195,6 +198,39 @@ HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>
     if (k.rfind("hw.", 0) == 0) k = k.substr(3);
     flat[k] = {s.substr(eq + 1), "--set " + s};
   }
+  return flat;
+}
+
+// The comment on a config line ("[DOC] ini cube_freq") and the file:line, or the --set that gave the value.
+std::string source_note(const std::string& where, std::map<std::string, std::vector<std::string>>& files) {
+  if (where.rfind("--set", 0) == 0) return where;
+  const auto colon = where.rfind(':');
+  const std::string file = where.substr(0, colon);
+  const size_t line = size_t(std::stoul(where.substr(colon + 1)));
+  if (!files.count(file)) {
+    std::ifstream in(file);
+    for (std::string l; std::getline(in, l);) files[file].push_back(l);
+  }
+  const auto& lines = files[file];
+  const std::string at = fs::path(file).filename().string() + ":" + std::to_string(line);
+  if (line == 0 || line > lines.size()) return at;
+  const std::string& text = lines[line - 1];
+  const auto hash = text.find(" #");
+  if (hash == std::string::npos) return at;
+  const auto start = text.find_first_not_of(" #", hash);
+  return (start == std::string::npos ? std::string() : text.substr(start) + " ") + "(" + at + ")";
+}
+}  // namespace
+
+std::map<std::string, std::string> hw_key_sources(const std::string& name_or_file, const std::vector<std::string>& sets) {
+  std::map<std::string, std::vector<std::string>> files;
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : resolved_flat(name_or_file, sets)) out[k] = source_note(v.where, files);
+  return out;
+}
+
+HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>& sets) {
+  Flat flat = resolved_flat(name_or_file, sets);
   HwConfig c;
   std::set<std::string> given;
   for (const auto& [path, v] : flat) {

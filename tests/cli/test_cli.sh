@@ -96,6 +96,10 @@ expect 2 "attrs.input_layout = 'TND' is not supported by FIA V2" -- "$NPUSIM" ru
 expect 0 "matmul" -- "$NPUSIM" ops
 expect 0 "ascend910b2 \(default\)" -- "$NPUSIM" hw list
 expect 0 "ub_bytes: 131072" -- "$NPUSIM" hw show ascend910b4 --set hw.core.ub_bytes=131072
+# hw show keeps each number's provenance (issue 39 item 7): the tag and comment of the line that set it, or the --set
+expect 0 "ub_bytes: 131072 +# --set hw.core.ub_bytes=131072" -- "$NPUSIM" hw show ascend910b4 --set hw.core.ub_bytes=131072
+expect 0 "clock_mhz: 1500 +# \[DOC\].*\(ascend910b4.yaml:[0-9]+\)" -- "$NPUSIM" hw show ascend910b4
+expect 0 "l1_bytes: 524288 +# \[DOC\] 512 KiB \(ascend910b2.yaml:[0-9]+\)" -- "$NPUSIM" hw show ascend910b4
 expect 0 "accuracy: PASS" -- "$NPUSIM" check "$T/mm.yaml" --out "$T/chk"
 expect 0 "cycles" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/run" --trace --hw ascend910b3 --set tiling.block_dim=1
 expect 0 "timing mode" -- "$NPUSIM" run "$T/mm.yaml" --out "$T/tim" --mode timing
