@@ -58,7 +58,8 @@ def test_mix_op_row_follows_msprof(tmp_path):
         assert float(row[f"aic_{col}_time(us)"]) == pytest.approx(aicore_time * aic_busy(pipe) / aic_total, abs=2e-3)
     assert float(row["aiv_vec_ratio"]) == pytest.approx(aiv_busy("v") / aiv_total, abs=1e-3)
     assert float(row["Task Duration(us)"]) == pytest.approx(report["time_us"], abs=1e-3)
-    assert float(row["cube_utilization(%)"]) == pytest.approx(aic_total / (mhz * 24 * report["time_us"]) * 100, abs=1e-2)
+    cube = aic_total / (mhz * 24 * report["time_us"]) * 100  # 24: the chip's AI Cores
+    assert float(row["cube_utilization(%)"]) == pytest.approx(cube, abs=1e-2)
     # Shapes as msprof writes them: literal quotes, ';' between tensors (absent optional inputs after the last
     # given one are not listed).
     assert row["Input Shapes"] == '"2,128,256;2,256,256;2,256,256"' and row["Output Shapes"] == '"2,128,256"'
@@ -86,7 +87,8 @@ def test_cube_only_op_is_an_ai_core_task(tmp_path):
 
 def write_kernel_details(path, sim_row, durations):
     """A torch_npu kernel_details.csv (renamed columns, Block Num) holding the run's row at other durations."""
-    renames = {"Op Name": "Name", "OP Type": "Type", "Task Type": "Accelerator Core", "Task Duration(us)": "Duration(us)",
+    renames = {"Op Name": "Name", "OP Type": "Type", "Task Type": "Accelerator Core",
+               "Task Duration(us)": "Duration(us)",
                "Task Start Time(us)": "Start Time(us)", "Task Wait Time(us)": "Wait Time(us)", "Block Dim": "Block Num"}
     head = ["Step Id"] + [renames.get(c, c) for c in MSPROF]
     with open(path, "w", newline="") as f:
@@ -109,7 +111,8 @@ def test_compare_profile_against_kernel_details(tmp_path):
     assert metrics["Task Duration(us)"]["sim_over_device"] == pytest.approx(0.5, rel=1e-3)
     assert metrics["aic_total_cycles"]["sim_over_device"] == pytest.approx(1.0)
     first = json.loads(npusim("compare-profile", tmp_path / "kd.csv", tmp_path / "run", "--row", "1", "--json").stdout)
-    assert {m["metric"]: m for m in first["metrics"]}["Task Duration(us)"]["sim_over_device"] == pytest.approx(1 / 3, rel=1e-3)
+    ratio = {m["metric"]: m for m in first["metrics"]}["Task Duration(us)"]["sim_over_device"]
+    assert ratio == pytest.approx(1 / 3, rel=1e-3)
     text = npusim("compare-profile", tmp_path / "kd.csv", tmp_path / "run").stdout
     assert "Task Duration(us)" in text and "0.500" in text
 
@@ -119,7 +122,8 @@ def test_compare_profile_errors(tmp_path):
     (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
     r = npusim("compare-profile", tmp_path / "bad.csv", tmp_path / "run", check=False)
     assert r.returncode == 2 and "no 'OP Type' / 'Type' and 'Task Duration(us)'" in r.stderr
-    r = npusim("compare-profile", tmp_path / "run" / "op_summary.csv", tmp_path / "run", "--name", "Softmax", check=False)
+    own = tmp_path / "run" / "op_summary.csv"
+    r = npusim("compare-profile", own, tmp_path / "run", "--name", "Softmax", check=False)
     assert r.returncode == 2 and "no row whose Op Name or OP Type contains 'Softmax'" in r.stderr
     r = npusim("compare-profile", tmp_path / "run" / "op_summary.csv", tmp_path / "run", "--row", "5", check=False)
     assert r.returncode == 2 and "--row 5: the profile has 1 data rows" in r.stderr

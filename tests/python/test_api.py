@@ -102,9 +102,11 @@ def test_bad_tensor_types_are_type_errors():
     with pytest.raises(TypeError, match="inputs.a: expected a torch tensor, a numpy array"):
         npusim.run("matmul", {"a": 1.0, "b": np.zeros((4, 4), np.float16)})
     with pytest.raises(TypeError, match="bfloat16.*needs uint16"):
-        npusim.run("matmul", {"a": npusim.Tensor("bfloat16", np.zeros((4, 4), np.float32)), "b": np.zeros((4, 4), np.float16)})
+        npusim.run("matmul", {"a": npusim.Tensor("bfloat16", np.zeros((4, 4), np.float32)),
+                              "b": np.zeros((4, 4), np.float16)})
     with pytest.raises(ValueError, match=r"int4 value 9 is outside \[-8, 7\]"):
-        npusim.run("matmul", {"a": npusim.Tensor("int4", np.full((4, 4), 9, np.int8)), "b": np.zeros((4, 4), np.float16)})
+        npusim.run("matmul", {"a": npusim.Tensor("int4", np.full((4, 4), 9, np.int8)),
+                              "b": np.zeros((4, 4), np.float16)})
 
 
 def paged_decode(rng, table):
@@ -134,6 +136,13 @@ def test_run_case_overrides_and_errors(root):
     assert r.report["tiling"]["base_m"] == 64 and r.outputs == {}
     with pytest.raises(ValueError, match="cannot read case file"):
         npusim.run_case(root / "configs/cases/missing.yaml")
+
+
+def test_run_case_refuses_inputs_over_the_host_memory_budget(root, monkeypatch):
+    monkeypatch.setenv("NPUSIM_HOST_MEMORY", "1M")  # as the CLI: before generating the inputs, not an OOM kill
+    with pytest.raises(ValueError, match="over the host-memory budget of 1048576"):
+        npusim.run_case(root / "configs/cases/matmul_f16_4096.yaml")
+    assert npusim.run_case(root / "configs/cases/matmul_f16_4096.yaml", mode="timing").cycles > 0
 
 
 def test_ctrl_c_stops_a_long_simulation_and_the_next_call_works(root):

@@ -8,7 +8,8 @@ import subprocess
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="Debian's python3-torch is not installed (tools/install-deps.sh installs it)")
+torch = pytest.importorskip(
+    "torch", reason="Debian's python3-torch is not installed (tools/install-deps.sh installs it)")
 
 import npusim  # noqa: E402
 import npusim.torch_npu as torch_npu  # noqa: E402

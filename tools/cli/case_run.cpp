@@ -19,7 +19,8 @@ namespace {
 
 // Compute- and memory-bound lower limits of this case on this config (design.md report.json "roofline").
 nlohmann::json roofline(const sim::HwConfig& hw, const op::Prepared& p, uint64_t cycles) {
-  const double compute = static_cast<double>(p.executed_flops_bound) / (2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores);
+  const double compute =
+      static_cast<double>(p.executed_flops_bound) / (2.0 * p.macs_per_cycle_per_core * hw.chip.ai_cores);
   const double gm_rate = std::min<double>(static_cast<double>(hw.hbm.bytes_per_cycle),
                                           static_cast<double>(hw.chip.ai_cores * hw.mte2.port_bytes_per_cycle));
   const double memory = static_cast<double>(p.min_gm_bytes) / gm_rate;
@@ -91,10 +92,29 @@ ProfiledOp profiled_op(const op::Op& the_op, const op::CaseFile& c, const op::Pr
   return p;
 }
 
-void write_op_summary(const std::string& dir, const nlohmann::json& report, const sim::HwConfig& hw, const ProfiledOp& p) {
-  std::ofstream(fs::path(dir) / "op_summary.csv") << op_summary_csv(op_summary_row(report, hw.chip.clock_mhz, hw.chip.ai_cores, p));
+void write_op_summary(const std::string& dir, const nlohmann::json& report, const sim::HwConfig& hw,
+                      const ProfiledOp& p) {
+  std::ofstream(fs::path(dir) / "op_summary.csv")
+      << op_summary_csv(op_summary_row(report, hw.chip.clock_mhz, hw.chip.ai_cores, p));
 }
 }  // namespace
+
+// Generating the inputs holds each one on the host and again in GM: refuse up front what would not fit, before
+// a bad_alloc or the kernel's OOM killer (the shapes come from a load without data).
+void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::string& mode) {
+  uint64_t bytes = 0;
+  for (const auto& [name, list] : shapes.inputs)
+    for (const auto& t : list) {
+      uint64_t n = uint64_t(op::elem_bytes(t.dtype));
+      for (int64_t d : t.shape) n = d > 0 && n > UINT64_MAX / uint64_t(d) ? UINT64_MAX / 4 : n * uint64_t(d);
+      bytes = std::min(UINT64_MAX / 4, bytes + n);
+    }
+  if (2 * bytes > budget)
+    throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) + " bytes; --mode " + mode +
+                     " keeps them on the host and in GM, about " + std::to_string(2 * bytes) +
+                     " bytes, over the host-memory budget of " + std::to_string(budget) +
+                     " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
+}
 
 int fault_status(const std::vector<sim::Fault>& faults) {
   bool input = false, internal = false;
@@ -130,7 +150,8 @@ CaseRun run_loaded_case(op::CaseFile c, const SimOptions& so, const CaseRunHooks
     for (const auto& o : prep.outputs) {
       rr.outputs.emplace_back(o.name, op::read_output(m, o));
       if (hooks.write_files)
-        op::write_npy((fs::path(session.out_dir()) / (o.name + ".npy")).string(), op::output_encoding(rr.outputs.back().second));
+        op::write_npy((fs::path(session.out_dir()) / (o.name + ".npy")).string(),
+                      op::output_encoding(rr.outputs.back().second));
     }
   rr.report["outputs"] = nlohmann::json::array();  // the .npy files actually written
   if (hooks.write_files)

@@ -25,7 +25,7 @@ struct CaseRun {
 };
 
 struct CaseRunHooks {
-  bool write_files = true;                         // report.json, resolved.yaml, OUTPUT.npy and the trace into the out folder
+  bool write_files = true;  // report.json, resolved.yaml, OUTPUT.npy and the trace into the out folder
   bool print_faults = true;                        // faults and notes on stderr (the CLI)
   std::function<void(sim::Machine&)> configure;   // called once the machine is built (e.g. an interrupt poll)
 };
@@ -33,6 +33,11 @@ struct CaseRunHooks {
 // Runs the loaded case `c` with `so` (hw, mode, checks, trace, hw.* sets; attrs / tiling sets are already in `c`).
 // Throws InputError / op::CaseError / sim::ConfigError on bad input (exit 2).
 CaseRun run_loaded_case(op::CaseFile c, const SimOptions& so, const CaseRunHooks& hooks = {});
+
+// Full / functional mode hold every input on the host and again in GM: throws InputError, with the estimate, when
+// the inputs of `shapes` (a case loaded without data) need more than `budget` bytes (before a bad_alloc or the
+// OOM killer). `mode` names the mode in the message.
+void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::string& mode);
 
 // 0 for a clean launch, 2 when an `input` fault stopped it, 1 for an `internal` one, 3 for any other fault.
 int fault_status(const std::vector<sim::Fault>& faults);

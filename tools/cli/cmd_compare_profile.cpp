@@ -64,7 +64,8 @@ bool number(const std::string& s, double& v) {
   char* end = nullptr;
   v = std::strtod(s.c_str(), &end);
   const char* rest = end;  // msprof's start time ends in a tab
-  return rest != s.c_str() && std::all_of(rest, s.c_str() + s.size(), [](char c) { return std::isspace(uint8_t(c)) != 0; });
+  return rest != s.c_str() &&
+         std::all_of(rest, s.c_str() + s.size(), [](char c) { return std::isspace(uint8_t(c)) != 0; });
 }
 
 std::string strip_quotes(std::string s) {
@@ -75,10 +76,12 @@ std::string strip_quotes(std::string s) {
 // The device row to compare: --row N (1 = the first data row), else the rows whose name or type contains --name
 // (default: whose OP Type is the run's); of several, the one with the median Task Duration (a profile of repeated
 // iterations lists the op once per iteration).
-size_t pick_row(const std::vector<Row>& rows, int64_t row_no, const std::string& name, const Row& sim, std::string& why) {
+size_t pick_row(const std::vector<Row>& rows, int64_t row_no, const std::string& name, const Row& sim,
+                std::string& why) {
   if (row_no > 0) {
     if (size_t(row_no) > rows.size())
-      throw InputError("--row " + std::to_string(row_no) + ": the profile has " + std::to_string(rows.size()) + " data rows");
+      throw InputError("--row " + std::to_string(row_no) + ": the profile has " + std::to_string(rows.size()) +
+                       " data rows");
     why = "row " + std::to_string(row_no);
     return size_t(row_no - 1);
   }
@@ -91,8 +94,8 @@ size_t pick_row(const std::vector<Row>& rows, int64_t row_no, const std::string&
       hits.push_back(i);
   }
   if (hits.empty())
-    throw InputError(std::string(name.empty() ? "no row of OP Type '" : "no row whose Op Name or OP Type contains '") + want +
-                     "' in the profile (" + std::to_string(rows.size()) + " rows): give --row N or --name TEXT");
+    throw InputError(std::string(name.empty() ? "no row of OP Type '" : "no row whose Op Name or OP Type contains '") +
+                     want + "' in the profile (" + std::to_string(rows.size()) + " rows): give --row N or --name TEXT");
   std::sort(hits.begin(), hits.end(), [&](size_t a, size_t b) {
     double da = 0, db = 0;
     number(rows[a].at("Task Duration(us)"), da), number(rows[b].at("Task Duration(us)"), db);
@@ -111,7 +114,8 @@ int cmd_compare_profile(const Args& args) {
   std::string device_csv, run_dir, name;
   int64_t row_no = 0;
   bool json = false;
-  desc.add_options()("profile", po::value(&device_csv)->required(), "device profile: op_summary_*.csv or kernel_details.csv")(
+  desc.add_options()("profile", po::value(&device_csv)->required(),
+                     "device profile: op_summary_*.csv or kernel_details.csv")(
       "run", po::value(&run_dir)->required(), "a run folder of npusim run (its op_summary.csv)")(
       "row", po::value(&row_no), "the profile's data row to compare (1 = first)")(
       "name", po::value(&name), "compare the row whose Op Name / OP Type contains this (median duration of several)")(
@@ -119,7 +123,8 @@ int cmd_compare_profile(const Args& args) {
   po::positional_options_description pos;
   pos.add("profile", 1).add("run", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim compare-profile DEVICE.csv RUN_DIR [--row N | --name TEXT] [--json]", desc, pos, vm))
+  if (!parse_options(args, "usage: npusim compare-profile DEVICE.csv RUN_DIR [--row N | --name TEXT] [--json]", desc,
+                     pos, vm))
     return kExitOk;
   if (row_no < 0) throw InputError("--row " + std::to_string(row_no) + " must be 1 or more (the first data row is 1)");
   const fs::path sim_csv = fs::path(run_dir) / "op_summary.csv";
@@ -132,16 +137,20 @@ int cmd_compare_profile(const Args& args) {
   const auto dev_rows = read_profile(device_csv, "device profile");
   std::string why;
   const Row& dev = dev_rows[pick_row(dev_rows, row_no, name, sim, why)];
-  nlohmann::json out = {{"profile", device_csv}, {"run", run_dir}, {"device_row", why}, {"metrics", nlohmann::json::array()}};
+  nlohmann::json out = {
+      {"profile", device_csv}, {"run", run_dir}, {"device_row", why}, {"metrics", nlohmann::json::array()}};
   const auto val = [](const Row& r, const std::string& k) { return r.count(k) ? r.at(k) : std::string("-"); };
   out["op_type"] = {{"device", val(dev, "OP Type")}, {"simulated", val(sim, "OP Type")}};
-  out["input_shapes"] = {{"device", strip_quotes(val(dev, "Input Shapes"))}, {"simulated", strip_quotes(val(sim, "Input Shapes"))},
+  out["input_shapes"] = {{"device", strip_quotes(val(dev, "Input Shapes"))},
+                         {"simulated", strip_quotes(val(sim, "Input Shapes"))},
                          {"same", strip_quotes(val(dev, "Input Shapes")) == strip_quotes(val(sim, "Input Shapes"))}};
   if (!json) {
     std::printf("device: %s, %s (%s)\nsimulated: %s\n", device_csv.c_str(), why.c_str(), val(dev, "OP Type").c_str(),
                 run_dir.c_str());
-    std::printf("input shapes %s: device %s, simulated %s\n\n", out["input_shapes"]["same"].get<bool>() ? "match" : "DIFFER",
-                out["input_shapes"]["device"].get<std::string>().c_str(), out["input_shapes"]["simulated"].get<std::string>().c_str());
+    std::printf("input shapes %s: device %s, simulated %s\n\n",
+                out["input_shapes"]["same"].get<bool>() ? "match" : "DIFFER",
+                out["input_shapes"]["device"].get<std::string>().c_str(),
+                out["input_shapes"]["simulated"].get<std::string>().c_str());
     std::printf("%-24s %14s %14s %10s\n", "metric", "device", "simulated", "sim/dev");
   }
   for (const auto& k : kMetrics) {

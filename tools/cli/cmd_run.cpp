@@ -21,23 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Generating the inputs holds each one on the host and again in GM: refuse up front what would not fit, before
-// a bad_alloc or the kernel's OOM killer (the shapes come from a load without data).
-void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::string& mode) {
-  uint64_t bytes = 0;
-  for (const auto& [name, list] : shapes.inputs)
-    for (const auto& t : list) {
-      uint64_t n = uint64_t(op::elem_bytes(t.dtype));
-      for (int64_t d : t.shape) n = d > 0 && n > UINT64_MAX / uint64_t(d) ? UINT64_MAX / 4 : n * uint64_t(d);
-      bytes = std::min(UINT64_MAX / 4, bytes + n);
-    }
-  if (2 * bytes > budget)
-    throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) + " bytes; --mode " + mode +
-                     " keeps them on the host and in GM, about " + std::to_string(2 * bytes) +
-                     " bytes, over the host-memory budget of " + std::to_string(budget) +
-                     " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
-}
-
 CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
   std::vector<std::string> case_sets;
   SimOptions hw_opts = so;

@@ -76,7 +76,8 @@ void kind_columns(std::map<std::string, std::string>& row, const std::string& pr
   row[time_col] = num(time);
   row[prefix + "total_cycles"] = std::to_string(t ? t->total_cycles : 0);
   for (const auto& [col, pipe] : pipes) {
-    const double r = t && t->total_cycles ? double(t->busy.count(pipe) ? t->busy.at(pipe) : 0) / double(t->total_cycles) : 0;
+    const double r =
+        t && t->total_cycles ? double(t->busy.count(pipe) ? t->busy.at(pipe) : 0) / double(t->total_cycles) : 0;
     row[prefix + col + "_time(us)"] = num(time * r);
     row[prefix + col + "_ratio"] = num(r);
   }
@@ -137,7 +138,8 @@ std::map<std::string, std::string> op_summary_row(const json& report, double mhz
   row["Context ID"] = mix ? "0" : "N/A";
   kind_columns(row, "aic_", "aicore_time(us)", aic, mhz,
                {{"mac", "m"}, {"scalar", "s"}, {"mte1", "mte1"}, {"mte2", "mte2"}, {"fixpipe", "fix"}});
-  kind_columns(row, "aiv_", "aiv_time(us)", aiv, mhz, {{"vec", "v"}, {"scalar", "s"}, {"mte2", "mte2"}, {"mte3", "mte3"}});
+  kind_columns(row, "aiv_", "aiv_time(us)", aiv, mhz,
+               {{"vec", "v"}, {"scalar", "s"}, {"mte2", "mte2"}, {"mte3", "mte3"}});
   // msprof: aic_total_cycles / (freq x the chip's AI Cores x Task Duration): how busy all AI Cores were.
   row["cube_utilization(%)"] =
       aic && duration > 0 ? num(double(aic->total_cycles) / (mhz * ai_cores * duration) * 100) : "0";

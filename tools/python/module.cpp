@@ -40,8 +40,9 @@ const char* numpy_storage(op::ElemType t) {
 op::ElemType elem_type(const std::string& name, const std::string& what) {
   op::ElemType t;
   if (!op::parse_elem_type(name, t))
-    throw py::type_error(what + ": dtype '" + name +
-                         "' is not one of float16, bfloat16, float32, int8, uint8, int32, int64, bool, int4, uint16, uint64");
+    throw py::type_error(
+        what + ": dtype '" + name +
+        "' is not one of float16, bfloat16, float32, int8, uint8, int32, int64, bool, int4, uint16, uint64");
   return t;
 }
 
@@ -63,7 +64,8 @@ op::TensorEntry tensor_entry(const std::string& name, const std::string& dtype, 
   if (e.dtype == op::ElemType::I4)
     for (const uint8_t b : e.data.bytes)
       if (int8_t(b) < -8 || int8_t(b) > 7)
-        throw py::value_error("inputs." + name + ": an int4 value " + std::to_string(int(int8_t(b))) + " is outside [-8, 7]");
+        throw py::value_error("inputs." + name + ": an int4 value " + std::to_string(int(int8_t(b))) +
+                              " is outside [-8, 7]");
   return e;
 }
 
@@ -150,7 +152,7 @@ py::dict run_released(op::CaseFile c, const RunOptions& o) {
   }
   py::dict d = result_dict(rr);
   d["interrupted"] = py::none();
-  if (interrupted) {  // the signal handler's exception (KeyboardInterrupt): the package raises it once it kept the report
+  if (interrupted) {  // the package raises the signal handler's exception once it has kept the report
     py::error_already_set e;  // takes the pending exception
     d["interrupted"] = e.value();
   }
@@ -166,7 +168,10 @@ py::dict run_case(const std::string& path, const std::vector<std::string>& sets,
   op::CaseFile c;
   {
     py::gil_scoped_release nogil;
-    c = op::load_case(path, sets, o.mode != "timing");
+    const bool fill = o.mode != "timing";  // timing mode needs shapes only
+    if (fill)
+      cli::refuse_over_budget(op::load_case(path, sets, false), cli::host_memory_budget(sim_options(o)), o.mode);
+    c = op::load_case(path, sets, fill);
   }
   return run_released(std::move(c), o);
 }
@@ -223,5 +228,6 @@ PYBIND11_MODULE(_npusim, m) {
   }, py::arg("op"), py::arg("hw"));
   m.def("hw_configs", [] { return sim::bundled_hw_names(); });
   m.def("default_hw", [] { return sim::default_hw_name(); });
-  m.def("storage_dtype", [](const std::string& dtype) { return std::string(numpy_storage(elem_type(dtype, "dtype"))); });
+  m.def("storage_dtype",
+        [](const std::string& dtype) { return std::string(numpy_storage(elem_type(dtype, "dtype"))); });
 }

@@ -2,8 +2,8 @@
 
 numpy arrays and torch tensors are accepted. bf16 travels as its uint16 bits, int4 as one int8 per value
 in [-8, 7] (FIA also takes torch_npu's int4 packing, eight values per int32, as int32 tensors). Outputs come
-back as the kind that went in: torch tensors (bf16 as torch.bfloat16) when any input was a torch tensor, else numpy arrays
-(bf16 as float32, exactly: numpy has no bfloat16).
+back as the kind that went in: torch tensors (bf16 as torch.bfloat16) when any input was a torch tensor, else
+numpy arrays (bf16 as float32, exactly: numpy has no bfloat16).
 """
 import numpy as np
 
@@ -85,7 +85,8 @@ def to_storage(name, x):
         return _torch_storage(name, x)
     if isinstance(x, np.ndarray):
         if x.dtype not in _NUMPY_DTYPES:
-            raise TypeError(f"{name}: numpy dtype {x.dtype} is not one npusim takes ({', '.join(_NUMPY_DTYPES.values())}; "
+            takes = ", ".join(_NUMPY_DTYPES.values())
+            raise TypeError(f"{name}: numpy dtype {x.dtype} is not one npusim takes ({takes}; "
                             "bf16 / int4 through npusim.Tensor)")
         return _NUMPY_DTYPES[x.dtype], np.ascontiguousarray(x)
     raise TypeError(f"{name}: expected a torch tensor, a numpy array or npusim.Tensor, got {type(x).__name__}")

@@ -56,7 +56,8 @@ def npu_fused_infer_attention_score(query, key, value, *, pse_shift=None, atten_
     torch_npu cannot reach. int4 K / V: int32 tensors of eight int4 values each (last dim / 8), as torch_npu.
     query_rope / key_rope / key_rope_antiquant_scale (aclnn V3's MLA inputs) are not modelled: ValueError.
     """
-    for n, v in (("query_rope", query_rope), ("key_rope", key_rope), ("key_rope_antiquant_scale", key_rope_antiquant_scale)):
+    rope = (("query_rope", query_rope), ("key_rope", key_rope), ("key_rope_antiquant_scale", key_rope_antiquant_scale))
+    for n, v in rope:
         _refuse(n, v, "npusim models FusedInferAttentionScore V2, without the V3 rope (MLA) inputs; "
                       "rope attention runs as npu_fusion_attention_v2 (FlashAttentionVarLenScoreV3)")
     inputs = dict(query=query, key=key, value=value, pse_shift=pse_shift, atten_mask=atten_mask,
