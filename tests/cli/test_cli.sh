@@ -256,10 +256,11 @@ out="$("$NPUSIM" run "$T/bad_table.yaml" --out "$T/u6" 2>/dev/null)"
 if grep -q "stopped by a fault" <<<"$out" && ! grep -qE "TFLOPS|^outputs" <<<"$out" && [[ ! -e "$T/u6/attention_out.npy" ]]; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: a faulted run printed a rate or outputs: $out"; fi
 expect 2 "over the host-memory budget of 1024 \(--host-memory" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 1K --out "$T/u7"
+expect 2 "inputs hold 5940 bytes \(largest: b 3300, a 2640\)" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 1K --out "$T/u7"
 expect 0 "cycles" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 1K --mode timing --out "$T/u7"
 expect 2 "--host-memory '12X' must be a byte count" -- "$NPUSIM" run "$T/mm.yaml" --host-memory 12X --out "$T/u7"
 printf 'op: matmul\ninputs:\n  a: {shape: [262144, 65536], dtype: float16}\n  b: {shape: [65536, 64], dtype: float16}\n' > "$T/huge.yaml"
-expect 2 "inputs hold 34368126976 bytes; --mode full keeps them on the host and in GM" -- "$NPUSIM" run "$T/huge.yaml" --host-memory 16G --out "$T/u8"
+expect 2 "inputs hold 34368126976 bytes \(largest: .*\); --mode full keeps them on the host and in GM" -- "$NPUSIM" run "$T/huge.yaml" --host-memory 16G --out "$T/u8"
 # found by fuzz_hw: a non-scalar base: was an uncaught yaml-cpp conversion (exit 1)
 printf 'base: [a, b]\nname: x\n' > "$T/bad_base.yaml"
 expect 2 "bad_base.yaml:1: 'base' must be a bundled config name or a file path" -- "$NPUSIM" hw show "$T/bad_base.yaml"

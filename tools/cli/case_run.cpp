@@ -1,6 +1,8 @@
 #include "tools/cli/case_run.h"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 
@@ -103,17 +105,23 @@ void write_op_summary(const std::string& dir, const nlohmann::json& report, cons
 // a bad_alloc or the kernel's OOM killer (the shapes come from a load without data).
 void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::string& mode) {
   uint64_t bytes = 0;
+  std::vector<std::pair<uint64_t, std::string>> sizes;  // per input, for naming the largest
   for (const auto& [name, list] : shapes.inputs)
-    for (const auto& t : list) {
-      uint64_t n = uint64_t(op::elem_bytes(t.dtype));
-      for (int64_t d : t.shape) n = d > 0 && n > UINT64_MAX / uint64_t(d) ? UINT64_MAX / 4 : n * uint64_t(d);
+    for (size_t i = 0; i < list.size(); ++i) {
+      uint64_t n = uint64_t(op::elem_bytes(list[i].dtype));
+      for (int64_t d : list[i].shape) n = d > 0 && n > UINT64_MAX / uint64_t(d) ? UINT64_MAX / 4 : n * uint64_t(d);
       bytes = std::min(UINT64_MAX / 4, bytes + n);
+      sizes.emplace_back(n, list.size() > 1 ? name + "[" + std::to_string(i) + "]" : name);
     }
-  if (2 * bytes > budget)
-    throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) + " bytes; --mode " + mode +
-                     " keeps them on the host and in GM, about " + std::to_string(2 * bytes) +
-                     " bytes, over the host-memory budget of " + std::to_string(budget) +
-                     " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
+  if (2 * bytes <= budget) return;
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  std::string largest;
+  for (size_t i = 0; i < sizes.size() && i < 3; ++i)
+    largest += (i ? ", " : "") + sizes[i].second + " " + std::to_string(sizes[i].first);
+  throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) + " bytes (largest: " + largest +
+                   "); --mode " + mode + " keeps them on the host and in GM, about " + std::to_string(2 * bytes) +
+                   " bytes, over the host-memory budget of " + std::to_string(budget) +
+                   " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
 }
 
 int fault_status(const std::vector<sim::Fault>& faults) {
