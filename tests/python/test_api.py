@@ -194,3 +194,11 @@ def test_calls_from_several_threads_give_the_single_thread_result():
     for t in threads:
         t.join()
     assert bad == []
+
+
+def test_int4_packed_words_unpack_low_nibble_first():
+    from npusim._tensors import to_storage
+    words = np.array([[0x87654321 - (1 << 32), 0x0000000F]], np.int32)  # nibbles 1..7, 8 (-8); 15 (-1), 0 x 7
+    dtype, vals = to_storage("inputs.key", npusim.Tensor("int4_packed", words))
+    assert dtype == "int4" and vals.dtype == np.int8 and vals.shape == (1, 16)
+    assert vals.tolist() == [[1, 2, 3, 4, 5, 6, 7, -8, -1, 0, 0, 0, 0, 0, 0, 0]]
