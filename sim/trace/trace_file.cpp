@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 namespace npusim::sim {
@@ -29,8 +31,24 @@ void TraceFile::open(const std::string& path, bool gzip) {
   open_ = true;
 }
 
+uint64_t TraceFile::disk_bytes() const {
+  if (!open_) return closed_disk_;
+  return gz_ ? uint64_t(std::max<z_off_t>(0, gzoffset(static_cast<gzFile>(gz_)))) : text_;
+}
+
+uint64_t TraceFile::estimated_bytes() const {
+  const uint64_t disk = disk_bytes();
+  if (text_ == 0) return disk + withheld_;
+  return disk + uint64_t(double(withheld_) * double(disk) / double(text_));
+}
+
 void TraceFile::write(std::string_view text) {
   if (!open_ || text.empty()) return;
+  if (withhold_) {
+    withheld_ += text.size();
+    return;
+  }
+  text_ += text.size();
   if (gz_) {
     if (gzwrite(static_cast<gzFile>(gz_), text.data(), static_cast<unsigned>(text.size())) != static_cast<int>(text.size()))
       fail();
@@ -42,6 +60,7 @@ void TraceFile::write(std::string_view text) {
 
 void TraceFile::close() {
   if (!open_) return;
+  closed_disk_ = disk_bytes();
   open_ = false;
   if (gz_) {
     const int rc = gzclose(static_cast<gzFile>(gz_));
@@ -51,6 +70,8 @@ void TraceFile::close() {
     plain_.close();
     if (!plain_) fail();
   }
+  std::error_code ec;
+  if (const auto n = std::filesystem::file_size(path_, ec); !ec) closed_disk_ = n;
 }
 
 void TraceFile::fail() const {

@@ -1,6 +1,7 @@
 #pragma once
 // One output file of the trace, plain or gzip-compressed (zlib): the writer streams text into it either way.
 // A gzip trace is about 8x smaller; Perfetto and npusim report open `trace.json.gz` directly.
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -21,11 +22,20 @@ class TraceFile {
   void write(std::string_view text);
   void close();  // flushes; throws like write() when the last bytes cannot be written
   const std::string& path() const { return path_; }
+  // Bytes in the file so far (gzip: compressed, up to zlib's buffer) and text bytes written into it.
+  uint64_t disk_bytes() const;
+  uint64_t text_bytes() const { return text_; }
+  // From now on write() only counts (a trace over its size limit): withheld_text() bytes were not written.
+  void withhold() { withhold_ = true; }
+  uint64_t withheld_text() const { return withheld_; }
+  // The file's size had everything been written: the withheld text at the compression ratio so far.
+  uint64_t estimated_bytes() const;
 
  private:
   void fail() const;
   std::string path_;
-  bool open_ = false;
+  bool open_ = false, withhold_ = false;
+  uint64_t text_ = 0, withheld_ = 0, closed_disk_ = 0;
   std::ofstream plain_;
   void* gz_ = nullptr;  // gzFile (zlib.h stays out of this header)
 };

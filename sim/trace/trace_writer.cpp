@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
@@ -173,6 +174,11 @@ TraceWriter::~TraceWriter() {
   }
 }
 
+TraceTooLarge::TraceTooLarge(uint64_t json_bytes_, uint64_t csv_bytes_, uint64_t limit_, uint64_t limit_cycle_)
+    : std::runtime_error("the trace would take about " + std::to_string(json_bytes_ + csv_bytes_) + " bytes, over its limit of " +
+                         std::to_string(limit_)),
+      json_bytes(json_bytes_), csv_bytes(csv_bytes_), limit(limit_), limit_cycle(limit_cycle_) {}
+
 void TraceWriter::close() {
   if (json_.is_open()) {
     write_stage_spans();
@@ -182,6 +188,21 @@ void TraceWriter::close() {
     json_.close();
   }
   csv_.close();
+  if (limit_cycle_) {
+    std::error_code ec;
+    for (const TraceFile* f : {&json_, &csv_})
+      if (!f->path().empty()) std::filesystem::remove(f->path(), ec);
+    const uint64_t cycle = *limit_cycle_;
+    limit_cycle_.reset();  // a second close() does nothing
+    throw TraceTooLarge(json_.estimated_bytes(), csv_.estimated_bytes(), options_.max_bytes, cycle);
+  }
+}
+
+// Past the limit both files only count what they would have written (the run goes on: its report stays valid).
+void TraceWriter::check_limit(uint64_t cycle) {
+  if (options_.max_bytes == 0 || limit_cycle_ || json_.disk_bytes() + csv_.disk_bytes() <= options_.max_bytes) return;
+  limit_cycle_ = cycle;
+  json_.withhold(), csv_.withhold();
 }
 
 void TraceWriter::name_core(int core, const std::string& core_name) {
@@ -245,6 +266,7 @@ void TraceWriter::slice(const TraceSlice& s) {
   }
   if (csv_.is_open()) write_csv_row(s);
   ++written_;
+  check_limit(s.end);
 }
 
 // Viewers attach a flow event to a slice by time, and Perfetto, which rounds to whole nanoseconds, to

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -26,6 +27,16 @@ struct TraceFilter {
 struct TraceOptions {
   bool gzip = false;              // write both files gzip-compressed (the caller names them .gz)
   uint64_t counter_cycles = 1000; // window of the counter tracks in cycles; 0 = no counter tracks
+  uint64_t max_bytes = 0;         // both files together on disk at most; 0 = no limit
+};
+
+// close() of a trace that reached TraceOptions::max_bytes: nothing past the limit was written and both files are
+// removed; the estimates are the files' sizes had the whole run been written (the withheld text at the
+// compression ratio of what was written).
+class TraceTooLarge : public std::runtime_error {
+ public:
+  TraceTooLarge(uint64_t json_bytes, uint64_t csv_bytes, uint64_t limit, uint64_t limit_cycle);
+  uint64_t json_bytes, csv_bytes, limit, limit_cycle;  // limit_cycle: the slice end at which the limit was reached
 };
 
 struct TraceSlice {
@@ -71,6 +82,7 @@ class TraceWriter {
   // are ignored.
   void name_core(int core, const std::string& core_name);
   uint64_t slices_written() const { return written_; }
+  bool over_limit() const { return limit_cycle_.has_value(); }
 
  private:
   bool keep(int core, uint64_t start, uint64_t end) const;
@@ -95,6 +107,8 @@ class TraceWriter {
   std::string line_;                 // the event or CSV row being formatted (reused: no allocation per slice)
   bool first_ = true;
   uint64_t written_ = 0;
+  std::optional<uint64_t> limit_cycle_;      // set when the files reached options_.max_bytes
+  void check_limit(uint64_t cycle);
   std::set<int> named_;                      // cores whose process names were written
   std::set<int64_t> named_lanes_;            // lanes (JSON tids) whose thread names were written
   std::unordered_set<uint64_t> open_flows_;  // flow tails written with their set, heads not yet

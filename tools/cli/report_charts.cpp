@@ -152,8 +152,14 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
       end = std::max(end, a.value("end_cycle", 0.0));
     }
   }
-  const double per_bin = end / kBins;
-  std::vector<std::pair<double, std::pair<int, int>>> sets, waits;  // flow start / finish: cycle, (pid, tid)
+  // A trace recorded with --trace-window spans that window (its slices overlap it), not the whole run.
+  const auto& filter = trace.value("otherData", nlohmann::json::object()).value("filter", nlohmann::json::object());
+  const double begin = filter.value("from_cycle", 0.0);
+  if (filter.contains("to_cycle") && filter["to_cycle"].is_number()) end = std::min(end, filter["to_cycle"].get<double>());
+  end = std::max(end, begin + 1);
+  const double per_bin = (end - begin) / kBins;
+  const auto clip = [&](double c) { return std::clamp(c, begin, end) - begin; };  // cycle -> offset in the window
+  std::vector<std::pair<double, std::pair<int, int>>> sets, waits;  // flow start / finish: cycle, (pid, tid)  // flow start / finish: cycle, (pid, tid)
   std::map<long, size_t> set_of;
   std::vector<std::pair<size_t, size_t>> flows;
   for (const auto& e : ev) {
@@ -165,7 +171,8 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
       Lane& l = cores[e["pid"]].lanes[e["tid"]];
       if (l.work.empty()) l.work.assign(kBins, 0), l.wait.assign(kBins, 0), l.name = lane_names[{e["pid"], e["tid"]}];
       const bool wait = e.value("cat", "") == "wait" || e.value("name", "").find("wait") != std::string::npos;  // older traces: by name
-      cover(wait ? l.wait : l.work, c0, c1, per_bin);
+      if (clip(c1) <= clip(c0)) continue;
+      cover(wait ? l.wait : l.work, clip(c0), clip(c1), per_bin);
       ++st.slices;
     } else if ((ph == "s" || ph == "f") && flows.size() < kMaxArrows) {
       const double c = e["args"].value("cycle", 0.0);
@@ -190,7 +197,7 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   Svg s(kLabelW + kPlotW + 10, int(y) + 30, "timeline");
   for (int t = 0; t <= 10; ++t) {
     const double x = kLabelW + kPlotW * t / 10.0;
-    s.line(x, 14, x, y, "#dddddd"), s.text(x, 11, fmt_num(end * t / 10) + " cyc", "middle", 9);
+    s.line(x, 14, x, y, "#dddddd"), s.text(x, 11, fmt_num(begin + (end - begin) * t / 10) + " cyc", "middle", 9);
   }
   double cy = 20;
   for (const Core* c : order) {
@@ -198,7 +205,8 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
       s.text(kLabelW - 6, cy + kLaneH - 1, c->name + " stages", "end", 9);
       for (size_t i = 0; i < c->stages.size(); ++i) {
         const StageBar& b = c->stages[i];
-        s.rect(kLabelW + b.c0 / per_bin, cy + (i % 2) * (kLaneH / 2.0), std::max(1.0, (b.c1 - b.c0) / per_bin), kLaneH / 2.0,
+        if (clip(b.c1) <= clip(b.c0)) continue;
+        s.rect(kLabelW + clip(b.c0) / per_bin, cy + (i % 2) * (kLaneH / 2.0), std::max(1.0, (clip(b.c1) - clip(b.c0)) / per_bin), kLaneH / 2.0,
                stage_colour(b.label), b.label + ": cycles " + fmt_num(b.c0) + " to " + fmt_num(b.c1));
         ++st.stages;
       }
@@ -229,7 +237,7 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   for (const auto& [si, wi] : flows) {
     const auto ys = lane_y.find(sets[si].second), yw = lane_y.find(waits[wi].second);
     if (ys == lane_y.end() || yw == lane_y.end()) continue;  // a flag between lanes without slices
-    s.line(kLabelW + sets[si].first / per_bin, ys->second + kLaneH / 2.0, kLabelW + waits[wi].first / per_bin,
+    s.line(kLabelW + clip(sets[si].first) / per_bin, ys->second + kLaneH / 2.0, kLabelW + clip(waits[wi].first) / per_bin,
            yw->second + kLaneH / 2.0, "#3355ff", 0.6, "flow");
     ++st.arrows;
   }

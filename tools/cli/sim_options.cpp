@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "sim/config/hw_config.h"
@@ -26,6 +27,9 @@ void add_sim_options(po::options_description& desc, SimOptions& o) {
       "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
       "trace-gzip", po::bool_switch(&o.trace_gzip), "write trace.json.gz and instructions.csv.gz (about 8x smaller; "
                                                     "Perfetto and npusim report read them as they are)")(
+      "trace-max-bytes", po::value(&o.trace_max_bytes), "refuse a trace whose files would exceed this on disk (bytes, "
+                                                        "or with K / M / G; default 512M; 0 = no limit): nothing past it "
+                                                        "is written, and the message gives the estimate")(
       "trace-counters", po::value(&o.trace_counters), "window of the trace's counter tracks (queue depths, GM / L2 / HBM "
                                                        "bytes per cycle) in cycles; 0 = no counter tracks (default 1000)")(
       "host-memory", po::value(&o.host_memory),
@@ -81,21 +85,41 @@ sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string&
   return f;
 }
 
+namespace {
+// A byte count with an optional K / M / G suffix; `from` names the option or variable in the error.
+uint64_t parse_bytes(const std::string& given, const std::string& from) {
+  std::string text = given;
+  uint64_t scale = 1;
+  const char last = text.empty() ? '\0' : text.back();
+  if (last == 'K' || last == 'M' || last == 'G') scale = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30, text.pop_back();
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 15)
+    throw InputError(from + " '" + given + "' must be a byte count, optionally with K, M or G (e.g. 16G)");
+  return std::stoull(text) * scale;
+}
+
+std::string mib(uint64_t bytes) { return std::to_string((bytes + (1 << 19)) >> 20) + " MiB"; }
+
+// The message of a trace over --trace-max-bytes: its estimated size and the options that shrink it.
+std::string trace_limit_text(const sim::TraceTooLarge& e, const SimOptions& o) {
+  return "--trace: the trace would take about " + mib(e.json_bytes + e.csv_bytes) + " (" + trace_json_name(o) + " " +
+         mib(e.json_bytes) + ", " + trace_csv_name(o) + " " + mib(e.csv_bytes) + "), over --trace-max-bytes " + o.trace_max_bytes +
+         " (" + std::to_string(e.limit) + " bytes), reached at cycle " + std::to_string(e.limit_cycle) +
+         "; nothing past the limit was written and the partial files are removed (report.json is written). Shrink it: " +
+         (o.trace_gzip ? "" : "--trace-gzip (about 8x smaller), ") +
+         "--trace-cores (e.g. 0,1,2: one AIC and its two AIVs), --trace-window FROM:TO (cycles), or raise "
+         "--trace-max-bytes (0: no limit)";
+}
+}  // namespace
+
 uint64_t host_memory_budget(const SimOptions& o) {
   std::string text = o.host_memory, from = "--host-memory";
   if (text.empty())
     if (const char* env = std::getenv("NPUSIM_HOST_MEMORY")) text = env, from = "NPUSIM_HOST_MEMORY";
   if (text.empty()) return uint64_t(double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.8);
-  uint64_t scale = 1;
-  const char last = text.back();
-  if (last == 'K' || last == 'M' || last == 'G') scale = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30, text.pop_back();
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 15)
-    throw InputError(from + " '" + (o.host_memory.empty() ? std::string(std::getenv("NPUSIM_HOST_MEMORY")) : o.host_memory) +
-                     "' must be a byte count, optionally with K, M or G (e.g. 16G)");
-  return std::stoull(text) * scale;
+  return parse_bytes(text, from);
 }
 
-SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool files) {
+SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool files) : options_(o) {
   std::vector<std::string> hw_sets;
   for (const auto& s : o.sets) {
     if (s.rfind("hw.", 0) != 0)
@@ -135,14 +159,20 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool f
     trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / trace_json_name(o)).string(),
                                                 (fs::path(out_) / trace_csv_name(o)).string(), machine_->hw().chip.clock_mhz,
                                                 parse_trace_filter(o.trace_cores, o.trace_window),
-                                                sim::TraceOptions{o.trace_gzip, uint64_t(o.trace_counters)});
+                                                sim::TraceOptions{o.trace_gzip, uint64_t(o.trace_counters),
+                                                                  parse_bytes(o.trace_max_bytes, "--trace-max-bytes")});
     machine_->set_trace(trace_.get());
   }
 }
 
 void SimSession::write_outputs(const nlohmann::json& report, const std::string& extra_yaml) {
   machine_->set_trace(nullptr);
-  if (trace_) trace_->close();  // stage spans and counters, then the files (errors surface here)
+  std::optional<std::string> too_large;
+  try {
+    if (trace_) trace_->close();  // stage spans and counters, then the files (errors surface here)
+  } catch (const sim::TraceTooLarge& e) {
+    too_large = trace_limit_text(e, options_);
+  }
   trace_.reset();
   std::ofstream(fs::path(out_) / "report.json") << report.dump(2) << "\n";
   std::ofstream(fs::path(out_) / "resolved.yaml") << "hw:\n"
@@ -153,6 +183,7 @@ void SimSession::write_outputs(const nlohmann::json& report, const std::string& 
                                                         return out;
                                                       }()
                                                    << extra_yaml;
+  if (too_large) throw InputError(*too_large);
 }
 
 int report_faults(const sim::LaunchResult& r) {

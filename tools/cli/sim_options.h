@@ -15,6 +15,7 @@ namespace npusim::cli {
 struct SimOptions {
   std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo", check_thread = "auto";
   std::string host_memory;  // --host-memory: budget in bytes (suffix K / M / G allowed); empty = the default
+  std::string trace_max_bytes = "512M";  // --trace-max-bytes: the trace files' limit on disk (K / M / G), 0 = none
   std::vector<std::string> sets;
   bool trace = false, trace_gzip = false;
   int64_t trace_counters = 1000;  // --trace-counters: counter-track window in cycles, 0 = none
@@ -37,6 +38,7 @@ class SimSession {
   void write_outputs(const nlohmann::json& report, const std::string& extra_yaml = "");
 
  private:
+  SimOptions options_;
   std::unique_ptr<sim::Machine> machine_;
   std::unique_ptr<sim::TraceWriter> trace_;
   std::string out_;
