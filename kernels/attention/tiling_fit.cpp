@@ -34,10 +34,12 @@ int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t a
   return 0;
 }
 
-void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t a, int64_t min_s1) {
+void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t a, int64_t min_s1, Lowerable may) {
   t.vec_rows = fit_vec_rows(p, t, ub, a);
-  while (t.vec_rows == 0 && (t.s1_block > min_s1 || t.s2_block > 128)) {
-    if (t.s2_block > 256 || (t.s2_block > 128 && t.s1_block <= min_s1)) t.s2_block -= 128;
+  const auto s1_room = [&] { return may.s1_block && t.s1_block > min_s1; };
+  const auto s2_room = [&] { return may.s2_block && t.s2_block > 128; };
+  while (t.vec_rows == 0 && (s1_room() || s2_room())) {
+    if (s2_room() && (t.s2_block > 256 || !s1_room())) t.s2_block -= 128;
     else t.s1_block /= 2;
     t.vec_rows = fit_vec_rows(p, t, ub, a);
   }
@@ -86,12 +88,14 @@ std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys) {
                   .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose "
                                   "cube-rows x K slice fills half of L0A and whose K x l0_n_sub slice half of L0B, at "
                                   "most 8 fractals and 256",
-                  .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)"});
+                  .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)",
+                  .follows = {"s1_block", "l0_n_sub"}});
   keys.push_back({.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
                   .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose cube-rows x N fp32 fill half of "
                                   "L0C, at most 128, chosen before l0_k_step (with l0_k_step set: whose K x N slice "
                                   "also fills half of L0B)",
-                  .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)"});
+                  .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)",
+                  .follows = {"s1_block", "l0_k_step"}});
   return keys;
 }
 

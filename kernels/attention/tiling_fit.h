@@ -21,8 +21,12 @@ int64_t fit_vec_rows(const AttnProblem& p, BlockTiling t, uint64_t ub, int64_t a
 int64_t sub_tile_elems(uint64_t ub);
 // Sets t.vec_rows by fit_vec_rows; while nothing fits, lowers s2_block by 128 down to 256, then halves s1_block
 // down to min_s1, then lowers s2_block to 128 (a smaller UB still gets a tiling when one exists; the cube keeps
-// its M longest, since a short s1_block reloads K / V per unit). vec_rows stays 0 when none fits.
-void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t align, int64_t min_s1);
+// its M longest, since a short s1_block reloads K / V per unit). vec_rows stays 0 when none fits. A block size the
+// case sets is never lowered (`may`).
+struct Lowerable {
+  bool s1_block = true, s2_block = true;
+};
+void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t align, int64_t min_s1, Lowerable may = {});
 // Throws CaseError when the tiling's L1 / UB layouts or L0 slices do not fit the config.
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
 // The L0 split (t.l0_k / l0_n, or the rule when 0): fractal multiples, two slices each in L0A / L0B, two L0C halves.

@@ -19,17 +19,22 @@ const TilingSpace& fa_tiling_space() {
        {.name = "s2_block", .lo = 128, .hi = 1024, .multiple_of = 128,
         .default_rule = "the longest sequence's KV rounded up to 128, clamped to [128, 512]; lowered by 128 (not below 256) "
                         "until two K / V slots fit L1, else the longest with one slot, lowered until it fits",
-        .doc = "KV columns per score block (the vendor's S2 block is up to 1024)"},
+        .doc = "KV columns per score block (the vendor's S2 block is up to 1024)",
+        .follows = {"s1_block", "kv_buffers"}},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
         .default_rule = "the largest multiple of 8 that divides the AIV half and whose UB layout fits, with vec_rows x "
                         "s2_block <= core.ub_bytes / 24",
-        .doc = "rows per vector sub-tile of the softmax"},
+        .doc = "rows per vector sub-tile of the softmax",
+        .follows = {"s1_block", "s2_block"}},
        {.name = "preload", .lo = 1, .hi = 4, .default_rule = "2 with two K / V slots, else 1",
-        .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
+        .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)",
+        .follows = {"kv_buffers"}},
        {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
-        .doc = "AI cores used; units (segment, head, s1_block rows) split in contiguous ranges balancing score blocks"},
+        .doc = "AI cores used; units (segment, head, s1_block rows) split in contiguous ranges balancing score blocks",
+        .follows = {"s1_block"}},
        {.name = "kv_buffers", .lo = 1, .hi = 2, .default_rule = "2 when both K / V slots fit L1 with s2_block >= 256, else 1",
-        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"}}));
+        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
+        .follows = {"s1_block"}}}));
   return space;
 }
 
@@ -39,25 +44,32 @@ using attn::fit_vec_rows;
 using attn::l1_bytes;
 constexpr int64_t kRowAlign = 8;  // fp32 row arrays: 8 rows per 32-byte block
 
-BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
+// The default rules, applied around the keys the case sets (`ov`): a set key keeps its value, and the rules that
+// derive from it (preload from kv_buffers, the capacity fits) see it, so the keys left to them adapt.
+BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Tiling& ov) {
   BlockTiling t;
   t.s1_block = p.qk_dim() > 256 ? 64 : 128;
+  const bool s1_set = ov.pin("s1_block", t.s1_block);
   int64_t max_kv = 1;
   for (int64_t b = 0; b < p.B; ++b) max_kv = std::max(max_kv, p.act_kv[size_t(b)]);
   const int64_t longest = std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 512);
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
+  const auto over_l1 = [&] { return l1_bytes(p, t) > l1; };
   // Two K / V slots let MTE2 stream the next block while the cube works, which is worth more than a longer
   // block (kernels/fa_varlen/README.md "Tiling": MLA D + Dr = 192 runs at 0.68 of the cube roofline with
   // 256 x 2 slots against 0.57 with 512 x 1): s2_block goes down to 256 to keep them, then one slot is used.
   t.kv_buffers = 2;
+  const bool kvb_set = ov.pin("kv_buffers", t.kv_buffers);
   t.s2_block = longest;
-  while (t.s2_block > std::min<int64_t>(longest, 256) && l1_bytes(p, t) > l1) t.s2_block -= 128;
-  if (l1_bytes(p, t) > l1) t.kv_buffers = 1, t.s2_block = longest;
-  while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
-  while (t.s1_block > 16 && l1_bytes(p, t) > l1) t.s1_block /= 2;
+  const bool s2_set = ov.pin("s2_block", t.s2_block);
+  while (!s2_set && t.s2_block > std::min<int64_t>(longest, 256) && over_l1()) t.s2_block -= 128;
+  if (!kvb_set && over_l1()) t.kv_buffers = 1, t.s2_block = s2_set ? t.s2_block : longest;
+  while (!s2_set && t.s2_block > 128 && over_l1()) t.s2_block -= 128;
+  while (!s1_set && t.s1_block > 16 && over_l1()) t.s1_block /= 2;
   // With two slots the cube runs two QK blocks ahead, so the softmax of one block overlaps both QK and PV.
   t.preload = t.kv_buffers == 2 ? 2 : 1;
-  attn::fit_ub(p, t, hw.core.ub_bytes, kRowAlign, 16);
+  ov.pin("preload", t.preload);
+  attn::fit_ub(p, t, hw.core.ub_bytes, kRowAlign, 16, {.s1_block = !s1_set, .s2_block = !s2_set});
   return t;
 }
 }  // namespace
@@ -65,7 +77,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
 attn::Plan make_fa_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Tiling& ov) {
   attn::Plan pl;
   pl.p = p;
-  const BlockTiling c = choose(p, hw);
+  const BlockTiling c = choose(p, hw, ov);
   pl.t.s1_block = ov.choose("s1_block", c.s1_block);
   pl.t.s2_block = ov.choose("s2_block", c.s2_block);
   pl.t.preload = ov.choose("preload", c.preload);

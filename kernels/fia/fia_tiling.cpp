@@ -21,19 +21,23 @@ const TilingSpace& fia_tiling_space() {
                         "[128, 512] (MSD antiquant at query S = 1: to the "
                         "vendor's 1024 with G > 1, 8192 with G = 1, whole pages); lowered by 128 until L1 fits (and "
                         "UB, once s1_block is down to 32)",
-        .doc = "KV columns per score block (the softmax works on 128-column groups)"},
+        .doc = "KV columns per score block (the softmax works on 128-column groups)",
+        .follows = {"s1_block"}},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
         .default_rule = "the largest multiple of 8 (16 in fp16 high-performance mode) that divides the AIV half and whose UB "
                         "layout fits, with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
-        .doc = "rows per vector sub-tile of the softmax"},
+        .doc = "rows per vector sub-tile of the softmax",
+        .follows = {"s1_block", "s2_block"}},
        {.name = "preload", .lo = 1, .hi = 4,
         .default_rule = "2 at query S > 1 (one block beyond the vendor's PFA prefetch), 1 at query S = 1 and with MSD",
         .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
        {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
-        .doc = "AI cores used; units are split in contiguous ranges balancing score blocks"},
+        .doc = "AI cores used; units are split in contiguous ranges balancing score blocks",
+        .follows = {"s1_block"}},
        {.name = "kv_buffers", .lo = 1, .hi = 2,
         .default_rule = "2 when the preload is 1 (query S = 1, MSD) and both K / V slots fit L1, else 1",
-        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)"},
+        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
+        .follows = {"s1_block", "s2_block", "preload"}},
        {.name = "kv_splits", .lo = 1, .hi = 256,
         .default_rule = "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
         .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
@@ -82,34 +86,42 @@ int64_t msd_block(const attn::AttnProblem& p) {
   return std::max<int64_t>(128, s / 128 * 128);
 }
 
-BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
+// The default rules, applied around the keys the case sets (`ov`): a set key keeps its value, and the rules that
+// derive from it (kv_buffers from preload, the capacity fits) see it, so the keys left to them adapt.
+BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Tiling& ov) {
   BlockTiling t;
   t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
   if (p.Sq == 1) t.s1_block = std::max<int64_t>(16, round_up(p.G, 16));  // decode: the G heads of a KV head
+  if (p.antiquant.msd && p.Sq > 1) t.s1_block = 16;  // the prompt kernel's MSD mode: the whole query S (<= 16) in one block
+  const bool s1_set = ov.pin("s1_block", t.s1_block);
   // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
   // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
   t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, p.high_perf || p.Sq == 1 ? 512 : 256);
+  // MSD: the vendor's block, since MSD's bits depend on it.
+  if (p.antiquant.msd) t.s2_block = std::min(msd_block(p), round_up(std::max<int64_t>(max_skv(p), 1), 128));
+  const bool s2_set = ov.pin("s2_block", t.s2_block);
   // Prompt: the cube computes two score blocks ahead of the softmax. The vendor's PFA kernel prefetches one
   // (prompt_flash_attention_s1s2_bns1_x910.h "Pre fetch the next mm1 calculation"); on this model the second block
   // of slack is 0.4-1.3% faster on the S 2048 perf cases and 12% on int8, where the cube outruns the softmax.
   // Decode is bound by the K / V stream, where the extra S slot only delays it.
   t.preload = p.Sq > 1 && !p.antiquant.msd ? 2 : 1;
+  ov.pin("preload", t.preload);
   // Two K / V slots when they fit and exceed the preload: MTE2 then streams the next block while the cube waits for
   // the softmax (with kv_buffers <= preload the second slot never streams and only moves the loads: a doubled L1
   // took it and ran slower). Decode is bound by exactly that stream, so it trades s2_block for the second slot.
   t.kv_buffers = t.preload < 2 ? 2 : 1;
+  const bool kvb_set = ov.pin("kv_buffers", t.kv_buffers);
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
-  if (p.antiquant.msd) {  // the vendor's block, since MSD's bits depend on it: one K / V slot before a smaller block
-    if (p.Sq > 1) t.s1_block = 16;  // the prompt kernel's MSD mode: the whole query S (<= 16) in one block
-    t.s2_block = std::min(msd_block(p), round_up(std::max<int64_t>(max_skv(p), 1), 128));
-    if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
-  }
+  const auto over_l1 = [&] { return l1_bytes(p, t) > l1; };
+  // MSD: one K / V slot before a smaller block (the block is the vendor's); decode: a smaller block before one slot.
+  if (p.antiquant.msd && !kvb_set && over_l1()) t.kv_buffers = 1;
   if (p.Sq == 1 || p.antiquant.msd)
-    while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
-  if (l1_bytes(p, t) > l1) t.kv_buffers = 1;
-  while (t.s2_block > 128 && l1_bytes(p, t) > l1) t.s2_block -= 128;
-  while (p.Sq > 1 && t.s1_block > 32 && l1_bytes(p, t) > uint64_t(hw.core.l1_bytes)) t.s1_block /= 2;
-  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block);  // decode: s1 holds the G heads
+    while (!s2_set && t.s2_block > 128 && over_l1()) t.s2_block -= 128;
+  if (!kvb_set && over_l1()) t.kv_buffers = 1;
+  while (!s2_set && t.s2_block > 128 && over_l1()) t.s2_block -= 128;
+  while (!s1_set && p.Sq > 1 && t.s1_block > 32 && over_l1()) t.s1_block /= 2;
+  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block,  // decode: s1 holds the G heads
+               {.s1_block = !s1_set, .s2_block = !s2_set});
   return t;
 }
 
@@ -118,7 +130,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw) {
 attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Tiling& ov) {
   attn::Plan pl;
   pl.p = p;
-  const BlockTiling c = choose(p, hw);
+  const BlockTiling c = choose(p, hw, ov);
   pl.t.s1_block = ov.choose("s1_block", c.s1_block);
   pl.t.s2_block = ov.choose("s2_block", c.s2_block);
   pl.t.preload = ov.choose("preload", c.preload);

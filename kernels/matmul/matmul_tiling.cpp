@@ -18,16 +18,20 @@ const TilingSpace& matmul_tiling_space() {
         .doc = "rows of one output tile (the cube's M per mmad)"},
        {.name = "base_n", .lo = 16, .hi = 4080, .multiple_of = 16,
         .default_rule = "min(256, N rounded up to 16), halved while base_m x base_n fp32 accumulators (and the bias row) do not fit",
-        .doc = "columns of one output tile"},
+        .doc = "columns of one output tile",
+        .follows = {"base_m"}},
        {.name = "base_k", .lo = 16, .hi = 4095, .multiple_of = 16,
         .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most four "
                         "fractals (64 fp16 / bf16, 128 int8) and K rounded up",
-        .doc = "K per mmad (int8: a multiple of 32)"},
+        .doc = "K per mmad (int8: a multiple of 32)",
+        .follows = {"base_m", "base_n"}},
        {.name = "k_l1", .lo = 16, .hi = 1 << 20, .multiple_of = 16,
         .default_rule = "the largest multiple of base_k such that two A and two B chunks fit L1, at most K rounded up",
-        .doc = "K per L1 chunk (double-buffered); a multiple of base_k"},
+        .doc = "K per L1 chunk (double-buffered); a multiple of base_k",
+        .follows = {"base_m", "base_n", "base_k"}},
        {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true,
-        .default_rule = "min(AI cores, output tiles)", .doc = "AI cores used; tiles are dealt round-robin"}});
+        .default_rule = "min(AI cores, output tiles)", .doc = "AI cores used; tiles are dealt round-robin",
+        .follows = {"base_m", "base_n"}}});
   return space;
 }
 

@@ -35,7 +35,10 @@ std::vector<int64_t> TilingKey::enumerate(const sim::HwConfig& hw, size_t cap) c
   return v;
 }
 
-TilingSpace::TilingSpace(std::string op, std::vector<TilingKey> keys) : op_(std::move(op)), keys_(std::move(keys)) {}
+TilingSpace::TilingSpace(std::string op, std::vector<TilingKey> keys) : op_(std::move(op)), keys_(std::move(keys)) {
+  for (const auto& k : keys_)
+    for (const auto& f : k.follows) key(f);  // a typo in a declaration is a kernel bug, caught at start-up
+}
 
 const TilingKey& TilingSpace::key(const std::string& name) const {
   for (const auto& k : keys_)
@@ -66,7 +69,7 @@ nlohmann::json TilingSpace::to_json(const sim::HwConfig& hw) const {
   nlohmann::json keys = nlohmann::json::array();
   for (const auto& k : keys_) {
     nlohmann::json j{{"name", k.name}, {"lo", k.lo}, {"hi", k.upper(hw)}, {"multiple_of", k.multiple_of},
-                     {"default", k.default_rule}, {"doc", k.doc}, {"rule", k.rule_text(hw)}};
+                     {"default", k.default_rule}, {"doc", k.doc}, {"rule", k.rule_text(hw)}, {"follows", k.follows}};
     j["values"] = k.enumerate(hw);
     keys.push_back(j);
   }
@@ -81,12 +84,25 @@ bool Tiling::overridden(const std::string& key) const {
   return case_.tiling && case_.tiling.IsMap() && case_.tiling[key];
 }
 
+std::optional<int64_t> Tiling::fixed(const std::string& key) const {
+  const TilingKey& k = space_.key(key);
+  if (!overridden(key)) return std::nullopt;
+  const int64_t v = case_.tiling[key].as<int64_t>();  // an integer: check_case ran in the constructor
+  if (!k.legal(v, hw_)) throw CaseError("tiling." + key + " = " + std::to_string(v) + " must be " + k.rule_text(hw_));
+  return v;
+}
+
+bool Tiling::pin(const std::string& key, int64_t& v) const {
+  const auto f = fixed(key);
+  if (f) v = *f;
+  return f.has_value();
+}
+
 int64_t Tiling::choose(const std::string& key, int64_t chosen) {
   const TilingKey& k = space_.key(key);
   int64_t v = chosen;
-  if (overridden(key)) {
-    v = case_.tiling[key].as<int64_t>();  // an integer: check_case ran in the constructor
-    if (!k.legal(v, hw_)) throw CaseError("tiling." + key + " = " + std::to_string(v) + " must be " + k.rule_text(hw_));
+  if (const auto f = fixed(key)) {
+    v = *f;
   } else if (!k.legal(v, hw_)) {
     throw std::logic_error("op " + space_.op() + " chose tiling." + key + " = " + std::to_string(v) + " outside its declaration (" +
                            k.rule_text(hw_) + ")");

@@ -6,6 +6,7 @@
 // read. Legal values here are the static space; a value can still be refused for a case (it does not fit a
 // buffer), with a message naming the key.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,9 @@ struct TilingKey {
   std::vector<int64_t> values;     // non-empty: the explicit legal set (lo / hi are its bounds)
   std::string default_rule;        // how the op chooses the value when the case does not set it
   std::string doc;                 // one line: what the key controls
+  // The keys the default rule reads (it adapts to their values): a tuner that moves one of them lets these follow
+  // instead of holding them where they no longer fit (npusim tune, tools/cli/tuner.cpp).
+  std::vector<std::string> follows;
   int64_t upper(const sim::HwConfig& hw) const { return hi_is_ai_cores ? hw.chip.ai_cores : hi; }
   // The rule a value must satisfy, in the words of the error message ("in [16, 4080], a multiple of 16").
   std::string rule_text(const sim::HwConfig& hw) const;
@@ -61,6 +65,12 @@ class Tiling {
   // value outside the declaration is a kernel bug (std::logic_error).
   int64_t choose(const std::string& key, int64_t chosen);
   bool overridden(const std::string& key) const;
+  // The case's override of `key` (checked against the declaration), nullopt when the op chooses it. Default rules
+  // read it first so that the keys left to them adapt to the ones the case sets (`--set tiling.s1_block=256` lowers
+  // the s2_block default until L1 fits).
+  std::optional<int64_t> fixed(const std::string& key) const;
+  // `v` becomes the case's override of `key` when there is one; returns whether there was.
+  bool pin(const std::string& key, int64_t& v) const;
   std::vector<std::pair<std::string, int64_t>> used() const;
 
  private:

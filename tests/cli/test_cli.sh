@@ -218,6 +218,20 @@ if [[ -n "$tuned" && -n "$best" && $tuned -le $best ]] && grep -q "## The defaul
    [[ $(wc -l < "$T/tu/results.jsonl") -le 11 ]]; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: tune: best.yaml $tuned cycles vs default $best, or summary / budget"; fi
 expect 2 "budget 1 must be >= 2" -- "$NPUSIM" tune "$T/mm.yaml" --budget 1 --out "$T/tu2"
+# Tuning an attention case (issue 39 item 1): candidates the op refuses are planned, never run (the old search held
+# the L0 split while it doubled s1_block and ran 22 invalid points of 40 on the Llama prompt)
+expect 0 "tune: 16 runs \([0-9]+ tilings planned, [1-9][0-9]* refused without a run\)" -- "$NPUSIM" tune "$ROOT/configs/cases/fia_bsh_f16.yaml" --budget 16 --jobs 2 --out "$T/tu3"
+if ! grep -q '"status":"invalid"' "$T/tu3/results.jsonl" && grep -q "refused by the op's plan check" "$T/tu3/summary.md" &&
+   [[ $(wc -l < "$T/tu3/results.jsonl") -eq 15 ]]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: tune ran an invalid point, or its summary has no search section"; fi
+# --plan-only: the op's checks and tiling, nothing simulated, no files; keys left to the default rules adapt to the
+# keys a case sets (s1_block 256 lowers the fp16 s2_block default from 512 until L1 fits; it exited 2 before)
+expect 0 "plan OK \(nothing simulated\); tiling s1_block 256, s2_block 384," -- "$NPUSIM" run "$ROOT/configs/cases/fia_inner_precise_hp.yaml" --plan-only --set tiling.s1_block=256 --out "$T/plan1"
+[[ ! -e "$T/plan1" ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: --plan-only wrote $T/plan1"; }
+expect 2 "tiling: s1_block = 256, s2_block = 128 with D = 512: L1 .* needs 589824 bytes" -- "$NPUSIM" run "$ROOT/configs/cases/fia_d512.yaml" --plan-only --set tiling.s1_block=256
+expect 0 "tiling .*preload 1, .*kv_buffers 2" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --plan-only --set tiling.preload=1
+expect 0 "tiling .*preload 1, .*kv_buffers 1" -- "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_rope_causal.yaml" --plan-only --set tiling.kv_buffers=1
+expect 0 "l0_k_step .*adapts to s1_block, l0_n_sub as the case sets them" -- "$NPUSIM" ops fused_infer_attention_score --tiling
 # FlashAttentionVarLenScoreV3 from a case file: check passes, its rules and tiling limits exit 2 naming them
 FA="$ROOT/configs/cases/fa_varlen_zero_length.yaml"
 expect 0 "accuracy: PASS" -- "$NPUSIM" check "$FA" --out "$T/fa1"
@@ -225,7 +239,7 @@ grep -v key_rope "$ROOT/configs/cases/fa_varlen_rope_causal.yaml" > "$T/fa_norop
 expect 2 "inputs.key_rope is missing" -- "$NPUSIM" run "$T/fa_norope_k.yaml" --out "$T/fa2"
 expect 2 "attrs.sparse_mode = 5 .*variable-length" -- "$NPUSIM" run "$FA" --set attrs.sparse_mode=5 --out "$T/fa3"
 expect 2 "attrs.actual_seq_kvlen ends at 250 but inputs.key has T = 260" -- "$NPUSIM" run "$FA" --set "attrs.actual_seq_kvlen=[90,150,150,250]" --out "$T/fa4"
-expect 2 "tiling: s1_block = 128, s2_block = 1024 .*L1" -- "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_dv_lt_d.yaml" --set tiling.s2_block=1024 --mode timing --out "$T/fa5"
+expect 2 "tiling: s1_block = 16, s2_block = 1024 .*L1" -- "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_dv_lt_d.yaml" --set tiling.s2_block=1024 --mode timing --out "$T/fa5"
 # The attention kernels' L0 split is a declared tiling key (issue 12: L0 what-ifs with a pinned tiling): its rules.
 expect 2 "tiling.l0_k_step = 512: two L0A slices of 128 cube rows need 262144 bytes but hw.core.l0a_bytes = 65536" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --set tiling.l0_k_step=512 --mode timing --out "$T/l0a"
 expect 2 "tiling.l0_n_sub = 512: two L0C halves of 128 x 512 fp32 need 524288 bytes but hw.core.l0c_bytes = 131072" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --set tiling.l0_k_step=16 --set tiling.l0_n_sub=512 --mode timing --out "$T/l0c"
@@ -313,6 +327,16 @@ if [[ ! -e "$T/u9/trace.json" && -s "$T/u9/trace.json.gz" ]] && zcat "$T/u9/inst
    [[ $(zcat "$T/u9/trace.json.gz" | grep -c '"ph":"X"') -eq $n_sum ]]; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --trace-gzip did not replace trace.json by a complete trace.json.gz"; fi
 expect 0 "timeline [0-9]+ cores, .* [1-9][0-9]* stages" -- "$NPUSIM" report "$T/u9"
+# Traces at real sizes (issue 39 item 4): over --trace-max-bytes the run says how large the trace would be and what
+# shrinks it, writes nothing past the limit and removes the partial files; the report's timeline spans the window
+expect 2 "--trace: the trace would take about [0-9]+ MiB \(trace.json [0-9]+ MiB, instructions.csv [0-9]+ MiB\), over --trace-max-bytes 64K .*--trace-gzip .*--trace-cores .*--trace-window" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --trace-max-bytes 64K --out "$T/u10"
+[[ -s "$T/u10/report.json" && ! -e "$T/u10/trace.json" && ! -e "$T/u10/instructions.csv" ]] && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL: a trace over its limit left files behind or no report.json"; }
+expect 2 "--trace-max-bytes '12X' must be a byte count" -- "$NPUSIM" run "$T/mm.yaml" --trace --trace-max-bytes 12X --out "$T/u11"
+expect 0 "cycles" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --trace-window 2000:6000 --out "$T/u12"
+"$NPUSIM" report "$T/u12" > /dev/null
+if grep -q '>2000 cyc<' "$T/u12/report.html" && grep -q '>6000 cyc<' "$T/u12/report.html"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: the timeline of a --trace-window trace does not span the window 2000:6000"; fi
 expect 2 "--trace-counters -1 must be 0 \(no counter tracks\) or a window of at least 1 cycle" -- "$NPUSIM" run "$T/mm.yaml" --trace --trace-counters -1 --out "$T/u1"
 expect 2 "holds neither report.json .* nor results.jsonl" -- "$NPUSIM" report "$T"
 expect 2 "--x tiling.bogus is not an axis of this sweep .*axes: tiling" -- "$NPUSIM" report "$T/sw" --x tiling.bogus

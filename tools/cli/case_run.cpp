@@ -140,18 +140,22 @@ CaseRun run_loaded_case(op::CaseFile c, const SimOptions& so, const CaseRunHooks
   sim::Machine& m = session.machine();
   if (hooks.configure) hooks.configure(m);
   const op::Prepared prep = the_op.prepare(rr.c, m);
+  rr.tiling = prep.tiling;
+  for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
+  for (const auto& [k, v] : prep.clamped) rr.report["tiling_clamped"][k] = v;
+  if (hooks.plan_only) {
+    rr.report["plan_only"] = true;
+    return rr;
+  }
   const auto t_setup = std::chrono::steady_clock::now();
   const auto result = m.launch(prep.launch);
-  rr.report = launch_report(m, result, rr.c.op, rr.c.name);
+  rr.report.update(launch_report(m, result, rr.c.op, rr.c.name));
   rr.report["sim"]["setup_s"] = std::chrono::duration<double>(t_setup - t0).count();  // case, inputs, GM
   rr.report["flops"] = prep.flops;
   const double secs = sim::cycles_to_us(m.hw(), result.cycles) * 1e-6;
   rr.report["achieved_tflops"] = secs > 0 ? static_cast<double>(prep.flops) / secs * 1e-12 : 0.0;
   rr.report["roofline"] = roofline(m.hw(), prep, result.cycles);
   rr.report["hw_overrides"] = so.sets;  // the effective hw is `hw` with these --set overrides (resolved.yaml: all keys)
-  for (const auto& [k, v] : prep.tiling) rr.report["tiling"][k] = v;
-  for (const auto& [k, v] : prep.clamped) rr.report["tiling_clamped"][k] = v;
-  rr.tiling = prep.tiling;
   rr.faults = result.faults, rr.notes = result.notes;
   rr.status = hooks.print_faults ? report_faults(result) : fault_status(result.faults);
   if (rr.status == kExitOk && m.mode() != sim::SimMode::Timing)

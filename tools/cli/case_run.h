@@ -28,6 +28,9 @@ struct CaseRunHooks {
   bool write_files = true;  // report.json, resolved.yaml, OUTPUT.npy and the trace into the out folder
   bool print_faults = true;                        // faults and notes on stderr (the CLI)
   std::function<void(sim::Machine&)> configure;   // called once the machine is built (e.g. an interrupt poll)
+  // Stop after the op's checks and tiling (`npusim run --plan-only`, the tuner's legality test): no launch, no
+  // files; the CaseRun holds the tiling (report: "tiling", "tiling_clamped", "plan_only": true).
+  bool plan_only = false;
 };
 
 // Runs the loaded case `c` with `so` (hw, mode, checks, trace, hw.* sets; attrs / tiling sets are already in `c`).

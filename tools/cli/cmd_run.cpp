@@ -21,11 +21,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
-  std::vector<std::string> case_sets;
+// The machine's options (hw.* sets) apart from the case's (attrs.* / tiling.* sets, into `case_sets`).
+SimOptions split_sets(const SimOptions& so, std::vector<std::string>& case_sets) {
   SimOptions hw_opts = so;
   hw_opts.sets.clear();
   for (const auto& s : so.sets) (s.rfind("hw.", 0) == 0 ? hw_opts.sets : case_sets).push_back(s);
+  return hw_opts;
+}
+
+CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
+  std::vector<std::string> case_sets;
+  const SimOptions hw_opts = split_sets(so, case_sets);
   if (force_full && so.mode != "full")
     throw InputError("--mode '" + so.mode + "': check runs in full mode (it compares the computed outputs)");
   // Timing mode needs shapes, not data: generated inputs stay empty so huge shapes fit in memory.
@@ -34,6 +40,20 @@ CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full,
   CaseRun rr = run_loaded_case(op::load_case(path, case_sets, fill), hw_opts);
   if (save) save_inputs(rr.c, rr.tiling, rr.report["out_dir"].get<std::string>());
   return rr;
+}
+
+// run --plan-only: the op's checks and tiling without a launch (the tuner's legality test, tools/cli/cmd_tune.cpp).
+int print_plan(const SimOptions& so, const std::string& path) {
+  std::vector<std::string> case_sets;
+  SimOptions hw_opts = split_sets(so, case_sets);
+  hw_opts.mode = "timing";  // the tiling does not depend on the mode; timing mode generates no tensor data
+  const CaseRun rr = run_loaded_case(op::load_case(path, case_sets, false), hw_opts, {.write_files = false, .plan_only = true});
+  std::string line;
+  for (const auto& [k, v] : rr.tiling) line += (line.empty() ? "" : ", ") + k + " " + std::to_string(v);
+  std::cout << rr.c.name << ": plan OK (nothing simulated); tiling " << line << "\n";
+  if (rr.report.contains("tiling_clamped"))
+    for (const auto& [k, v] : rr.report["tiling_clamped"].items()) std::cout << "  " << k << ": " << v.get<std::string>() << "\n";
+  return kExitOk;
 }
 
 // check --expect DIR: every output bit for bit against DIR/OUTPUT.npy.
@@ -66,6 +86,11 @@ int run_like(const Args& args, bool check) {
                                                      "run): compare bit for bit, exit 4 on a mismatch")(
         "json", po::bool_switch(&json), "print the accuracy (and --expect) report as JSON on stdout");
   if (check) add_tolerance_options(desc, tol);
+  bool plan_only = false;
+  if (!check)
+    desc.add_options()("plan-only", po::bool_switch(&plan_only),
+                       "check the case and choose its tiling, simulate nothing: prints the tiling (exit 0) or the rule "
+                       "it breaks (exit 2); writes no files");
   po::positional_options_description pos;
   pos.add("case", 1);
   po::variables_map vm;
@@ -73,6 +98,7 @@ int run_like(const Args& args, bool check) {
   if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
   check_tolerance(vm, tol, !expect.empty(), "--expect DIR");
   try {
+    if (plan_only) return print_plan(so, case_path);
     CaseRun rr = run_case(so, case_path, check, save);
     if (!json && rr.status != kExitOk)  // no rate and no outputs for a run a fault stopped
       std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml" << (so.trace ? ", " + trace_json_name(so) : std::string())
@@ -162,8 +188,12 @@ int cmd_ops(const Args& args) {
         std::cout << "  " << p.name << " (" << p.kind << (p.required ? ", required" : ", default " + p.default_text)
                   << "): " << p.doc << "\n";
     std::cout << "  tiling keys (case `tiling:` / --set tiling.KEY=V):\n";
-    for (const auto& k : o->tiling_space().keys())
-      std::cout << "    " << k.name << " (" << k.rule_text(hw) << "): " << k.doc << "; default: " << k.default_rule << "\n";
+    for (const auto& k : o->tiling_space().keys()) {
+      std::string follows;
+      for (const auto& f : k.follows) follows += (follows.empty() ? "" : ", ") + f;
+      std::cout << "    " << k.name << " (" << k.rule_text(hw) << "): " << k.doc << "; default: " << k.default_rule
+                << (follows.empty() ? "" : " (adapts to " + follows + " as the case sets them)") << "\n";
+    }
   }
   return kExitOk;
 }
