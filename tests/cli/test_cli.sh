@@ -316,6 +316,15 @@ if grep -q '<svg id="utilisation"' "$T/u9/report.html" && grep -q '<svg id="roof
 expect 0 "sweep report, 4 points, heatmap 4 cells" -- "$NPUSIM" report "$T/sw" --out "$T/sw.html"
 if [[ $(sed -n '/<svg id="heatmap"/,/<\/svg>/p' "$T/sw.html" | grep -c '<rect') -eq 4 ]] && grep -q '<svg id="ranked"' "$T/sw.html"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the sweep report's heatmap is not 2 x 2"; fi
+# issue 39 item 7: the sweep report names the default tiling and its rank, its heatmap shows the two axes that move
+# the objective most (on the FIA prompt sweep: s1_block and s2_block, not preload), the roofline's ticks are distinct
+expect 0 "sweep: 12 points, 12 ok" -- "$NPUSIM" sweep "$ROOT/configs/sweeps/fia_prompt_tiling.yaml" --jobs 2 --out "$T/swf"
+expect 0 "sweep report, 12 points, heatmap 6 cells" -- "$NPUSIM" report "$T/swf"
+if grep -q '<th>default tiling</th><td>rank [0-9]* of 13 (cycles [0-9]*, best / default' "$T/swf/report.html" &&
+   grep -q 'tiling.s2_block (columns) x tiling.s1_block (rows)' "$T/swf/report.html"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: the sweep report lacks the default tiling's rank or its heatmap is not s2_block x s1_block"; fi
+ticks=$(sed -n '/<svg id="roofline"/,/<\/svg>/p' "$T/u9/report.html" | grep -o 'font-size="10">[^<]*<' | grep -v 'roof\|%' | sort)
+[[ -n "$ticks" && $(uniq -d <<<"$ticks" | wc -l) -eq 0 ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: repeated roofline ticks: $ticks"; }
 # the stage spans, counter tracks and per-core summary; the gzip trace holds the same events and the report reads it
 expect 0 "stages" -- "$NPUSIM" report "$T/u9"
 if grep -q 'id=pipe-summary' "$T/u9/report.html" && grep -q '<table id=stages><tr>.*<td>C1</td>' "$T/u9/report.html" && grep -q '"pipe_summary"' "$T/u9/report.json" &&

@@ -126,6 +126,44 @@ std::vector<std::string> axes_of(const std::vector<nlohmann::json>& rs) {
   return axes;
 }
 
+// How much an axis moves the objective: the best objective at each of its values (the other axes free), best of
+// those against worst of those (>= 1). The default heatmap shows the two axes that move it most.
+double influence(const std::vector<nlohmann::json>& rs, const std::string& axis, const std::string& objective) {
+  const bool maxi = maximised(objective);
+  std::map<std::string, double> best;
+  for (const auto& r : rs) {
+    if (r.value("status", "") != "ok" || !r["point"].contains(axis) || !r.contains(objective)) continue;
+    const double v = r[objective].get<double>();
+    const std::string key = r["point"][axis].dump();
+    const auto it = best.find(key);
+    if (it == best.end()) best[key] = v;
+    else it->second = maxi ? std::max(it->second, v) : std::min(it->second, v);
+  }
+  if (best.size() < 2) return 1.0;
+  double lo = 1e300, hi = -1e300;
+  for (const auto& [k, v] : best) lo = std::min(lo, v), hi = std::max(hi, v);
+  return lo > 0 ? hi / lo : 1.0;
+}
+
+// The default tiling's line of a tiling-only sweep (OUT/default.json): its objective and its rank among the points.
+std::string default_rank_text(const fs::path& dir, const std::vector<nlohmann::json>& rs, const std::string& objective) {
+  std::ifstream f(dir / "default.json");
+  const auto def = nlohmann::json::parse(f, nullptr, false);
+  if (def.is_discarded() || def.value("status", "") != "ok" || !def.contains(objective)) return "";
+  const bool maxi = maximised(objective);
+  const double d = def[objective].get<double>();
+  size_t better = 0, ok = 0;
+  double best = d;
+  for (const auto& r : rs) {
+    if (r.value("status", "") != "ok" || !r.contains(objective)) continue;
+    const double v = r[objective].get<double>();
+    ++ok, better += maxi ? v > d : v < d;
+    best = maxi ? std::max(best, v) : std::min(best, v);
+  }
+  return "rank " + std::to_string(better + 1) + " of " + std::to_string(ok + 1) + " (" + objective + " " + def[objective].dump() +
+         ", best / default " + fmt_num(best / d) + "; tiling " + def.value("tiling", nlohmann::json::object()).dump() + ")";
+}
+
 std::string sweep_page(const fs::path& dir, std::string x, std::string y, const std::string& objective,
                        const std::string& objective2, std::string& summary) {
   const std::vector<nlohmann::json> rs = read_results((dir / "results.jsonl").string());
@@ -137,12 +175,23 @@ std::string sweep_page(const fs::path& dir, std::string x, std::string y, const 
     if (!k->empty() && std::find(axes.begin(), axes.end(), *k) == axes.end())
       throw InputError("--" + std::string(k == &x ? "x" : "y") + " " + *k + " is not an axis of this sweep with two or "
                        "more values (axes: " + (valid.empty() ? "none" : valid) + ")");
-  if (x.empty() && !axes.empty()) x = axes[0];
-  if (y.empty()) y = axes.size() > 1 ? axes[axes[0] == x ? 1 : 0] : "";
+  std::vector<std::string> moving = axes;  // the axes that move the objective most first
+  std::stable_sort(moving.begin(), moving.end(), [&](const auto& a, const auto& b) {
+    return influence(rs, a, objective) > influence(rs, b, objective);
+  });
+  if (x.empty() && !moving.empty()) x = moving[0] == y ? (moving.size() > 1 ? moving[1] : "") : moving[0];
+  if (y.empty())
+    for (const auto& a : moving)
+      if (a != x) {
+        y = a;
+        break;
+      }
   int ok = 0;
   for (const auto& r : rs) ok += r.value("status", "") == "ok";
   std::string h = "<h1>npusim sweep: " + xml_escape(dir.string()) + "</h1><table>" + row("points", std::to_string(rs.size())) +
-                  row("ran", std::to_string(ok)) + row("objective", objective) + row("axes", valid) + "</table>";
+                  row("ran", std::to_string(ok)) + row("objective", objective) + row("axes", valid);
+  if (const std::string d = default_rank_text(dir, rs, objective); !d.empty()) h += row("default tiling", d);
+  h += "</table>";
   int cells = 0;
   if (!x.empty() && !y.empty())
     h += "<h2>Heatmap</h2>" + heatmap_chart(rs, x, y, objective, cells);
@@ -160,8 +209,8 @@ int cmd_report(const Args& args) {
   std::string dir, out, x, y, objective = "cycles", objective2;
   desc.add_options()("dir", po::value(&dir)->required(), "a run folder (report.json) or a sweep folder (results.jsonl)")(
       "out", po::value(&out), "the HTML file (default DIR/report.html)")(
-      "x", po::value(&x), "sweep: the heatmap's column axis (default the axis with the most values)")(
-      "y", po::value(&y), "sweep: the heatmap's row axis (default the next one)")(
+      "x", po::value(&x), "sweep: the heatmap's column axis (default: the axis that moves the objective most)")(
+      "y", po::value(&y), "sweep: the heatmap's row axis (default: the next one by that measure)")(
       "objective", po::value(&objective), "sweep: cycles (default) | time_us | achieved_tflops | roofline_ratio")(
       "objective2", po::value(&objective2), "sweep: a second objective: a Pareto plot against the first");
   po::positional_options_description pos;

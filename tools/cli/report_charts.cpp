@@ -60,6 +60,17 @@ std::string utilisation_chart(const nlohmann::json& report) {
   return s.str();
 }
 
+namespace {
+// The powers of ten in [lo, hi] of a log axis, each labelled once from its integer exponent (a product of floating
+// steps could round two ticks to the same text).
+std::vector<std::pair<double, std::string>> decade_ticks(double lo, double hi) {
+  std::vector<std::pair<double, std::string>> t;
+  for (int e = int(std::ceil(std::log10(lo) - 1e-9)); e <= int(std::floor(std::log10(hi) + 1e-9)); ++e)
+    t.emplace_back(std::pow(10.0, e), e >= 0 && e <= 3 ? std::to_string(int(std::lround(std::pow(10.0, e)))) : "1e" + std::to_string(e));
+  return t;
+}
+}  // namespace
+
 std::string roofline_chart(const nlohmann::json& report) {
   const nlohmann::json& r = report.value("roofline", nlohmann::json::object());
   const double peak = r.value("peak_flops_per_cycle", 0.0), bw = r.value("gm_bytes_per_cycle", 0.0);
@@ -74,10 +85,10 @@ std::string roofline_chart(const nlohmann::json& report) {
   auto Y = [&](double v) { return H - B - (std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo)) * (H - B - T); };
   Svg s(W, H, "roofline");
   s.line(L, H - B, W - R, H - B, "#333"), s.line(L, T, L, H - B, "#333");
-  for (double d = std::pow(10, std::ceil(std::log10(x_lo))); d <= x_hi; d *= 10)
-    s.line(X(d), H - B, X(d), H - B + 4, "#333"), s.text(X(d), H - B + 16, fmt_num(d), "middle", 10);
-  for (double d = std::pow(10, std::ceil(std::log10(y_lo))); d <= y_hi; d *= 10)
-    s.line(L - 4, Y(d), L, Y(d), "#333"), s.text(L - 6, Y(d) + 4, fmt_num(d), "end", 10);
+  for (const auto& [d, label] : decade_ticks(x_lo, x_hi))
+    s.line(X(d), H - B, X(d), H - B + 4, "#333"), s.text(X(d), H - B + 16, label, "middle", 10);
+  for (const auto& [d, label] : decade_ticks(y_lo, y_hi))
+    s.line(L - 4, Y(d), L, Y(d), "#333"), s.text(L - 6, Y(d) + 4, label, "end", 10);
   s.text((L + W - R) / 2.0, H - 6, "arithmetic intensity (executed flops / minimum GM bytes)", "middle");
   s.text(14, T + 10, "flops / cycle", "start");
   s.polyline(fmt_num(X(x_lo)) + "," + fmt_num(Y(bw * x_lo)) + " " + fmt_num(X(ridge)) + "," + fmt_num(Y(peak)) + " " +
