@@ -45,6 +45,32 @@ void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t a, int64_
   }
 }
 
+int64_t prompt_units(const AttnProblem& p, int64_t s1) {
+  int64_t units = 0;
+  for (int64_t b = 0; b < p.B; ++b) {
+    const int64_t rows = p.layout == Layout::TND ? p.act_q[size_t(b)] : p.Sq;
+    units += p.N * ((rows + s1 - 1) / s1);
+  }
+  return units;
+}
+
+void fill_cores(const AttnProblem& p, BlockTiling& t, int64_t cores, int64_t min_s1, Lowerable may) {
+  while (may.s1_block && t.s1_block - 16 >= min_s1 && prompt_units(p, t.s1_block) < cores) t.s1_block -= 16;
+}
+
+int64_t two_blocks_cap(int64_t longest_kv) {
+  return std::max<int64_t>(128, isa::round_up((std::max<int64_t>(longest_kv, 1) + 1) / 2, int64_t(128)));
+}
+
+int64_t even_blocks(int64_t kv, int64_t splits, int64_t cap) {
+  const int64_t n = std::max<int64_t>(splits, 1);
+  const auto per_split = [&](int64_t s2) { return (std::max<int64_t>(1, (kv + s2 - 1) / s2) + n - 1) / n; };
+  const int64_t fewest = per_split(cap);  // no smaller block gives a split fewer blocks
+  int64_t s2 = cap;
+  while (s2 > 128 && per_split(s2 - 128) == fewest) s2 -= 128;
+  return s2;
+}
+
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw) {
   const uint64_t l1 = l1_bytes(p, t), ub = ub_bytes(p, t);
   if (l1 > uint64_t(hw.core.l1_bytes))

@@ -27,6 +27,17 @@ struct Lowerable {
   bool s1_block = true, s2_block = true;
 };
 void fit_ub(const AttnProblem& p, BlockTiling& t, uint64_t ub, int64_t align, int64_t min_s1, Lowerable may = {});
+// Prompt work units of an s1-row block: one per (batch, head, s1 rows of the batch's query rows) (schedule.h).
+int64_t prompt_units(const AttnProblem& p, int64_t s1);
+// The default block sizes' two load-balance rules (prompt only; no rates, only shapes and the core count):
+// s1_block is lowered by 16 rows (down to min_s1) while its work units leave cores idle, so a short prompt still
+// spreads over every core; s2_block is at most half the longest KV rounded up to 128, so that each unit has two
+// score blocks for the cube and the softmax to overlap. Neither lowers a key the case sets.
+void fill_cores(const AttnProblem& p, BlockTiling& t, int64_t cores, int64_t min_s1, Lowerable may);
+int64_t two_blocks_cap(int64_t longest_kv);
+// The smallest multiple of 128 up to `cap` that gives the busiest of `splits` KV splits no more score blocks of
+// `kv` columns than `cap` does: the same block count per split with the work spread evenly over the splits.
+int64_t even_blocks(int64_t kv, int64_t splits, int64_t cap);
 // Throws CaseError when the tiling's L1 / UB layouts or L0 slices do not fit the config.
 void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& hw);
 // The L0 split (t.l0_k / l0_n, or the rule when 0): fractal multiples, two slices each in L0A / L0B, two L0C halves.

@@ -14,10 +14,12 @@ const TilingSpace& fa_tiling_space() {
   static const TilingSpace space(
       "flash_attention_var_len_score", attn::with_l0_keys(
       {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
-        .default_rule = "128 (the vendor's S1 base; 64 when D + Dr > 256), halved until L1 and UB fit",
+        .default_rule = "128 (the vendor's S1 base; 64 when D + Dr > 256), halved until L1 and UB fit, then lowered by 16 "
+                        "while the work units (segment x head x s1_block rows) are fewer than the AI cores",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
        {.name = "s2_block", .lo = 128, .hi = 1024, .multiple_of = 128,
-        .default_rule = "the longest sequence's KV rounded up to 128, clamped to [128, 512]; lowered by 128 (not below 256) "
+        .default_rule = "the longest sequence's KV rounded up to 128, clamped to [128, 512] and to half the longest KV rounded "
+                        "up to 128 (two score blocks per unit); lowered by 128 (not below 256) "
                         "until two K / V slots fit L1, else the longest with one slot, lowered until it fits",
         .doc = "KV columns per score block (the vendor's S2 block is up to 1024)",
         .follows = {"s1_block", "kv_buffers"}},
@@ -52,7 +54,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   const bool s1_set = ov.pin("s1_block", t.s1_block);
   int64_t max_kv = 1;
   for (int64_t b = 0; b < p.B; ++b) max_kv = std::max(max_kv, p.act_kv[size_t(b)]);
-  const int64_t longest = std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 512);
+  const int64_t longest = std::min(std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 512), attn::two_blocks_cap(max_kv));
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
   const auto over_l1 = [&] { return l1_bytes(p, t) > l1; };
   // Two K / V slots let MTE2 stream the next block while the cube works, which is worth more than a longer
@@ -70,6 +72,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   t.preload = t.kv_buffers == 2 ? 2 : 1;
   ov.pin("preload", t.preload);
   attn::fit_ub(p, t, hw.core.ub_bytes, kRowAlign, 16, {.s1_block = !s1_set, .s2_block = !s2_set});
+  attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, {.s1_block = !s1_set, .s2_block = !s2_set});
   return t;
 }
 }  // namespace

@@ -14,15 +14,19 @@ const TilingSpace& fia_tiling_space() {
   static const TilingSpace space(
       "fused_infer_attention_score", attn::with_l0_keys(
       {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
-        .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit",
+        .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit; "
+                        "at query S > 1 then lowered by 16 while the work units (batch x head x s1_block rows) are fewer than "
+                        "the AI cores",
         .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
        {.name = "s2_block", .lo = 128, .hi = 4096, .multiple_of = 128,
-        .default_rule = "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > 1, else "
+        .default_rule = "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > 1 (and at most "
+                        "half the longest KV rounded up to 128 there: two score blocks per unit), else "
                         "[128, 512] (MSD antiquant at query S = 1: to the "
                         "vendor's 1024 with G > 1, 8192 with G = 1, whole pages); lowered by 128 until L1 fits (and "
-                        "UB, once s1_block is down to 32)",
+                        "UB, once s1_block is down to 32); query S = 1: then the smallest block that gives a KV split no "
+                        "more blocks",
         .doc = "KV columns per score block (the softmax works on 128-column groups)",
-        .follows = {"s1_block"}},
+        .follows = {"s1_block", "kv_splits"}},
        {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
         .default_rule = "the largest multiple of 8 (16 in fp16 high-performance mode) that divides the AIV half and whose UB "
                         "layout fits, with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
@@ -97,6 +101,9 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
   // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
   t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, p.high_perf || p.Sq == 1 ? 512 : 256);
+  // The prompt's load-balance rules (tiling_fit.h); an empty KV has no work to spread (its units only write rows).
+  const bool balance = p.Sq > 1 && !p.antiquant.msd && max_skv(p) > 0;
+  if (balance) t.s2_block = std::min(t.s2_block, attn::two_blocks_cap(max_skv(p)));
   // MSD: the vendor's block, since MSD's bits depend on it.
   if (p.antiquant.msd) t.s2_block = std::min(msd_block(p), round_up(std::max<int64_t>(max_skv(p), 1), 128));
   const bool s2_set = ov.pin("s2_block", t.s2_block);
@@ -119,9 +126,14 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
     while (!s2_set && t.s2_block > 128 && over_l1()) t.s2_block -= 128;
   if (!kvb_set && over_l1()) t.kv_buffers = 1;
   while (!s2_set && t.s2_block > 128 && over_l1()) t.s2_block -= 128;
+  // Decode: the KV splits take whole score blocks, so the block that fits is evened out over them (4,096 KV in 8
+  // splits: 256-column blocks, two per split, not 384 with some splits holding one).
+  if (p.Sq == 1 && !p.antiquant.msd && !s2_set)
+    t.s2_block = attn::even_blocks(max_skv(p), ov.fixed("kv_splits").value_or(auto_kv_splits(p, hw)), t.s2_block);
   while (!s1_set && p.Sq > 1 && t.s1_block > 32 && over_l1()) t.s1_block /= 2;
   attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block,  // decode: s1 holds the G heads
                {.s1_block = !s1_set, .s2_block = !s2_set});
+  if (balance) attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, {.s1_block = !s1_set, .s2_block = !s2_set});
   return t;
 }
 
