@@ -6,9 +6,11 @@
 Reads RUN_DIR/replay.yaml and RUN_DIR/inputs/, computes the op's outputs the way a torch user would (fp32
 matmuls, fp32 softmax, one rounding to the output dtype at the end) and writes DIR/OUTPUT.npy (float32 values;
 `npusim check --expect DIR` rounds them to the output dtype with RNE). Covers `matmul` (transposes, bias,
-out_dtype), `fused_infer_attention_score` prompt / decode without masks, pse, paging, prefix, lists, actual lengths,
-quantisation or antiquantisation (BSH / BSND / BNSD, GQA), and `flash_attention_var_len_score` (TND, rope, GQA, sparse modes 0-4 / 7 / 8, local or
-global masks; fully masked rows are left to npusim's rules). Anything else in the case (an input, an attribute or a
+out_dtype), `fused_infer_attention_score` prompt / decode (BSH / BSND / BNSD, GQA; sparse modes 0-4 with pre / next
+tokens, full or compressed masks, one or per-batch mask planes; actual lengths (right padding); pse_shift; page
+attention (BnBsH / BnNBsD); the system prefix; tensor-list K / V; softmax_lse; invalid-row correction), and
+`flash_attention_var_len_score` (TND, rope, GQA, sparse modes 0-4 / 7 / 8, local or global masks; fully masked rows
+are left to npusim's rules). Not covered, refused: quantisation, antiquantisation, left padding. Anything else in the case (an input, an attribute or a
 value it does not compute) exits 2 naming it (COVERED below). Its bits are not npusim's: it shows what an independent reference looks like next to
 the simulated kernel (a few ULP, from the accumulation order), not a bit-exact golden.
 """
@@ -33,12 +35,12 @@ ANY = lambda v: True
 COVERED = {
     "matmul": ({"a", "b", "bias"}, {"transpose_a": ANY, "transpose_b": ANY, "out_dtype": ANY}),
     "fused_infer_attention_score": (
-        {"query", "key", "value"},
+        {"query", "key", "value", "atten_mask", "pse_shift", "block_table", "key_shared_prefix", "value_shared_prefix"},
         {"num_heads": ANY, "num_key_value_heads": ANY, "scale": ANY,
-         "input_layout": lambda v: v in ("BSH", "BSND", "BNSD", "BNSD_BSND"), "sparse_mode": lambda v: v == 0,
-         "inner_precise": lambda v: v in (0, 1), "softmax_lse_flag": lambda v: not v,
-         "pre_tokens": lambda v: v == 2147483647, "next_tokens": lambda v: v == 2147483647,
-         "block_size": lambda v: v == 0, "antiquant_mode": lambda v: v == 0, "key_antiquant_mode": lambda v: v == 0,
+         "input_layout": lambda v: v in ("BSH", "BSND", "BNSD", "BNSD_BSND"), "sparse_mode": lambda v: v in (0, 1, 2, 3, 4),
+         "inner_precise": lambda v: v in (0, 1, 2, 3), "softmax_lse_flag": ANY, "pre_tokens": ANY, "next_tokens": ANY,
+         "block_size": ANY, "actual_seq_lengths": ANY, "actual_seq_lengths_kv": ANY, "actual_shared_prefix_len": ANY,
+         "antiquant_mode": lambda v: v == 0, "key_antiquant_mode": lambda v: v == 0,
          "value_antiquant_mode": lambda v: v == 0}),
     "flash_attention_var_len_score": (
         {"query", "key", "value", "query_rope", "key_rope", "atten_mask"},
@@ -54,10 +56,13 @@ def check_covered(case):
     for name, entry in (case.get("inputs") or {}).items():
         if name not in inputs:
             refuse(f"inputs.{name}")
-        if isinstance(entry, list):
+        lists_ok = case["op"] == "fused_infer_attention_score" and name in ("key", "value")
+        if isinstance(entry, list) and not lists_ok:
             refuse(f"inputs.{name} as a tensor list")
-        if entry.get("dtype") in ("int8", "int4", "int32") and case["op"] != "matmul" and name != "atten_mask":
-            refuse(f"inputs.{name} of dtype {entry['dtype']} (quantised attention)")
+        for e in entry if isinstance(entry, list) else [entry]:
+            if e.get("dtype") in ("int8", "int4", "int32", "int4_packed") and case["op"] != "matmul" and \
+                    name not in ("atten_mask", "block_table"):
+                refuse(f"inputs.{name} of dtype {e['dtype']} (quantised attention)")
     for name, value in (case.get("attrs") or {}).items():
         if name not in attrs or not attrs[name](value):
             refuse(f"attrs.{name} = {value!r}")
@@ -84,29 +89,116 @@ def matmul(run, case):
 
 
 def fia(run, case):
+    """FusedInferAttentionScore (spec fused_infer_attention_score.md §1.3-1.8): per (b, n) the scores over
+    [prefix || the batch's KV] (dense, tensor list or paged), scale then pse, the sparse mode's band and the mask
+    tensor (modes 0 / 1), fp64 softmax; rows past actual_seq_lengths give 0 (lse +inf), an empty KV at query S = 1
+    gives 0 (lse -3.4e38). A fully masked row is refused unless inner_precise 2 / 3 defines it (0, lse +inf)."""
     attrs, inp = case.get("attrs") or {}, case["inputs"]
     n = attrs["num_heads"]
     kvn = attrs.get("num_key_value_heads", 0) or n
     layout = attrs.get("input_layout", "BSH")
-    q, k, v = (load(run, inp[x]) for x in ("query", "key", "value"))
+    q = load(run, inp["query"])
 
-    def to_bnsd(t, heads):
-        if layout == "BSH":
+    def to_bnsd(t, heads, lay=layout):  # one tensor of the query's layout -> (B, N, S, D)
+        if lay == "BSH":
             b, s, h = t.shape
             return t.reshape(b, s, heads, h // heads).transpose(0, 2, 1, 3)
-        return t.transpose(0, 2, 1, 3) if layout == "BSND" else t
+        return t.transpose(0, 2, 1, 3) if lay in ("BSND", "BNSD_BSND") else t
 
-    q, k, v = to_bnsd(q, n), to_bnsd(k, kvn), to_bnsd(v, kvn)
+    q = to_bnsd(q, n)
+    B, _, sq, _ = q.shape
     g = n // kvn
-    k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
-    s = np.float32(attrs.get("scale", 1.0)) * (q @ k.transpose(0, 1, 3, 2))
-    p = np.exp(s - s.max(axis=-1, keepdims=True))
-    o = (p @ v) / p.sum(axis=-1, keepdims=True)
+    block_size = attrs.get("block_size", 0)
+    if "block_table" in inp:  # page attention: token t of batch b in block table[b][t // bs], offset t % bs
+        table = np.load(os.path.join(run, inp["block_table"]["file"])).astype(np.int64)
+        kp, vp = load(run, inp["key"]), load(run, inp["value"])
+        if kp.ndim == 3:  # BnBsH -> (blocks, KV_N, bs, D)
+            kp = kp.reshape(kp.shape[0], kp.shape[1], kvn, -1).transpose(0, 2, 1, 3)
+            vp = vp.reshape(vp.shape[0], vp.shape[1], kvn, -1).transpose(0, 2, 1, 3)
+        ks = [np.concatenate([kp[table[b, j]] for j in range(table.shape[1])], axis=1) for b in range(B)]
+        vs = [np.concatenate([vp[table[b, j]] for j in range(table.shape[1])], axis=1) for b in range(B)]
+    else:
+        kl = inp["key"] if isinstance(inp["key"], list) else [inp["key"]]
+        vl = inp["value"] if isinstance(inp["value"], list) else [inp["value"]]
+        kt = [to_bnsd(load(run, e), kvn) for e in kl]
+        vt = [to_bnsd(load(run, e), kvn) for e in vl]
+        ks = [kt[b][0] if len(kt) > 1 else kt[0][b] for b in range(B)]  # (KV_N, S, D) per batch
+        vs = [vt[b][0] if len(vt) > 1 else vt[0][b] for b in range(B)]
+
+    def per_batch(key, default):
+        v = attrs.get(key)
+        if v is None:
+            return [default(b) for b in range(B)]
+        return [v[0] if len(v) == 1 else v[b] for b in range(B)]
+
+    act_q = per_batch("actual_seq_lengths", lambda b: sq)
+    act_kv = per_batch("actual_seq_lengths_kv", lambda b: ks[b].shape[1])
+    pk = pv = None
+    plen = 0
+    if "key_shared_prefix" in inp:
+        pk = to_bnsd(load(run, inp["key_shared_prefix"]), kvn)[0]
+        pv = to_bnsd(load(run, inp["value_shared_prefix"]), kvn)[0]
+        plen = (attrs.get("actual_shared_prefix_len") or [pk.shape[1]])[0]
+    mode = attrs.get("sparse_mode", 0)
+    pre, nxt = attrs.get("pre_tokens", 2147483647), attrs.get("next_tokens", 2147483647)
+    mask = np.load(os.path.join(run, inp["atten_mask"]["file"])) != 0 if "atten_mask" in inp else None
+    pse = load(run, inp["pse_shift"]) if "pse_shift" in inp else None
+    fix = attrs.get("inner_precise", 0) in (2, 3)
+    scale = np.float32(attrs.get("scale", 1.0))
+    out = np.zeros((B, n, sq, vs[0].shape[2]), np.float32)
+    lse = np.full((B, n, sq, 1), np.inf, np.float32)
+    for b in range(B):
+        skv = plen + act_kv[b]
+        kb = ks[b][:, :act_kv[b]]
+        vb = vs[b][:, :act_kv[b]]
+        if pk is not None:
+            kb = np.concatenate([pk[:, :plen], kb], axis=1)
+            vb = np.concatenate([pv[:, :plen], vb], axis=1)
+        if sq == 1 and skv == 0:
+            lse[b] = np.float32(-3.4e38)
+            continue
+        rows = act_q[b]
+        i = np.arange(rows)[:, None]
+        j = np.arange(skv)[None, :]
+        d = skv - rows
+        vis = np.ones((rows, skv), bool)
+        if sq > 1:  # query S = 1: sparse_mode, pre_tokens and next_tokens are ignored
+            if mode == 0 and mask is not None:
+                vis = (j - i >= -pre) & (j - i <= nxt)
+            elif mode == 2:
+                vis = j <= i
+            elif mode == 3:
+                vis = j <= i + d
+            elif mode == 4:
+                vis = (j - i >= -(pre - d)) & (j - i <= nxt + d)
+        if mask is not None and (mode in (0, 1) or sq == 1):
+            # planes of the last two dims; at query S = 1 a (B, Skv) mask holds one row per batch
+            m = mask.reshape(mask.shape[0], 1, -1) if sq == 1 and mask.ndim == 2 else mask.reshape((-1,) + mask.shape[-2:])
+            plane = m[b] if m.shape[0] == B and B > 1 else m[0]
+            vis &= ~plane[:rows, :skv]
+        for h in range(n):
+            s = scale * (q[b, h, :rows].astype(np.float64) @ kb[h // g].T.astype(np.float64))
+            if pse is not None:
+                s = s + pse[b if pse.shape[0] == B else 0, h, :rows, :skv]
+            s = np.where(vis, s, -np.inf)
+            empty = ~vis.any(axis=1)
+            if empty.any() and not fix:
+                refuse(f"batch {b} head {h}: {int(empty.sum())} fully masked rows without invalid-row correction "
+                       "(their output is unspecified; set attrs.inner_precise to 2 or 3)")
+            mx = np.where(empty, 0.0, s.max(axis=1))[:, None]
+            p = np.where(vis, np.exp(s - mx), 0.0)
+            l = p.sum(axis=1, keepdims=True)
+            o = (p @ vb[h // g].astype(np.float64)) / np.where(l == 0, 1.0, l)
+            out[b, h, :rows] = np.where(empty[:, None], 0.0, o)
+            lse[b, h, :rows, 0] = np.where(empty, np.inf, (mx + np.log(np.where(l == 0, 1.0, l)))[:, 0])
     if layout == "BSH":
-        o = o.transpose(0, 2, 1, 3).reshape(o.shape[0], o.shape[2], -1)
+        out = out.transpose(0, 2, 1, 3).reshape(B, sq, -1)
     elif layout in ("BSND", "BNSD_BSND"):
-        o = o.transpose(0, 2, 1, 3)
-    return {"attention_out": o.astype(np.float32)}
+        out = out.transpose(0, 2, 1, 3)
+    res = {"attention_out": out.astype(np.float32)}
+    if attrs.get("softmax_lse_flag"):
+        res["softmax_lse"] = lse
+    return res
 
 
 def fa_varlen(run, case):

@@ -151,11 +151,20 @@ expect 0 '"ratio"' -- "$NPUSIM" check "$T/mm.yaml" --json --out "$T/so6"
 if /usr/bin/python3 -c 'import numpy, yaml' 2>/dev/null; then
   expect 0 "c.npy: float32 \[40, 50\]" -- "$ROOT/tools/numpy_reference.py" "$T/so1"
   expect 4 "vs expected" -- "$NPUSIM" check "$T/mm.yaml" --expect "$T/so1/numpy_ref" --out "$T/so7"
-  # the reference never ignores an input: KV lengths on a dense decode and a paged cache are refused by name (exit 2)
-  "$NPUSIM" run "$ROOT/configs/cases/fia_decode_actual_lengths_kv.yaml" --save-inputs --out "$T/nr1" > /dev/null
-  expect 2 "attrs.actual_seq_lengths_kv = \[300, 0, 511, 17\] is not covered" -- "$ROOT/tools/numpy_reference.py" "$T/nr1"
-  "$NPUSIM" run "$ROOT/configs/cases/fia_decode_paged_bsh.yaml" --save-inputs --out "$T/nr2" > /dev/null
-  expect 2 "inputs.block_table is not covered" -- "$ROOT/tools/numpy_reference.py" "$T/nr2"
+  # FIA against the numpy reference (issue 39 item 6): masks (modes 0-4, per-batch planes, a decode (B, Skv) mask),
+  # KV lengths, paged caches, the prefix, tensor lists, pse and softmax_lse agree within 0.01 of outputs up to ~2
+  # (a wrong mask row, page or list order is 0.1 or more off: the decode mask read as one plane was 0.14)
+  for c in fia_decode_mask fia_decode_actual_lengths_kv fia_decode_paged_bsh fia_paged_bnbsd fia_prefix fia_tensor_list \
+           fia_pse fia_softmax_lse fia_band_sparse4 fia_mask_int8_batch fia_pre_next_mode0; do
+    "$NPUSIM" run "$ROOT/configs/cases/$c.yaml" --save-inputs --out "$T/nr_$c" > /dev/null
+    "$ROOT/tools/numpy_reference.py" "$T/nr_$c" > /dev/null
+    expect 0 "expected outputs: MATCH within" -- "$NPUSIM" check "$ROOT/configs/cases/$c.yaml" --expect "$T/nr_$c/numpy_ref" --atol 0.01 --out "$T/nrc_$c"
+  done
+  # what it does not compute is refused by name (exit 2), never a reference that ignores an input
+  "$NPUSIM" run "$ROOT/configs/cases/fia_left_padding.yaml" --save-inputs --out "$T/nr1" > /dev/null
+  expect 2 "inputs.(query|kv)_padding_size is not covered" -- "$ROOT/tools/numpy_reference.py" "$T/nr1"
+  "$NPUSIM" run "$ROOT/configs/cases/fia_antiquant_per_tensor.yaml" --save-inputs --out "$T/nr2" > /dev/null
+  expect 2 "is not covered" -- "$ROOT/tools/numpy_reference.py" "$T/nr2"
   # FA V3 against an independent numpy implementation: the row statistics of every row agree within a few ULP
   # (a wrong band, segment order or [n][i][8] layout would put them thousands of ULP apart)
   "$NPUSIM" run "$ROOT/configs/cases/fa_varlen_sparse7.yaml" --save-inputs --out "$T/fa_np" > /dev/null
