@@ -141,6 +141,7 @@ expect 2 "--ulp -3 must be 0 or more" -- "$NPUSIM" diff "$T/so1" "$T/so1bad" --u
 mkdir -p "$T/bn2" && /usr/bin/python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); a[1, :, 128:192] += 1; np.save(sys.argv[2], a)' \
   "$T/bn1/attention_out.npy" "$T/bn2/attention_out.npy"
 expect 4 "by \(b, n\) of BSH as \(B, S, N, D\): 1 of 8 differ; \[1, 2\] 8192;" -- "$NPUSIM" check "$ROOT/configs/cases/fia_bsh_f16.yaml" --expect "$T/bn2" --out "$T/bn3"
+expect 4 "by \(b, n\) of BSH as \(B, S, N, D\): 1 of 8 differ; \[1, 2\] 8192;" -- "$NPUSIM" diff "$T/bn1" "$T/bn2"
 # diff against a folder of .npy files without report.json (a board dump, torch_npu saved with numpy)
 mkdir -p "$T/npydir" && cp "$T/so1bad/c.npy" "$T/npydir/"
 expect 4 "1999 of 2000 elements bit-exact" -- "$NPUSIM" diff "$T/so1" "$T/npydir"

@@ -6,9 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
+#include <yaml-cpp/yaml.h>
+
 #include "kernels/accuracy/bit_compare.h"
+#include "kernels/host/case_file.h"
 #include "kernels/host/npy.h"
 #include "tools/cli/options.h"
 #include "tools/cli/signoff.h"
@@ -18,6 +22,22 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
+// The case a run folder's resolved.yaml records (op and attrs), for the (b, n) breakdown of FIA BSH / BSND outputs.
+std::optional<op::CaseFile> recorded_case(const std::string& dir) {
+  const fs::path p = fs::path(dir) / "resolved.yaml";
+  if (!fs::exists(p)) return std::nullopt;
+  try {
+    const YAML::Node c = YAML::LoadFile(p.string())["case"];
+    if (!c || !c["op"]) return std::nullopt;
+    op::CaseFile cf;
+    cf.op = c["op"].as<std::string>();
+    cf.attrs = c["attrs"] ? c["attrs"] : YAML::Node(YAML::NodeType::Map);
+    return cf;
+  } catch (const YAML::Exception&) {
+    return std::nullopt;  // a damaged resolved.yaml only loses the breakdown
+  }
+}
+
 // A run folder's report.json, or an empty object for a folder of OUTPUT.npy files without one (a board dump, a
 // torch_npu result saved with numpy, a reference): then only the outputs are compared.
 nlohmann::json read_report(const std::string& dir) {
@@ -138,6 +158,8 @@ int cmd_diff(const Args& args) {
   nlohmann::json out = {{"a", a}, {"b", b}, {"outputs", nlohmann::json::array()}};
   bool match = true;
   const auto oa = outputs_of(ra, a), ob = outputs_of(rb, b);
+  std::optional<op::CaseFile> recorded = recorded_case(a);
+  if (!recorded) recorded = recorded_case(b);
   for (const auto& name : oa) {
     if (std::find(ob.begin(), ob.end(), name) == ob.end()) {
       match = false;
@@ -147,7 +169,10 @@ int cmd_diff(const Args& args) {
     }
     const std::string pa = (fs::path(a) / (name + ".npy")).string(), pb = (fs::path(b) / (name + ".npy")).string();
     const op::ElemType type = compare_type(ra, rb, name, pa);
-    const op::BitCompare r = op::compare_bits(name, load_expected(pa, type), load_expected(pb, type), 8, tol);
+    const op::HostTensor ta = load_expected(pa, type);
+    std::optional<op::GroupView> view;
+    if (recorded) view = output_view(*recorded, name, ta.shape);
+    const op::BitCompare r = op::compare_bits(name, ta, load_expected(pb, type), 8, tol, view ? &*view : nullptr);
     if (!json) std::cout << op::format_bit_compare(r);
     out["outputs"].push_back(bits_json(r));
     match &= r.match();
