@@ -80,14 +80,17 @@ struct HwConfig {
   } cost;
   struct L2 {
     int64_t bytes = 0, line_bytes = 0, hit_latency_cycles = 0;
-    int64_t bytes_per_cycle = 0;       // L2 controller rate for hits (reads and writes), shared by all cores
-    int64_t fill_bytes_per_cycle = 0;  // ... for read misses: miss-and-allocate, the cached path's ceiling
-    int64_t writeback_bytes_per_cycle = 0;  // ... for a dirty line evicted
-    int64_t write_bytes_per_cycle = 0;      // the L2's write path: every byte written
+    // Measured chip-wide rates, so fractional (calibration.md §6 quotes them from GB/s): the memory system runs on
+    // double time (sim/machine/memsys.cpp).
+    double bytes_per_cycle = 0;       // L2 controller rate for hits (reads and writes), shared by all cores
+    double fill_bytes_per_cycle = 0;  // ... for read misses: miss-and-allocate, the cached path's ceiling
+    double writeback_bytes_per_cycle = 0;  // ... for a dirty line evicted
+    double write_bytes_per_cycle = 0;      // the L2's write path: every byte written
     std::string replacement;           // lru | random
   } l2;
   struct Hbm {
-    int64_t bytes_per_cycle = 0, latency_cycles = 0;
+    double bytes_per_cycle = 0;  // fractional, as the L2 rates
+    int64_t latency_cycles = 0;
     int64_t min_request_bytes = 0;  // an L2-bypass read request costs at least this much HBM time
   } hbm;
   struct Gm {

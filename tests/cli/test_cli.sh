@@ -350,6 +350,10 @@ if [[ ! -e "$T/u9/trace.json" && -s "$T/u9/trace.json.gz" ]] && zcat "$T/u9/inst
    [[ $(zcat "$T/u9/trace.json.gz" | grep -c '"ph":"X"') -eq $n_sum ]]; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --trace-gzip did not replace trace.json by a complete trace.json.gz"; fi
 expect 0 "timeline [0-9]+ cores, .* [1-9][0-9]* stages" -- "$NPUSIM" report "$T/u9"
+# Measured chip-wide rates may be fractional (issue 39 item 7: 412.5 was refused as not an integer); a core's pipe
+# rates stay integers
+expect 0 "cycles" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --set hw.hbm.bytes_per_cycle=412.5 --set hw.l2.fill_bytes_per_cycle=510.75 --out "$T/frac"
+expect 2 "mte2.port_bytes_per_cycle.*is not an integer" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --set hw.mte2.port_bytes_per_cycle=12.5 --out "$T/frac2"
 # Traces at real sizes (issue 39 item 4): over --trace-max-bytes the run says how large the trace would be and what
 # shrinks it, writes nothing past the limit and removes the partial files; the report's timeline spans the window
 expect 2 "--trace: the trace would take about [0-9]+ MiB \(trace.json [0-9]+ MiB, instructions.csv [0-9]+ MiB\), over --trace-max-bytes 64K .*--trace-gzip .*--trace-cores .*--trace-window" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --trace-max-bytes 64K --out "$T/u10"
