@@ -54,7 +54,8 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   const bool s1_set = ov.pin("s1_block", t.s1_block);
   int64_t max_kv = 1;
   for (int64_t b = 0; b < p.B; ++b) max_kv = std::max(max_kv, p.act_kv[size_t(b)]);
-  const int64_t longest = std::min(std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 512), attn::two_blocks_cap(max_kv));
+  const int64_t longest =
+      std::min(std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 512), attn::two_blocks_cap(max_kv));
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
   const auto over_l1 = [&] { return l1_bytes(p, t) > l1; };
   // Two K / V slots let MTE2 stream the next block while the cube works, which is worth more than a longer
@@ -71,8 +72,9 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   // With two slots the cube runs two QK blocks ahead, so the softmax of one block overlaps both QK and PV.
   t.preload = t.kv_buffers == 2 ? 2 : 1;
   ov.pin("preload", t.preload);
-  attn::fit_ub(p, t, hw.core.ub_bytes, kRowAlign, 16, {.s1_block = !s1_set, .s2_block = !s2_set});
-  attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, {.s1_block = !s1_set, .s2_block = !s2_set});
+  const attn::Lowerable may{.s1_block = !s1_set, .s2_block = !s2_set};
+  attn::fit_ub(p, t, hw.core.ub_bytes, kRowAlign, 16, may);
+  attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, may);
   return t;
 }
 }  // namespace

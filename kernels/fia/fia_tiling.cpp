@@ -96,7 +96,8 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   BlockTiling t;
   t.s1_block = p.D > 256 ? 64 : 128;  // vendor PFA: sOuter halves for large D (kernels/fia/README.md)
   if (p.Sq == 1) t.s1_block = std::max<int64_t>(16, round_up(p.G, 16));  // decode: the G heads of a KV head
-  if (p.antiquant.msd && p.Sq > 1) t.s1_block = 16;  // the prompt kernel's MSD mode: the whole query S (<= 16) in one block
+  // The prompt kernel's MSD mode: the whole query S (<= 16) in one block.
+  if (p.antiquant.msd && p.Sq > 1) t.s1_block = 16;
   const bool s1_set = ov.pin("s1_block", t.s1_block);
   // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
   // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
@@ -131,9 +132,10 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   if (p.Sq == 1 && !p.antiquant.msd && !s2_set)
     t.s2_block = attn::even_blocks(max_skv(p), ov.fixed("kv_splits").value_or(auto_kv_splits(p, hw)), t.s2_block);
   while (!s1_set && p.Sq > 1 && t.s1_block > 32 && over_l1()) t.s1_block /= 2;
-  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block,  // decode: s1 holds the G heads
-               {.s1_block = !s1_set, .s2_block = !s2_set});
-  if (balance) attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, {.s1_block = !s1_set, .s2_block = !s2_set});
+  const attn::Lowerable may{.s1_block = !s1_set, .s2_block = !s2_set};
+  const int64_t min_s1 = p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block;  // decode: s1 holds the G heads
+  attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), min_s1, may);
+  if (balance) attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, may);
   return t;
 }
 

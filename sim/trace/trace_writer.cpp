@@ -175,8 +175,8 @@ TraceWriter::~TraceWriter() {
 }
 
 TraceTooLarge::TraceTooLarge(uint64_t json_bytes_, uint64_t csv_bytes_, uint64_t limit_, uint64_t limit_cycle_)
-    : std::runtime_error("the trace would take about " + std::to_string(json_bytes_ + csv_bytes_) + " bytes, over its limit of " +
-                         std::to_string(limit_)),
+    : std::runtime_error("the trace would take about " + std::to_string(json_bytes_ + csv_bytes_) +
+                         " bytes, over its limit of " + std::to_string(limit_)),
       json_bytes(json_bytes_), csv_bytes(csv_bytes_), limit(limit_), limit_cycle(limit_cycle_) {}
 
 void TraceWriter::close() {
