@@ -18,6 +18,7 @@ TraceFile::~TraceFile() {
 void TraceFile::open(const std::string& path, bool gzip) {
   close();
   path_ = path;
+  text_ = withheld_ = closed_disk_ = gz_disk_ = gz_disk_text_ = 0, withhold_ = false;
   if (gzip) {
     // Level 1: trace JSON is so repetitive that zlib's fastest level already compresses it 8x; the default level 6
     // (13x) takes twice as long to compress (traces/README.md "Size").
@@ -33,7 +34,10 @@ void TraceFile::open(const std::string& path, bool gzip) {
 
 uint64_t TraceFile::disk_bytes() const {
   if (!open_) return closed_disk_;
-  return gz_ ? uint64_t(std::max<z_off_t>(0, gzoffset(static_cast<gzFile>(gz_)))) : text_;
+  if (!gz_) return text_;
+  if (text_ - gz_disk_text_ >= (uint64_t(1) << 20))
+    gz_disk_ = uint64_t(std::max<z_off_t>(0, gzoffset(static_cast<gzFile>(gz_)))), gz_disk_text_ = text_;
+  return gz_disk_;
 }
 
 uint64_t TraceFile::estimated_bytes() const {

@@ -22,7 +22,8 @@ class TraceFile {
   void write(std::string_view text);
   void close();  // flushes; throws like write() when the last bytes cannot be written
   const std::string& path() const { return path_; }
-  // Bytes in the file so far (gzip: compressed, up to zlib's buffer) and text bytes written into it.
+  // Bytes in the file so far (gzip: compressed, up to zlib's buffer, re-read from the file once per MiB of text: each
+  // read is a system call, and the trace writer asks after every slice) and text bytes written into it.
   uint64_t disk_bytes() const;
   uint64_t text_bytes() const { return text_; }
   // From now on write() only counts (a trace over its size limit): withheld_text() bytes were not written.
@@ -36,6 +37,7 @@ class TraceFile {
   std::string path_;
   bool open_ = false, withhold_ = false;
   uint64_t text_ = 0, withheld_ = 0, closed_disk_ = 0;
+  mutable uint64_t gz_disk_ = 0, gz_disk_text_ = 0;  // the last compressed offset read, and text_ when it was read
   std::ofstream plain_;
   void* gz_ = nullptr;  // gzFile (zlib.h stays out of this header)
 };
