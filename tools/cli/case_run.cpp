@@ -124,6 +124,13 @@ void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::
                    " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
 }
 
+SimOptions split_sets(const SimOptions& so, std::vector<std::string>& case_sets) {
+  SimOptions hw_opts = so;
+  hw_opts.sets.clear();
+  for (const auto& s : so.sets) (s.rfind("hw.", 0) == 0 ? hw_opts.sets : case_sets).push_back(s);
+  return hw_opts;
+}
+
 int fault_status(const std::vector<sim::Fault>& faults) {
   bool input = false, internal = false;
   for (const auto& f : faults) input |= f.kind == "input", internal |= f.kind == "internal";

@@ -33,6 +33,10 @@ struct CaseRunHooks {
   bool plan_only = false;
 };
 
+// The machine's options (their hw.* sets) apart from the case's (attrs.* / tiling.* / inputs.* sets, appended to
+// `case_sets`): run_loaded_case takes the case with its sets applied and the machine's options.
+SimOptions split_sets(const SimOptions& so, std::vector<std::string>& case_sets);
+
 // Runs the loaded case `c` with `so` (hw, mode, checks, trace, hw.* sets; attrs / tiling sets are already in `c`).
 // Throws InputError / op::CaseError / sim::ConfigError on bad input (exit 2).
 CaseRun run_loaded_case(op::CaseFile c, const SimOptions& so, const CaseRunHooks& hooks = {});

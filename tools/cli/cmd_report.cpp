@@ -149,19 +149,11 @@ double influence(const std::vector<nlohmann::json>& rs, const std::string& axis,
 std::string default_rank_text(const fs::path& dir, const std::vector<nlohmann::json>& rs, const std::string& objective) {
   std::ifstream f(dir / "default.json");
   const auto def = nlohmann::json::parse(f, nullptr, false);
-  if (def.is_discarded() || def.value("status", "") != "ok" || !def.contains(objective)) return "";
-  const bool maxi = maximised(objective);
-  const double d = def[objective].get<double>();
-  size_t better = 0, ok = 0;
-  double best = d;
-  for (const auto& r : rs) {
-    if (r.value("status", "") != "ok" || !r.contains(objective)) continue;
-    const double v = r[objective].get<double>();
-    ++ok, better += maxi ? v > d : v < d;
-    best = maxi ? std::max(best, v) : std::min(best, v);
-  }
-  return "rank " + std::to_string(better + 1) + " of " + std::to_string(ok + 1) + " (" + objective + " " + def[objective].dump() +
-         ", best / default " + fmt_num(best / d) + "; tiling " + def.value("tiling", nlohmann::json::object()).dump() + ")";
+  const auto d = def.is_discarded() ? std::nullopt : default_rank(rs, def, objective);
+  if (!d) return "";
+  return "rank " + std::to_string(d->rank) + " of " + std::to_string(d->of) + " (" + objective + " " +
+         def.value(objective, nlohmann::json()).dump() + ", best / default " + fmt_num(d->best_over_default) + "; tiling " +
+         def.value("tiling", nlohmann::json::object()).dump() + ")";
 }
 
 std::string sweep_page(const fs::path& dir, std::string x, std::string y, const std::string& objective,

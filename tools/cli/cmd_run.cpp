@@ -21,14 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The machine's options (hw.* sets) apart from the case's (attrs.* / tiling.* sets, into `case_sets`).
-SimOptions split_sets(const SimOptions& so, std::vector<std::string>& case_sets) {
-  SimOptions hw_opts = so;
-  hw_opts.sets.clear();
-  for (const auto& s : so.sets) (s.rfind("hw.", 0) == 0 ? hw_opts.sets : case_sets).push_back(s);
-  return hw_opts;
-}
-
 CaseRun run_case(const SimOptions& so, const std::string& path, bool force_full, bool save) {
   std::vector<std::string> case_sets;
   const SimOptions hw_opts = split_sets(so, case_sets);

@@ -147,6 +147,22 @@ void write_csv(const std::string& path, const std::vector<nlohmann::json>& rs) {
   }
 }
 
+std::optional<DefaultRank> default_rank(const std::vector<nlohmann::json>& rs, const nlohmann::json& baseline,
+                                        const std::string& objective) {
+  if (baseline.is_null() || baseline.value("status", "") != "ok") return std::nullopt;
+  DefaultRank d;
+  const nlohmann::json* best = nullptr;
+  for (const auto& r : rs) {
+    if (r.value("status", "") != "ok") continue;
+    ++d.of, d.rank += better(r, baseline, objective);
+    if (!best || better(r, *best, objective)) best = &r;
+  }
+  if (!best) return std::nullopt;
+  ++d.rank, ++d.of;  // the default itself
+  d.best_over_default = objective_of(*best, objective) / std::max(1e-300, objective_of(baseline, objective));
+  return d;
+}
+
 void write_summary(const std::string& path, const SweepSpec& s, const std::vector<nlohmann::json>& rs,
                    const nlohmann::json& baseline) {
   std::vector<nlohmann::json> ok;
@@ -177,12 +193,10 @@ void write_summary(const std::string& path, const SweepSpec& s, const std::vecto
       o << " | " << ok[i].value("bound", "") << " |\n";
     }
   }
-  if (!baseline.is_null() && baseline["status"] == "ok" && !ok.empty()) {
-    const size_t beaten = size_t(std::count_if(ok.begin(), ok.end(), [&](const auto& r) { return better(r, baseline, s.objective); }));
+  if (const auto d = default_rank(rs, baseline, s.objective)) {
     o << "\n## The default tiling\n\n" << s.objective << " " << baseline[s.objective].dump() << " (tiling "
-      << baseline.value("tiling", nlohmann::json::object()).dump() << "): rank " << beaten + 1 << " of " << ok.size() + 1
-      << " (" << beaten << " swept points are better); best / default = "
-      << objective_of(ok[0], s.objective) / std::max(1e-300, objective_of(baseline, s.objective)) << "\n";
+      << baseline.value("tiling", nlohmann::json::object()).dump() << "): rank " << d->rank << " of " << d->of << " ("
+      << d->rank - 1 << " swept points are better); best / default = " << d->best_over_default << "\n";
   }
   if (!s.objective2.empty() && !ok.empty()) {
     o << "\n## Pareto front (" << s.objective << ", " << s.objective2 << ")\n\n| point | " << s.objective << " | "

@@ -97,10 +97,10 @@ class Search {
   std::optional<Assignment> plan(const Assignment& pins) {
     if (const auto it = plans_.find(pins); it != plans_.end()) return it->second;
     ++o_.plans;
-    SimOptions so;
-    so.hw = s_.spec.hw, so.mode = "timing", so.checks = "off";
+    SimOptions given;
+    given.hw = s_.spec.hw, given.mode = "timing", given.checks = "off", given.sets = s_.fixed;
     std::vector<std::string> case_sets;
-    for (const auto& f : s_.fixed) (f.rfind("hw.", 0) == 0 ? so.sets : case_sets).push_back(f);
+    const SimOptions so = split_sets(given, case_sets);
     for (const auto& [k, v] : pins) case_sets.push_back("tiling." + k + "=" + std::to_string(v));
     std::optional<Assignment> t;
     try {
