@@ -68,13 +68,14 @@ void write_entry(const std::string& path, const std::string& key, const HostTens
 }
 }  // namespace
 
-std::string input_cache_dir() {
-  if (!cache_on()) return "";
-  if (const char* d = std::getenv("NPUSIM_CACHE_DIR"); d && *d) return (fs::path(d) / "inputs").string();
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "npusim" / "inputs").string();
-  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "npusim" / "inputs").string();
+std::string cache_subdir(const std::string& sub) {
+  if (const char* d = std::getenv("NPUSIM_CACHE_DIR"); d && *d) return (fs::path(d) / sub).string();
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "npusim" / sub).string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "npusim" / sub).string();
   return "";
 }
+
+std::string input_cache_dir() { return cache_on() ? cache_subdir("inputs") : ""; }
 
 std::string input_cache_entry(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init) {
   const std::string dir = input_cache_dir(), key = key_text(t, shape, init);

@@ -21,6 +21,9 @@ HostTensor generate_cached(ElemType t, const std::vector<int64_t>& shape, const 
 
 // The cache folder in use ("" when off); the entry file of a tensor (tests).
 std::string input_cache_dir();
+// A folder of npusim's cache ($NPUSIM_CACHE_DIR/SUB, else $XDG_CACHE_HOME/npusim/SUB, else ~/.cache/npusim/SUB;
+// empty when none of them is set), e.g. "pto" for kernel libraries built from a case's source.
+std::string cache_subdir(const std::string& sub);
 std::string input_cache_entry(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init);
 
 }  // namespace npusim::op

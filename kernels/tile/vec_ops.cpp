@@ -65,7 +65,7 @@ void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
   Addr src = x.at;
   VStride src_s = row;
   if (groups > 1) {
-    const VBinOp bop = op == VRedOp::Max ? VBinOp::Max : VBinOp::Add;
+    const VBinOp bop = op == VRedOp::Max ? VBinOp::Max : op == VRedOp::Min ? VBinOp::Min : VBinOp::Add;
     c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = x.col(0), .src1 = x.col(1), .repeat = rep, .dst_s = packed,
                      .src0_s = row, .src1_s = row});
     for (int64_t g = 2; g < groups; ++g) {

@@ -17,6 +17,7 @@ int cmd_sweep(const Args& args);  // npusim sweep SWEEP.yaml: many run points in
 int cmd_tune(const Args& args);   // npusim tune CASE.yaml: coordinate descent over the declared tiling space
 int cmd_diff(const Args& args);   // npusim diff DIR_A DIR_B: two run folders, outputs bit for bit and report.json
 int cmd_report(const Args& args); // npusim report DIR: a run or sweep folder as one HTML page with SVG charts
-int cmd_compare_profile(const Args& args);  // npusim compare-profile DEVICE.csv RUN_DIR: a device profile row vs a run
+int cmd_compare_profile(const Args& args);
+int cmd_pto(const Args& args);              // npusim pto build KERNEL.cpp --out KERNEL.so: a PTO kernel library  // npusim compare-profile DEVICE.csv RUN_DIR: a device profile row vs a run
 
 }  // namespace npusim::cli

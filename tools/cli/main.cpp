@@ -26,6 +26,8 @@ const char* kUsage =
     "                a run folder (report.json, trace.json) or a sweep folder (results.jsonl) as one HTML page\n"
     "  compare-profile DEVICE.csv RUN_DIR [--row N | --name TEXT] [--json]   a device profile row (msprof\n"
     "                op_summary_*.csv or torch_npu kernel_details.csv) beside a run's op_summary.csv, sim / device\n"
+    "  pto build KERNEL.cpp --out KERNEL.so [-I DIR]... [-D NAME=VALUE]... [--core cube|vector]\n"
+    "                compile a PTO tile-language kernel against npusim's PTO headers; op pto runs its entries\n"
     "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: machine-readable)\n"
     "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
     "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"
@@ -41,11 +43,11 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? kExitInput : kExitOk;
   }
-  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}, {"sweep", cmd_sweep}, {"tune", cmd_tune}, {"report", cmd_report}, {"compare-profile", cmd_compare_profile}};
+  const std::map<std::string, int (*)(const Args&)> commands = {{"hw", cmd_hw}, {"asm", cmd_asm}, {"micro", cmd_micro}, {"run", cmd_run}, {"check", cmd_check}, {"ops", cmd_ops}, {"diff", cmd_diff}, {"sweep", cmd_sweep}, {"tune", cmd_tune}, {"report", cmd_report}, {"compare-profile", cmd_compare_profile}, {"pto", cmd_pto}};
   const std::string name = argv[1];
   const auto it = commands.find(name);
   if (it == commands.end()) {
-    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, sweep, tune, report, compare-profile, ops, asm, hw, micro)\n" << kUsage;
+    std::cerr << "npusim: unknown command '" << name << "' (valid: run, check, diff, sweep, tune, report, compare-profile, ops, pto, asm, hw, micro)\n" << kUsage;
     return kExitInput;
   }
   try {

@@ -1,0 +1,3 @@
+#pragma once
+// pto-isa's include/pto/common/type.hpp: on npusim, part of <pto/pto-inst.hpp>.
+#include <pto/pto-inst.hpp>

@@ -1,0 +1,267 @@
+// The PTO front end (kernels/pto): every supported tile instruction against the isa/ semantics it lowers to
+// (values over partial valid regions, layouts, the cube's transposing and offset extracts), the project's PTO GEMM
+// bit-exact against the matmul golden model, the PTO softmax against fp64 and with a required barrier removed
+// (a hazard fault), and the op's input errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "isa/mathfn/mathfn.h"
+#include "isa/numeric/numeric.h"
+#include "kernels/op/gm_inputs.h"
+#include "kernels/op/registry.h"
+#include "tests/golden/matmul_golden.h"
+#include "tests/op/case_test_support.h"
+#include "tests/support/bits.h"
+
+namespace npusim::op {
+namespace {
+
+using casetest::write_text;
+
+const std::string kSrc = NPUSIM_SOURCE_DIR;
+const std::string kTestKernel = kSrc + "/tests/pto/pto_instr_kernel.cpp";
+
+struct PtoRun {
+  CaseFile c;
+  sim::LaunchResult r;
+  std::map<std::string, HostTensor> out;
+  const HostTensor& in(const std::string& n) const { return c.inputs.at(n)[0].data; }
+};
+
+std::string case_text(const std::string& lib, const std::string& entry, const std::string& cores, int blocks,
+                      const std::string& args, const std::string& outputs, const std::string& inputs,
+                      const std::string& extra = "") {
+  return "op: pto\nattrs:\n  library: " + lib + "\n  entry: " + entry + "\n  cores: " + cores +
+         "\n  block_dim: " + std::to_string(blocks) + "\n  args: " + args + "\n  outputs: " + outputs + "\n" + extra +
+         "inputs:\n" + inputs;
+}
+
+PtoRun run_case(const std::string& name, const std::string& text) {
+  PtoRun p;
+  p.c = load_case(write_text(test::scratch_dir() / (name + ".yaml"), text), {});
+  sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Full);
+  const Prepared prep = find_op("pto").prepare(p.c, m);
+  p.r = m.launch(prep.launch);
+  for (const auto& o : prep.outputs) p.out[o.name] = read_output(m, o);
+  return p;
+}
+
+std::string input(const std::string& name, const std::string& shape, const std::string& dtype, const std::string& init) {
+  return "  " + name + ": {shape: " + shape + ", dtype: " + dtype + ", init: {" + init + "}}\n";
+}
+
+// A vector test entry on 16 x 72 fp32 operands; `expect(i)` gives element i of the result.
+PtoRun run_vec(const std::string& name, const std::string& entry, const std::string& args, const std::string& inputs,
+               const std::string& out_dtype = "float32", const std::string& out_shape = "[16, 72]") {
+  PtoRun p = run_case(name, case_text(kTestKernel, entry, "vector", 1, args,
+                                      "{out: {dtype: " + out_dtype + ", shape: " + out_shape + "}}", inputs));
+  EXPECT_TRUE(p.r.ok()) << name << ": " << (p.r.faults.empty() ? "" : p.r.faults[0].message);
+  return p;
+}
+
+void expect_bits(const PtoRun& p, const std::string& what, const std::function<float(int64_t)>& expect) {
+  const HostTensor& o = p.out.at("out");
+  int bad = 0;
+  for (int64_t i = 0; i < o.numel() && bad < 5; ++i) {
+    const float want = expect(i), got = float(o.get(i));
+    if (std::memcmp(&want, &got, 4) != 0 && !(std::isnan(want) && std::isnan(got)))
+      ++bad, ADD_FAILURE() << what << " element " << i << ": got " << got << ", want " << want;
+  }
+}
+
+const std::string kXY = input("x", "[16, 72]", "float32", "dist: normal, std: 2.0, seed: 1") +
+                        input("y", "[16, 72]", "float32", "dist: uniform, low: 0.5, high: 3.0, seed: 2");
+
+TEST(PtoInstr, BinaryOpsOverAPartialValidRegion) {
+  const std::vector<std::pair<const char*, std::function<float(float, float)>>> ops = {
+      {"TADD", [](float a, float b) { return a + b; }},     {"TSUB", [](float a, float b) { return a - b; }},
+      {"TMUL", [](float a, float b) { return a * b; }},     {"TDIV", [](float a, float b) { return isa::hw_div(a, b); }},
+      {"TMAX", [](float a, float b) { return std::max(a, b); }}, {"TMIN", [](float a, float b) { return std::min(a, b); }}};
+  for (size_t op = 0; op < ops.size(); ++op) {
+    const PtoRun p = run_vec(std::string("bin_") + ops[op].first, "binary", "[out, x, y, " + std::to_string(op) + "]", kXY);
+    expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i)), float(p.in("y").get(i))); });
+  }
+}
+
+TEST(PtoInstr, ScalarOpsAndTexpands) {
+  const float s = 1.75f;
+  const std::vector<std::pair<const char*, std::function<float(float)>>> ops = {
+      {"TADDS", [&](float a) { return a + s; }},
+      {"TSUBS", [&](float a) { return a - s; }},
+      {"TMULS", [&](float a) { return a * s; }},
+      {"TDIVS in place", [&](float a) { return a * (1.0f / s); }},  // A2 / A3: a multiply by (T)(1.0f / s)
+      {"TMAXS", [&](float a) { return std::max(a, s); }},
+      {"TMINS", [&](float a) { return std::min(a, s); }},
+      {"TDIVS", [&](float a) { return isa::hw_div(a, s); }},
+      {"TEXPANDS", [&](float) { return s; }}};
+  for (size_t op = 0; op < ops.size(); ++op) {
+    const PtoRun p = run_vec("scalar_" + std::to_string(op), "scalar", "[out, x, 1.75, " + std::to_string(op) + "]",
+                             input("x", "[16, 72]", "float32", "dist: normal, std: 2.0, seed: 3"));
+    expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i))); });
+  }
+}
+
+TEST(PtoInstr, UnaryOpsAndTmov) {
+  const std::vector<std::pair<const char*, std::function<float(float)>>> ops = {
+      {"TEXP", isa::hw_exp}, {"TLOG", isa::hw_ln}, {"TABS", [](float a) { return std::fabs(a); }},
+      {"TSQRT", isa::hw_sqrt}, {"TRSQRT", isa::hw_rsqrt}, {"TRELU", [](float a) { return std::max(a, 0.0f); }},
+      {"TMOV", [](float a) { return a; }}};
+  for (size_t op = 0; op < ops.size(); ++op) {
+    const bool positive = op == 1 || op == 3 || op == 4;
+    const PtoRun p = run_vec(std::string("un_") + std::to_string(op), "unary", "[out, x, " + std::to_string(op) + "]",
+                             input("x", "[16, 72]", "float32",
+                                   positive ? "dist: uniform, low: 0.1, high: 9.0, seed: 4" : "dist: normal, std: 2.0, seed: 4"));
+    expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i))); });
+  }
+}
+
+TEST(PtoInstr, ConvertEveryRoundMode) {
+  const std::pair<int, isa::RoundMode> modes[] = {{1, isa::RoundMode::RINT}, {2, isa::RoundMode::ROUND},
+                                                  {3, isa::RoundMode::FLOOR}, {4, isa::RoundMode::CEIL},
+                                                  {5, isa::RoundMode::TRUNC}, {6, isa::RoundMode::ODD}};
+  for (const auto& [pto_mode, mode] : modes) {
+    const bool whole = pto_mode == 2;  // one mode over whole rows: the contiguous (counter-mode) path
+    const std::string shape = whole ? "[16, 256]" : "[16, 72]";
+    const PtoRun p = run_vec("cvt_" + std::to_string(pto_mode), "convert",
+                             "[out, x, " + std::to_string(pto_mode) + ", " + (whole ? "1" : "0") + "]",
+                             input("x", shape, "float32", "dist: normal, std: 100.0, seed: 5"), "float16", shape);
+    const HostTensor& o = p.out.at("out");
+    for (int64_t i = 0; i < o.numel(); ++i) {
+      const float want = isa::f16_to_f32(isa::f32_to_f16(float(p.in("x").get(i)), mode));
+      ASSERT_EQ(float(o.get(i)), want) << "mode " << pto_mode << " element " << i;
+    }
+  }
+}
+
+TEST(PtoInstr, RowReductionsFoldedAndMasked) {
+  for (const bool wide : {true, false}) {
+    const int cols = wide ? 256 : 40;
+    for (int op = 0; op < 3; ++op) {
+      const PtoRun p = run_vec("red_" + std::to_string(op) + (wide ? "w" : "n"), "row_reduce",
+                               "[out, x, " + std::to_string(op) + ", " + (wide ? "1" : "0") + "]",
+                               input("x", "[16, " + std::to_string(cols) + "]", "float32", "dist: normal, std: 2.0, seed: 6"),
+                               "float32", "[16, 1]");
+      for (int r = 0; r < 16; ++r) {
+        double mx = -INFINITY, mn = INFINITY, sum = 0;
+        for (int j = 0; j < cols; ++j) {
+          const double v = p.in("x").get(r * cols + j);
+          mx = std::max(mx, v), mn = std::min(mn, v), sum += v;
+        }
+        const double got = p.out.at("out").get(r);
+        if (op == 0) {
+          EXPECT_EQ(got, mx) << "row max " << r;
+        } else if (op == 2) {
+          EXPECT_EQ(got, mn) << "row min " << r;
+        } else {
+          EXPECT_NEAR(got, sum, 1e-5 * cols * 2.0) << "row sum " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST(PtoInstr, RowExpandOpsEitherOperandOrder) {
+  const std::vector<std::pair<const char*, std::function<float(float, float)>>> ops = {
+      {"TROWEXPANDADD", [](float a, float v) { return a + v; }}, {"TROWEXPANDSUB", [](float a, float v) { return a - v; }},
+      {"TROWEXPANDMUL", [](float a, float v) { return a * v; }},
+      {"TROWEXPANDDIV", [](float a, float v) { return isa::hw_div(a, v); }},
+      {"TROWEXPAND", [](float, float v) { return v; }}, {"TROWEXPANDSUB (per-row first)", [](float a, float v) { return v - a; }}};
+  for (size_t op = 0; op < ops.size(); ++op) {
+    const PtoRun p = run_vec("rx_" + std::to_string(op), "row_expand", "[out, x, v, " + std::to_string(op) + "]",
+                             input("x", "[16, 72]", "float32", "dist: normal, std: 2.0, seed: 7") +
+                                 input("v", "[16]", "float32", "dist: uniform, low: 0.5, high: 2.0, seed: 8"));
+    expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i)), float(p.in("v").get(i / 72))); });
+  }
+}
+
+TEST(PtoInstr, MatmulExtractsAtOffsetsAndTransposed) {
+  for (const bool a_dn : {false, true})
+    for (const bool b_nd : {false, true}) {
+      const std::string n = std::string("mm_") + (a_dn ? "adn" : "and") + (b_nd ? "_bnd" : "_bdn");
+      const PtoRun p = run_case(
+          n, case_text(kTestKernel, "matmul_halves", "cube", 1,
+                       std::string("[c, a, b, ") + (a_dn ? "1" : "0") + ", " + (b_nd ? "1" : "0") + "]",
+                       "{c: {dtype: float32, shape: [32, 32]}}",
+                       input("a", a_dn ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 9") +
+                           input("b", b_nd ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 10")));
+      ASSERT_TRUE(p.r.ok()) << n << ": " << p.r.faults[0].message;
+      test::expect_same_bits(p.out.at("c"), golden::matmul_golden(p.in("a"), p.in("b"), nullptr, a_dn, !b_nd, ElemType::F32, 1.0), n);
+    }
+}
+
+TEST(PtoKernels, GemmBitExactAgainstTheMatmulGoldenModel) {
+  const PtoRun p = run_case(
+      "pto_gemm", case_text(kSrc + "/kernels/pto/examples/gemm.cpp", "gemm", "cube", 3, "[c, a, b, 256, 512, 512]",
+                            "{c: {dtype: float32, shape: [256, 512]}}",
+                            input("a", "[256, 512]", "float16", "dist: normal, seed: 1") +
+                                input("b", "[512, 512]", "float16", "dist: normal, seed: 2"),
+                            "  reference: {c: {op: matmul, attrs: {transpose_b: true, out_dtype: float32}, inputs: {a: a, b: b}}}\n"));
+  ASSERT_TRUE(p.r.ok()) << p.r.faults[0].message;
+  test::expect_same_bits(p.out.at("c"), golden::matmul_golden(p.in("a"), p.in("b"), nullptr, false, true, ElemType::F32, 1.0), "c");
+  const auto refs = find_op("pto").reference(p.c);
+  ASSERT_EQ(refs.size(), 1u);
+  const auto acc = compare_accuracy("c", p.out.at("c"), refs[0].ref64, refs[0].naive, refs[0].working, refs[0].reduction_len,
+                                    refs[0].gate_fa_rule);
+  EXPECT_TRUE(acc.pass()) << format_report(acc);
+}
+
+std::string softmax_case(const std::string& extra = "") {
+  return case_text(kSrc + "/kernels/pto/examples/softmax.cpp", "softmax", "vector", 3, "[y, x, 160]",
+                   "{y: {dtype: float32, shape: [160, 256]}}", input("x", "[160, 256]", "float32", "dist: normal, std: 4.0, seed: 11"),
+                   extra);
+}
+
+TEST(PtoKernels, SoftmaxAgainstFp64) {
+  const PtoRun p = run_case("pto_softmax", softmax_case());
+  ASSERT_TRUE(p.r.ok()) << p.r.faults[0].message;
+  for (int r = 0; r < 160; ++r) {
+    double mx = -INFINITY, sum = 0;
+    for (int j = 0; j < 256; ++j) mx = std::max(mx, p.in("x").get(r * 256 + j));
+    for (int j = 0; j < 256; ++j) sum += std::exp(p.in("x").get(r * 256 + j) - mx);
+    for (int j = 0; j < 256; ++j) {
+      const double want = std::exp(p.in("x").get(r * 256 + j) - mx) / sum;
+      ASSERT_NEAR(p.out.at("y").get(r * 256 + j), want, 2e-6 + 1e-5 * want) << r << ", " << j;
+    }
+  }
+}
+
+TEST(PtoKernels, SoftmaxWithoutItsBarrierIsAHazard) {
+  const PtoRun p = run_case("pto_softmax_hazard", softmax_case("  defines: [SOFTMAX_DROP_BARRIER]\n"));
+  ASSERT_FALSE(p.r.ok());
+  EXPECT_EQ(p.r.faults[0].kind, "hazard");
+  EXPECT_NE(p.r.faults[0].message.find("vexp.f32"), std::string::npos) << p.r.faults[0].message;
+}
+
+std::string prepare_error(const std::string& text) {
+  try {
+    run_case("pto_error", text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(PtoErrors, NameTheParameterAndTheRule) {
+  const std::string in = input("x", "[16, 72]", "float32", "dist: normal, seed: 1");
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "nosuch", "vector", 1, "[out, x, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+                .find("attrs.entry = 'nosuch' is not an entry of"),
+            std::string::npos);
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "vector", 1, "[out, x]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+                .find("attrs.args must list the 3 arguments of entry 'unary' in order (signature ppu"),
+            std::string::npos);
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "vector", 1, "[out, z, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+                .find("attrs.args[1] = 'z' must name an input, output or workspace"),
+            std::string::npos);
+  EXPECT_NE(prepare_error(case_text(kSrc + "/no/such.so", "unary", "vector", 1, "[out, x, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+                .find("cannot be loaded"),
+            std::string::npos);
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "both", 1, "[out, x, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+                .find("attrs.cores = 'both' must be cube, vector or mix"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace npusim::op
