@@ -36,7 +36,7 @@ expect 2 "usage" -- "$NPUSIM"
 expect 2 "unknown command 'bogus'" -- "$NPUSIM" bogus
 expect 2 "cannot read case file" -- "$NPUSIM" run "$T/missing.yaml"
 expect 2 "syntax.yaml:[0-9]+: YAML syntax error" -- "$NPUSIM" run "$T/syntax.yaml"
-expect 2 "op 'softmax' is not registered \(valid: flash_attention_var_len_score, fused_infer_attention_score, matmul\)" -- "$NPUSIM" run "$T/badop.yaml"
+expect 2 "op 'softmax' is not registered \(valid: flash_attention_var_len_score, fused_infer_attention_score, matmul, pto\)" -- "$NPUSIM" run "$T/badop.yaml"
 expect 2 "attrs.num_heads is not a parameter of matmul \(valid attrs: .*transpose_a" -- "$NPUSIM" run "$T/badattr.yaml"
 expect 2 "tiling.base_m x tiling.base_n .*core.l0c_bytes = 131072" -- "$NPUSIM" run "$T/badtiling.yaml"
 expect 2 "tiling.base_k = 4096 must be in" -- "$NPUSIM" run "$T/mm.yaml" --set tiling.base_k=4096
@@ -368,5 +368,23 @@ expect 2 "--trace-counters -1 must be 0 \(no counter tracks\) or a window of at 
 expect 2 "holds neither report.json .* nor results.jsonl" -- "$NPUSIM" report "$T"
 expect 2 "--x tiling.bogus is not an axis of this sweep .*axes: tiling" -- "$NPUSIM" report "$T/sw" --x tiling.bogus
 expect 2 "--objective speed is not one of cycles" -- "$NPUSIM" report "$T/sw" --objective speed
+# Bring your own PTO kernel (issue 37): build, run, check; an instruction outside the subset fails to compile naming
+# it; a misused instruction exits 2 naming it and its source line; libraries given as source are cached by content
+export NPUSIM_CACHE_DIR="$T/cache"
+expect 0 "$T/g.so" -- "$NPUSIM" pto build "$ROOT/kernels/pto/examples/gemm.cpp" --core cube --out "$T/g.so"
+sed "s#library: gemm.cpp#library: $T/g.so#" "$ROOT/kernels/pto/examples/gemm_512.yaml" > "$T/pto_gemm.yaml"
+expect 0 "accuracy: PASS" -- "$NPUSIM" check "$T/pto_gemm.yaml" --out "$T/pg"
+expect 0 "accuracy: PASS" -- "$NPUSIM" check "$ROOT/kernels/pto/examples/gemm_512.yaml" --out "$T/pg2"
+expect 0 "accuracy: PASS" -- "$NPUSIM" check "$ROOT/kernels/pto/examples/flash_attention.yaml" --out "$T/pfa"
+expect 0 "sweep: 3 points, 3 ok" -- "$NPUSIM" sweep "$ROOT/kernels/pto/examples/gemm_sweep.yaml" --jobs 2 --out "$T/psw"
+expect 2 "entry 'gemm' was built for the cube cores but runs on the vector cores" -- "$NPUSIM" run "$T/pto_gemm.yaml" --set attrs.cores=vector --out "$T/pg3"
+expect 2 "attrs.args must list the 6 arguments of entry 'gemm' in order \(signature pppuuu" -- "$NPUSIM" run "$T/pto_gemm.yaml" --set 'attrs.args=[c, a, b]' --out "$T/pg4"
+printf '#include <pto/pto-inst.hpp>\nusing namespace pto;\n__global__ AICORE void k(__gm__ float* x) {\n  Tile<TileType::Vec, float, 8, 8> t;\n  TGATHER(t, t);\n}\nNPUSIM_PTO_ENTRY(k, k);\n' > "$T/unsupported.cpp"
+expect 2 "TGATHER. was not declared in this scope" -- "$NPUSIM" pto build "$T/unsupported.cpp" --out "$T/u.so"
+printf '#include <pto/pto-inst.hpp>\nusing namespace pto;\n__global__ AICORE void k(__gm__ half* x) {\n  Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor> m;\n  TileLeft<half, 16, 16> l;\n  TASSIGN(m, 0), TASSIGN(l, 0);\n  TEXTRACT(l, m, 8, 0);\n}\nNPUSIM_PTO_ENTRY(k, k);\n' > "$T/misuse.cpp"
+printf 'op: pto\nattrs: {library: misuse.cpp, entry: k, cores: cube, args: [x], outputs: {x: {dtype: float16, shape: [16]}}}\n' > "$T/misuse.yaml"
+expect 2 "PTO TEXTRACT at misuse.cpp:7: the window must start and end on fractals" -- "$NPUSIM" run "$T/misuse.yaml" --out "$T/pm"
+expect 2 "expected 'pto build KERNEL.cpp --out KERNEL.so'" -- "$NPUSIM" pto make "$T/unsupported.cpp"
+expect 0 "private_statics" -- "$NPUSIM" ops pto
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

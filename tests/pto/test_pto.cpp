@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 #include "isa/mathfn/mathfn.h"
 #include "isa/numeric/numeric.h"
@@ -233,6 +234,32 @@ TEST(PtoKernels, SoftmaxWithoutItsBarrierIsAHazard) {
   ASSERT_FALSE(p.r.ok());
   EXPECT_EQ(p.r.faults[0].kind, "hazard");
   EXPECT_NE(p.r.faults[0].message.find("vexp.f32"), std::string::npos) << p.r.faults[0].message;
+}
+
+// The PTO FlashAttention (cube + vector, cross-core FIFOs) against the fp64 attention of op
+// fused_infer_attention_score: more KV tiles than FIFO slots (slots reused) and fewer; one block for two query
+// blocks (round-robin) and one block each.
+TEST(PtoKernels, FlashAttentionAgainstFp64) {
+  for (const auto& [blocks, sq, skv] : {std::tuple{2, 256, 1536}, std::tuple{1, 256, 512}}) {
+    const std::string n = "pto_fa_" + std::to_string(blocks) + "_" + std::to_string(skv);
+    const PtoRun p = run_case(
+        n, case_text(kSrc + "/kernels/pto/examples/flash_attention.cpp", "flash_attention", "mix", blocks,
+                     "[o, q, k, v, s_fifo, p_fifo, pv_fifo, " + std::to_string(sq) + ", " + std::to_string(skv) +
+                         ", 0.08838834764831845]",
+                     "{o: {dtype: float32, shape: [" + std::to_string(sq) + ", 128]}}",
+                     input("q", "[1, " + std::to_string(sq) + ", 128]", "float16", "dist: normal, seed: 1") +
+                         input("k", "[1, " + std::to_string(skv) + ", 128]", "float16", "dist: normal, seed: 2") +
+                         input("v", "[1, " + std::to_string(skv) + ", 128]", "float16", "dist: normal, seed: 3"),
+                     "  workspaces: {s_fifo: 1048576, p_fifo: 524288, pv_fifo: 524288}\n"
+                     "  reference: {o: {op: fused_infer_attention_score, attrs: {num_heads: 1, scale: 0.08838834764831845},\n"
+                     "              inputs: {query: q, key: k, value: v}, output: attention_out}}\n"));
+    ASSERT_TRUE(p.r.ok()) << n << ": " << p.r.faults[0].message;
+    const auto refs = find_op("pto").reference(p.c);
+    ASSERT_EQ(refs.size(), 1u);
+    const auto acc = compare_accuracy("o", p.out.at("o"), refs[0].ref64, refs[0].naive, refs[0].working,
+                                      refs[0].reduction_len, refs[0].gate_fa_rule);
+    EXPECT_TRUE(acc.pass()) << n << ": " << format_report(acc);
+  }
 }
 
 std::string prepare_error(const std::string& text) {
