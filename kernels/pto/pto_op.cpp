@@ -188,7 +188,8 @@ std::string library_path(const CaseFile& c, const std::string& core) {
 }
 
 // The kernel body of one core kind: each core binds the runtime and calls the entry; with private statics each
-// core (block, and AIV within it) runs its own copy of the library.
+// physical core runs its own copy of the library (blocks beyond the cores run on the same cores, keeping that
+// core's statics, as on the device). `cores`: the cores of this kind the launch occupies.
 sim::KernelFn body_for(const CaseFile& c, const std::string& core, int64_t cores, int subblocks,
                        const std::shared_ptr<PtoRuntime>& rt, const std::shared_ptr<const std::vector<npusim_pto::Arg>>& args,
                        const std::shared_ptr<const Library>& first) {
@@ -198,8 +199,9 @@ sim::KernelFn body_for(const CaseFile& c, const std::string& core, int64_t cores
     for (int64_t i = 1; i < cores; ++i) libs.push_back(std::make_shared<const Library>(first->path(), true));
   std::vector<npusim_pto::EntryFn> fns;
   for (const auto& l : libs) fns.push_back(entry_for(*l, entry, core).fn);
-  return [libs, fns, rt, args, subblocks](sim::CoreCtx& k) {
-    const size_t i = libs.size() == 1 ? 0 : size_t(k.block_idx()) * size_t(subblocks) + size_t(k.sub_block_idx());
+  const int64_t blocks = cores / subblocks;  // blocks at a time
+  return [libs, fns, rt, args, subblocks, blocks](sim::CoreCtx& k) {
+    const size_t i = libs.size() == 1 ? 0 : size_t(k.block_idx() % blocks) * size_t(subblocks) + size_t(k.sub_block_idx());
     libs[i]->bind(rt.get());
     rt->enter(k);
     fns[i](args->data(), int(args->size()));
@@ -252,11 +254,14 @@ Prepared PtoOp::prepare(const CaseFile& c, sim::Machine& m) const {
   const int subblocks = mix == sim::MixMode::Mix1_2 ? 2 : 1;
   const auto rt = std::make_shared<PtoRuntime>(subblocks);
   r.launch = sim::LaunchSpec{.name = e.name, .block_dim = int(block_dim), .mix = mix};
+  // Blocks at a time: the launch runs more than the chip's cores in waves on the same cores (sim/README.md).
+  const int64_t at_once = std::min(block_dim, mix == sim::MixMode::VectorOnly ? m.hw().chip.ai_cores * m.hw().chip.aiv_per_core
+                                                                                : m.hw().chip.ai_cores);
   for (const auto& k : kinds)
     (k == "cube" ? r.launch.cube : r.launch.vector) =
-        body_for(c, k, k == "cube" ? block_dim : block_dim * subblocks, k == "cube" ? 1 : subblocks, rt, args, libs.at(k));
+        body_for(c, k, k == "cube" ? at_once : at_once * subblocks, k == "cube" ? 1 : subblocks, rt, args, libs.at(k));
   r.flops = uint64_t(attr_int(c, "flops", 0));
-  r.cores = int(mix == sim::MixMode::VectorOnly ? (block_dim + 1) / 2 : block_dim);
+  r.cores = int(mix == sim::MixMode::VectorOnly ? (at_once + 1) / 2 : at_once);
   const auto& cube = m.hw().cube;
   r.macs_per_cycle_per_core = double(isa::kFractalRows * isa::kFractalRows * 16) / double(cube.fractal_cycles_b16);
   r.executed_flops_bound = r.flops;

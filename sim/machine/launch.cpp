@@ -93,12 +93,21 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     c.block_idx = pl.block_idx, c.sub_block = pl.sub_block;
     const KernelFn fn = pl.runs_cube ? spec.cube : spec.vector;
     CoreState* cs = &c;
+    const int stride = pl.block_stride, blocks = spec.block_dim;
     c.fiber = std::make_unique<Fiber>(
-        [this, cs, fn] {
+        [this, cs, fn, stride, blocks] {
           ScalarCtx ctx(*this, *cs);
           std::optional<Fault> failed;  // reported outside the handler: reporting may suspend the fiber
           try {
             fn(ctx);
+            // More blocks than cores: this core runs its next block once the last one's pipes have drained, with
+            // a fresh buffer layout (each block is a new run of the kernel program).
+            for (int b = cs->block_idx + stride; stride > 0 && b < blocks; b += stride) {
+              ctx.pipe_barrier(Pipe::ALL);
+              cs->block_idx = b;
+              cs->alloc_top.fill(0);
+              fn(ctx);
+            }
             scalar.finish_core(*cs);
           } catch (const AbortLaunch&) {
           } catch (const KernelInputError& e) {

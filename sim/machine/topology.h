@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 // The core topology seam (sim/README.md "Implementations chosen by name"): which cores a chip has, which of them
 // a launch runs with which program and block index, and which cores the AI-Core-local cross-core flags reach.
 // Chosen by name from the `topology` key: `split` (topology_split.cpp: an AIC and aiv_per_core AIVs per AI Core,
@@ -27,6 +28,9 @@ struct LaunchPlacement {
   int core = 0;
   bool runs_cube = false;  // the launch's cube program (else its vector program)
   int block_idx = 0, sub_block = 0;
+  // Blocks this core runs after its first, one after another: block_idx + stride, + 2 stride, ... below block_dim
+  // (a launch of more blocks than cores runs in waves, as the device's block scheduler does). 0: one block.
+  int block_stride = 0;
 };
 
 class TopologyModel {
@@ -42,12 +46,18 @@ class TopologyModel {
   virtual bool coupled_datapaths() const = 0;
 };
 
-// The block-dim rule every topology applies: block_dim in [1, limit] on the chip named `chip`.
-inline void check_block_dim(const LaunchSpec& spec, int limit, const std::string& chip) {
-  if (spec.block_dim < 1 || spec.block_dim > limit)
+// The block-dim rule every topology applies: block_dim in [1, 65535]; returns the blocks placed at the start, at
+// most `limit` (the cores of that kind on the chip named `chip`); each placed core runs the others in turn.
+inline int check_block_dim(const LaunchSpec& spec, int limit, const std::string& chip) {
+  constexpr int kMaxBlockDim = 65535;
+  if (spec.block_dim < 1 || spec.block_dim > kMaxBlockDim)
     throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) + " must be in [1, " +
-                           std::to_string(limit) + "] on " + chip);
+                           std::to_string(kMaxBlockDim) + "] (" + chip + " runs " + std::to_string(limit) +
+                           " at a time)");
+  return std::min(spec.block_dim, limit);
 }
+// The stride of a placement's later blocks: 0 when every block has its own core.
+inline int block_stride(const LaunchSpec& spec, int placed) { return spec.block_dim > placed ? placed : 0; }
 
 // The key's value as a registry name.
 std::string topology_name(Topology t);

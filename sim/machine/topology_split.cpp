@@ -21,21 +21,22 @@ class SplitTopology final : public TopologyModel {
   }
 
   // CubeOnly: AIC i is block i. VectorOnly: AIV j is block j. Mix1_2: AIC i and its AIVs are block i, the AIVs
-  // sub-blocks 0..aiv_per_core-1.
+  // sub-blocks 0..aiv_per_core-1. Blocks beyond the cores follow on the same cores (block_stride).
   std::vector<LaunchPlacement> place(const LaunchSpec& spec) const override {
-    check_block_dim(spec, spec.mix == MixMode::VectorOnly ? aics_ * per_ : aics_, name_);
+    const int n = check_block_dim(spec, spec.mix == MixMode::VectorOnly ? aics_ * per_ : aics_, name_);
+    const int stride = block_stride(spec, n);
     const bool want_cube = spec.mix != MixMode::VectorOnly, want_vec = spec.mix != MixMode::CubeOnly;
     if (want_cube && !spec.cube) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a cube program");
     if (want_vec && !spec.vector) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a vector program");
     std::vector<LaunchPlacement> v;
     if (spec.mix == MixMode::VectorOnly) {
-      for (int j = 0; j < spec.block_dim; ++j) v.push_back({aics_ + j, false, j, 0});
+      for (int j = 0; j < n; ++j) v.push_back({aics_ + j, false, j, 0, stride});
       return v;
     }
-    for (int i = 0; i < spec.block_dim; ++i) {
-      v.push_back({i, true, i, 0});
+    for (int i = 0; i < n; ++i) {
+      v.push_back({i, true, i, 0, stride});
       if (want_vec)
-        for (int k = 0; k < per_; ++k) v.push_back({aics_ + i * per_ + k, false, i, k});
+        for (int k = 0; k < per_; ++k) v.push_back({aics_ + i * per_ + k, false, i, k, stride});
     }
     return v;
   }

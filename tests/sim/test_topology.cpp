@@ -2,7 +2,11 @@
 // launch's blocks on the cores the README's table names (sim/README.md "How a launch runs").
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/config/hw_config.h"
+#include "sim/machine/core_ctx.h"
+#include "sim/machine/machine.h"
 #include "sim/machine/topology.h"
 #include "sim/registry.h"
 
@@ -83,11 +87,46 @@ TEST(Topology, ABadLaunchNamesTheRule) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message(*split, MixMode::Mix1_2, 25, true), "launch 'k': block_dim = 25 must be in [1, 24] on ascend910b2");
-  EXPECT_EQ(message(*split, MixMode::VectorOnly, 49, true), "launch 'k': block_dim = 49 must be in [1, 48] on ascend910b2");
-  EXPECT_EQ(message(*split, MixMode::Mix1_2, 0, true), "launch 'k': block_dim = 0 must be in [1, 24] on ascend910b2");
+  EXPECT_EQ(message(*split, MixMode::Mix1_2, 25, true), "no error");  // more blocks than cores: waves
+  EXPECT_EQ(message(*split, MixMode::Mix1_2, 0, true), "launch 'k': block_dim = 0 must be in [1, 65535] (ascend910b2 runs 24 at a time)");
+  EXPECT_EQ(message(*split, MixMode::VectorOnly, 65536, true),
+            "launch 'k': block_dim = 65536 must be in [1, 65535] (ascend910b2 runs 48 at a time)");
   EXPECT_EQ(message(*split, MixMode::Mix1_2, 1, false), "launch 'k': the mix mode needs a vector program");
-  EXPECT_EQ(message(*coupled, MixMode::Mix1_2, 9, true), "launch 'k': block_dim = 9 must be in [1, 8] on ascend310p3");
+  EXPECT_EQ(message(*coupled, MixMode::Mix1_2, 0, true), "launch 'k': block_dim = 0 must be in [1, 65535] (ascend310p3 runs 8 at a time)");
+}
+
+// More blocks than cores run in waves: each placed core takes block_idx, + stride, ...; an AIC and its AIVs move
+// through the same blocks; every block gets a fresh buffer layout.
+TEST(Topology, MoreBlocksThanCoresRunInWaves) {
+  const auto split = make_topology(load_hw("ascend910b2"));
+  LaunchSpec s;
+  s.name = "k", s.block_dim = 50, s.mix = MixMode::Mix1_2;
+  s.cube = s.vector = [](CoreCtx&) {};
+  const auto placed = split->place(s);
+  ASSERT_EQ(placed.size(), 24u * 3);
+  for (const auto& p : placed) EXPECT_EQ(p.block_stride, 24);
+  s.block_dim = 24;
+  for (const auto& p : split->place(s)) EXPECT_EQ(p.block_stride, 0);
+
+  Machine m(load_hw("ascend910b2"), SimMode::Timing);
+  std::vector<int> seen;
+  LaunchSpec w;
+  w.name = "waves", w.block_dim = 30, w.mix = MixMode::CubeOnly;
+  w.cube = [&seen](CoreCtx& c) {
+    seen.push_back(c.block_idx());
+    EXPECT_EQ(c.block_num(), 30);
+    const isa::Addr l1 = c.alloc(isa::Buf::L1, 400 * 1024, "most of L1");  // a second block would overflow it
+    c.issue(isa::DataCopy{.dst = l1, .src = c.gm("x"), .burst_bytes = 32 * 1024});
+  };
+  m.gm().allocate("x", 64 * 1024);
+  const auto r = m.launch(w);
+  ASSERT_TRUE(r.ok()) << r.faults[0].message;
+  std::sort(seen.begin(), seen.end());
+  ASSERT_EQ(seen.size(), 30u);
+  for (int b = 0; b < 30; ++b) EXPECT_EQ(seen[size_t(b)], b);
+  int used = 0;
+  for (const auto& c : r.cores) used += c.used;
+  EXPECT_EQ(used, 24);
 }
 
 }  // namespace
