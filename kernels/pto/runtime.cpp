@@ -121,12 +121,55 @@ void PtoRuntime::sync(npusim_pto::Sync kind, int src_pipe, int dst_pipe, int eve
   cur_ = &c;  // the core may have yielded: make it current again
 }
 
+namespace {
+// The event the unit-flag hand-over uses on the M <-> FIX flag pairs (kernels/pto/README.md "Unit flags").
+constexpr int kUnitFlagEvent = 7;
+
+bool is_acc_store(const npusim_pto::Call& k) { return k.op == Op::TSTORE && k.t[0].loc == Loc::Acc; }
+bool is_mmad(const npusim_pto::Call& k) { return k.op == Op::TMATMUL || k.op == Op::TMATMUL_ACC; }
+std::pair<uint64_t, uint64_t> acc_range(const TileRef& t) {
+  return {t.addr, t.addr + uint64_t(t.rows) * uint64_t(t.cols) * 4};
+}
+bool overlaps(const std::vector<std::pair<uint64_t, uint64_t>>& v, std::pair<uint64_t, uint64_t> r) {
+  for (const auto& [lo, hi] : v)
+    if (lo < r.second && r.first < hi) return true;
+  return false;
+}
+}  // namespace
+
+// On the device a store with a unit flag waits for the Final mmads writing what it reads, and a phased mmad for
+// the stores reading what it overwrites, with no set_flag / wait_flag in the program. npusim orders the same pairs
+// with a hand-over on the pipes' flags (the whole instruction, not the device's per-fractal overlap).
+void PtoRuntime::order_unit_flags(sim::CoreCtx& c, const npusim_pto::Call& k) {
+  if (k.mode == 0) return;
+  UnitFlags& u = unit_flags_[&c];
+  if (is_acc_store(k) && overlaps(u.final_written, acc_range(k.t[0]))) {
+    c.set_flag(isa::Pipe::M, isa::Pipe::FIX, kUnitFlagEvent);
+    c.wait_flag(isa::Pipe::M, isa::Pipe::FIX, kUnitFlagEvent);
+    u.final_written.clear();
+  }
+  if (is_mmad(k) && overlaps(u.stored, acc_range(k.t[0]))) {
+    c.set_flag(isa::Pipe::FIX, isa::Pipe::M, kUnitFlagEvent);
+    c.wait_flag(isa::Pipe::FIX, isa::Pipe::M, kUnitFlagEvent);
+    u.stored.clear();
+  }
+}
+
+void PtoRuntime::note_unit_flags(const npusim_pto::Call& k) {
+  if (k.mode == 0) return;
+  UnitFlags& u = unit_flags_[cur_];
+  if (is_acc_store(k)) u.stored.push_back(acc_range(k.t[0]));
+  if (is_mmad(k) && k.mode == 3) u.final_written.push_back(acc_range(k.t[0]));  // AccPhase::Final
+}
+
 void PtoRuntime::call(const npusim_pto::Call& k) {
   sim::CoreCtx& c = *cur_;
   c.stage(npusim_pto::op_name(k.op), k.line);  // trace: each tile instruction is a stage, labelled with its line
   const Lowering l{c, k};
+  order_unit_flags(c, k);
   if (!lower_cube(l) && !lower_vec(l)) l.fail("not supported by npusim's PTO front end (kernels/pto/README.md)");
   cur_ = &c;
+  note_unit_flags(k);
 }
 
 }  // namespace npusim::pto

@@ -6,7 +6,10 @@
 // Every core of a launch runs the same kernel library on its own fiber. A fiber switch can happen only inside a
 // CoreCtx call; each Runtime entry point reads the calling core once at its start and makes it current again
 // before it returns, so the core that resumes after a switch always finds itself current.
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/pto/include/pto/npusim/abi.hpp"
 #include "sim/machine/core_ctx.h"
@@ -35,8 +38,17 @@ class PtoRuntime final : public npusim_pto::Runtime {
   void call(const npusim_pto::Call& k) override;
 
  private:
+  // Unit flags (TMATMUL<AccPhase> / TSTORE<STPhase>): the L0C byte ranges a Final mmad wrote that no store has
+  // waited for yet, and the ranges a phased store read that no mmad has waited for yet, per core.
+  struct UnitFlags {
+    std::vector<std::pair<uint64_t, uint64_t>> final_written, stored;
+  };
+  void order_unit_flags(sim::CoreCtx& c, const npusim_pto::Call& k);
+  void note_unit_flags(const npusim_pto::Call& k);
+
   int subblocks_;
   sim::CoreCtx* cur_ = nullptr;
+  std::map<const sim::CoreCtx*, UnitFlags> unit_flags_;
 };
 
 // "TLOAD at gemm.cpp:57" for messages and trace stages.

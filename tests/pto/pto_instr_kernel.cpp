@@ -186,7 +186,37 @@ __global__ AICORE void matmul_halves(__gm__ float* c, __gm__ half* a, __gm__ hal
   TSTORE(gc, acc);
 }
 
+// Unit flags: C = A . B computed twice into one accumulator and stored after each, ordered only by the phases
+// (TMATMUL<AccPhase::Final>, TSTORE<STPhase::Final>), no M <-> FIX flags; with phased = 0 the same program
+// without phases races on L0C. c is 64 x 32: the two results one above the other.
+__global__ AICORE void matmul_unit_flags(__gm__ float* c, __gm__ half* a, __gm__ half* b, uint32_t phased) {
+  using MatA = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
+  using MatB = Tile<TileType::Mat, half, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor>;
+  auto ma = at<MatA>(0);
+  auto mb = at<MatB>(0x4000);
+  auto l = at<TileLeft<half, 32, 32>>(0);
+  auto r = at<TileRight<half, 32, 32>>(0);
+  auto acc = at<TileAcc<float, 32, 32>>(0);
+  GlobalTensor<half, TileShape2D<half, 32, 32>, BaseShape2D<half, 32, 32>> ga(a);
+  GlobalTensor<half, TileShape2D<half, 32, 32, Layout::DN>, BaseShape2D<half, 32, 32, Layout::DN>, Layout::DN> gb(b);
+  TLOAD(ma, ga), TLOAD(mb, gb);
+  set_flag(PIPE_MTE2, PIPE_MTE1, 0), wait_flag(PIPE_MTE2, PIPE_MTE1, 0);
+  TEXTRACT(l, ma), TEXTRACT(r, mb);
+  set_flag(PIPE_MTE1, PIPE_M, 0), wait_flag(PIPE_MTE1, PIPE_M, 0);
+  for (int i = 0; i < 2; ++i) {
+    GlobalTensor<float, TileShape2D<float, 32, 32>, BaseShape2D<float, 64, 32>> gc(c + i * 32 * 32);
+    if (phased) {
+      TMATMUL<AccPhase::Final>(acc, l, r);
+      TSTORE<STPhase::Final>(gc, acc);
+    } else {
+      TMATMUL(acc, l, r);
+      TSTORE(gc, acc);
+    }
+  }
+}
+
 NPUSIM_PTO_ENTRY(binary, binary);
+NPUSIM_PTO_ENTRY(matmul_unit_flags, matmul_unit_flags);
 NPUSIM_PTO_ENTRY(matmul_halves, matmul_halves);
 NPUSIM_PTO_ENTRY(scalar, scalar);
 NPUSIM_PTO_ENTRY(unary, unary);

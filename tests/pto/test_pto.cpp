@@ -193,6 +193,25 @@ TEST(PtoInstr, MatmulExtractsAtOffsetsAndTransposed) {
     }
 }
 
+// Unit flags order a phased mmad and store on L0C as on the device; the same program without phases races.
+TEST(PtoInstr, UnitFlagsOrderMmadAndStore) {
+  for (const bool phased : {true, false}) {
+    const PtoRun p = run_case(std::string("uf_") + (phased ? "on" : "off"),
+                              case_text(kTestKernel, "matmul_unit_flags", "cube", 1, std::string("[c, a, b, ") + (phased ? "1" : "0") + "]",
+                                        "{c: {dtype: float32, shape: [64, 32]}}",
+                                        input("a", "[32, 32]", "float16", "dist: normal, seed: 12") +
+                                            input("b", "[32, 32]", "float16", "dist: normal, seed: 13")));
+    if (!phased) {
+      ASSERT_FALSE(p.r.ok());
+      EXPECT_EQ(p.r.faults[0].kind, "race") << p.r.faults[0].message;
+      continue;
+    }
+    ASSERT_TRUE(p.r.ok()) << p.r.faults[0].message;
+    const HostTensor gold = golden::matmul_golden(p.in("a"), p.in("b"), nullptr, false, true, ElemType::F32, 1.0);
+    for (int64_t i = 0; i < 64 * 32; ++i) ASSERT_EQ(p.out.at("c").get(i), gold.get(i % (32 * 32))) << i;
+  }
+}
+
 TEST(PtoKernels, GemmBitExactAgainstTheMatmulGoldenModel) {
   const PtoRun p = run_case(
       "pto_gemm", case_text(kSrc + "/kernels/pto/examples/gemm.cpp", "gemm", "cube", 3, "[c, a, b, 256, 512, 512]",

@@ -106,17 +106,25 @@ inline RecordEvent TLOAD(T& dst, G& src, std::source_location loc = std::source_
   d::emit(c, loc);
   return {};
 }
+namespace npusim_detail {
+// phase: the unit-flag hint of TSTORE<STPhase> / TMATMUL<AccPhase> (npusim orders what it orders on the device:
+// kernels/pto/README.md "Unit flags").
 template <GlobalT G, TileT T>
-inline RecordEvent TSTORE(G& dst, T& src, std::source_location loc = std::source_location::current()) {
-  auto c = d::tiles(Op::TSTORE, src);
+inline RecordEvent store(G& dst, T& src, int phase, const std::source_location& loc) {
+  auto c = tiles(Op::TSTORE, src);
   c.g = dst.npusim_ref();
-  d::emit(c, loc);
+  c.mode = phase;
+  emit(c, loc);
   return {};
 }
-// The phase (unit-flag hint) has no functional effect and is not modelled.
+}  // namespace npusim_detail
+template <GlobalT G, TileT T>
+inline RecordEvent TSTORE(G& dst, T& src, std::source_location loc = std::source_location::current()) {
+  return d::store(dst, src, 0, loc);
+}
 template <STPhase Phase, GlobalT G, TileT T>
 inline RecordEvent TSTORE(G& dst, T& src, std::source_location loc = std::source_location::current()) {
-  return TSTORE(dst, src, loc);
+  return d::store(dst, src, int(Phase), loc);
 }
 template <TileT D, TileT S>
 inline RecordEvent TEXTRACT(D& dst, S& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
@@ -143,30 +151,35 @@ inline RecordEvent TRESHAPE(D& dst, S& src) {
 }
 
 // ---- cube -------------------------------------------------------------------------------------------------------
+namespace npusim_detail {
+template <TileT C, TileT CI, TileT A, TileT B>
+inline RecordEvent mmad(Op op, C& c, CI& c_in, A& a, B& b, int phase, const std::source_location& loc) {
+  auto k = op == Op::TMATMUL ? tiles(op, c, a, b) : tiles(op, c, c_in, a, b);
+  k.mode = phase;
+  emit(k, loc);
+  return {};
+}
+}  // namespace npusim_detail
 template <TileT C, TileT A, TileT B>
 inline RecordEvent TMATMUL(C& c, A& a, B& b, std::source_location loc = std::source_location::current()) {
-  auto k = d::tiles(Op::TMATMUL, c, a, b);
-  d::emit(k, loc);
-  return {};
+  return d::mmad(Op::TMATMUL, c, c, a, b, 0, loc);
 }
 template <AccPhase Phase, TileT C, TileT A, TileT B>
 inline RecordEvent TMATMUL(C& c, A& a, B& b, std::source_location loc = std::source_location::current()) {
-  return TMATMUL(c, a, b, loc);
+  return d::mmad(Op::TMATMUL, c, c, a, b, int(Phase), loc);
 }
 // As on A2 / A3 the accumulation is in place at c_out (c_in names the same accumulator).
 template <TileT C, TileT CI, TileT A, TileT B>
 inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b, std::source_location loc = std::source_location::current()) {
-  auto k = d::tiles(Op::TMATMUL_ACC, c_out, c_in, a, b);
-  d::emit(k, loc);
-  return {};
+  return d::mmad(Op::TMATMUL_ACC, c_out, c_in, a, b, 0, loc);
 }
 template <AccPhase Phase, TileT C, TileT CI, TileT A, TileT B>
 inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b, std::source_location loc = std::source_location::current()) {
-  return TMATMUL_ACC(c_out, c_in, a, b, loc);
+  return d::mmad(Op::TMATMUL_ACC, c_out, c_in, a, b, int(Phase), loc);
 }
 template <AccPhase Phase = AccPhase::Unspecified, TileT C, TileT A, TileT B>
 inline RecordEvent TMATMUL_ACC(C& c, A& a, B& b, std::source_location loc = std::source_location::current()) {
-  return TMATMUL_ACC(c, c, a, b, loc);
+  return d::mmad(Op::TMATMUL_ACC, c, c, a, b, int(Phase), loc);
 }
 
 // ---- vector: elementwise, scalar, unary ------------------------------------------------------------------------
