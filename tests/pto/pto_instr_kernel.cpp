@@ -215,7 +215,17 @@ __global__ AICORE void matmul_unit_flags(__gm__ float* c, __gm__ half* a, __gm__
   }
 }
 
+// TTRI<upper>(out, diagonal) over the partial region.
+__global__ AICORE void triangle(__gm__ float* out, int32_t diagonal, uint32_t upper) {
+  auto d = at<Part>(0x8000);
+  Gm<float, V> go(out);
+  if (upper) TTRI<Part, 1>(d, diagonal);
+  else TTRI<Part, 0>(d, diagonal);
+  computed(), TSTORE(go, d);
+}
+
 NPUSIM_PTO_ENTRY(binary, binary);
+NPUSIM_PTO_ENTRY(triangle, triangle);
 NPUSIM_PTO_ENTRY(matmul_unit_flags, matmul_unit_flags);
 NPUSIM_PTO_ENTRY(matmul_halves, matmul_halves);
 NPUSIM_PTO_ENTRY(scalar, scalar);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <functional>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "isa/numeric/numeric.h"
 #include "kernels/op/gm_inputs.h"
 #include "kernels/op/registry.h"
+#include "tests/golden/attention_golden_parts.h"
 #include "tests/golden/matmul_golden.h"
 #include "tests/op/case_test_support.h"
 #include "tests/support/bits.h"
@@ -178,6 +180,21 @@ TEST(PtoInstr, RowExpandOpsEitherOperandOrder) {
   }
 }
 
+TEST(PtoInstr, TriangularMasks) {
+  for (const int upper : {0, 1})
+    for (const int diag : {-3, 0, 5, 80}) {
+      const std::string n = "tri_" + std::to_string(upper) + "_" + std::to_string(diag + 10);
+      PtoRun p = run_case(n, case_text(kTestKernel, "triangle", "vector", 1,
+                                       "[out, " + std::to_string(diag) + ", " + std::to_string(upper) + "]",
+                                       "{out: {dtype: float32, shape: [16, 72]}}", "  {}\n"));
+      ASSERT_TRUE(p.r.ok()) << p.r.faults[0].message;
+      expect_bits(p, n, [&](int64_t e) {
+        const int64_t i = e / 72, j = e % 72;
+        return upper ? (j < i + diag ? 0.0f : 1.0f) : (j <= i + diag ? 1.0f : 0.0f);
+      });
+    }
+}
+
 TEST(PtoInstr, MatmulExtractsAtOffsetsAndTransposed) {
   for (const bool a_dn : {false, true})
     for (const bool b_nd : {false, true}) {
@@ -255,7 +272,58 @@ TEST(PtoKernels, SoftmaxWithoutItsBarrierIsAHazard) {
   EXPECT_NE(p.r.faults[0].message.find("vexp.f32"), std::string::npos) << p.r.faults[0].message;
 }
 
-// The PTO FlashAttention (cube + vector, cross-core FIFOs) against the fp64 attention of op
+// ---- a golden model of the PTO FlashAttention's arithmetic (kernels/pto/examples/flash_attention.cpp) ----------
+// Per 128-row query block and 256-column KV tile: S = Q K^T and PV = P V as mmad adds them (matmul golden);
+// per row, in the kernel's order of vector instructions: the row max, the new max and em = exp(scale (m_old -
+// m_new)), exp(scale (s - m)), the row sum (row_reduce's order: lane chunks, then the vcadd tree), P rounded to fp16
+// (RINT), l = l em + sum, O = O em + PV, and O / l at the end.
+HostTensor rows_of(const HostTensor& t, int64_t r0, int64_t rows, int64_t cols) {
+  HostTensor s = HostTensor::zeros(t.type, {rows, cols});
+  const size_t bytes = size_t(rows * cols * elem_bytes(t.type));
+  std::memcpy(s.bytes.data(), t.bytes.data() + size_t(r0 * cols * elem_bytes(t.type)), bytes);
+  return s;
+}
+
+std::vector<float> pto_fa_golden(const HostTensor& q, const HostTensor& k, const HostTensor& v, int64_t sq, int64_t skv,
+                                 double scale) {
+  constexpr int64_t D = 128, S0 = 128, S1 = 256;
+  const float fs = float(scale);
+  const golden::parts::VecMath f32{false};
+  std::vector<float> out(size_t(sq * D));
+  for (int64_t q0 = 0; q0 < sq; q0 += S0) {
+    const HostTensor qb = rows_of(q, q0, S0, D);
+    std::vector<float> m(S0), l(S0), o(size_t(S0 * D));
+    for (int64_t t = 0; t < skv / S1; ++t) {
+      const HostTensor kt = rows_of(k, t * S1, S1, D), vt = rows_of(v, t * S1, S1, D);
+      const HostTensor sc = golden::matmul_golden(qb, kt, nullptr, false, true, ElemType::F32, 1.0);
+      HostTensor p16 = HostTensor::zeros(ElemType::F16, {S0, S1});
+      std::vector<float> em(S0);
+      for (int64_t r = 0; r < S0; ++r) {
+        float lm = -INFINITY;
+        for (int64_t j = 0; j < S1; ++j) lm = golden::parts::vmax(lm, float(sc.get(r * S1 + j)));
+        if (t == 0) {
+          m[size_t(r)] = lm, em[size_t(r)] = 1.0f;
+        } else {
+          const float mx = golden::parts::vmax(lm, m[size_t(r)]);
+          em[size_t(r)] = isa::hw_exp((m[size_t(r)] - mx) * fs);
+          m[size_t(r)] = mx;
+        }
+        std::vector<float> e(S1);
+        for (int64_t j = 0; j < S1; ++j) e[size_t(j)] = isa::hw_exp((float(sc.get(r * S1 + j)) - m[size_t(r)]) * fs);
+        const float ls = golden::parts::lane_row_sum(e, f32);
+        for (int64_t j = 0; j < S1; ++j) p16.set(r * S1 + j, isa::f16_to_f32(isa::f32_to_f16(e[size_t(j)])));
+        l[size_t(r)] = t == 0 ? ls : l[size_t(r)] * em[size_t(r)] + ls;
+      }
+      const HostTensor pv = golden::matmul_golden(p16, vt, nullptr, false, false, ElemType::F32, 1.0);
+      for (int64_t i = 0; i < S0 * D; ++i)
+        o[size_t(i)] = t == 0 ? float(pv.get(i)) : o[size_t(i)] * em[size_t(i / D)] + float(pv.get(i));
+    }
+    for (int64_t i = 0; i < S0 * D; ++i) out[size_t(q0 * D + i)] = isa::hw_div(o[size_t(i)], l[size_t(i / D)]);
+  }
+  return out;
+}
+
+// The PTO FlashAttention (cube + vector, cross-core FIFOs) bit-exact against its golden model, and against the fp64 attention of op
 // fused_infer_attention_score: more KV tiles than FIFO slots (slots reused) and fewer; one block for two query
 // blocks (round-robin) and one block each.
 TEST(PtoKernels, FlashAttentionAgainstFp64) {
@@ -273,6 +341,11 @@ TEST(PtoKernels, FlashAttentionAgainstFp64) {
                      "  reference: {o: {op: fused_infer_attention_score, attrs: {num_heads: 1, scale: 0.08838834764831845},\n"
                      "              inputs: {query: q, key: k, value: v}, output: attention_out}}\n"));
     ASSERT_TRUE(p.r.ok()) << n << ": " << p.r.faults[0].message;
+    const std::vector<float> gold = pto_fa_golden(p.in("q"), p.in("k"), p.in("v"), sq, skv, 0.08838834764831845);
+    int bad = 0;
+    for (int64_t i = 0; i < sq * 128 && bad < 5; ++i)
+      if (float(p.out.at("o").get(i)) != gold[size_t(i)])
+        ++bad, ADD_FAILURE() << n << " element " << i << ": " << p.out.at("o").get(i) << " vs golden " << gold[size_t(i)];
     const auto refs = find_op("pto").reference(p.c);
     ASSERT_EQ(refs.size(), 1u);
     const auto acc = compare_accuracy("o", p.out.at("o"), refs[0].ref64, refs[0].naive, refs[0].working,
