@@ -119,7 +119,8 @@ std::string cached_library(BuildOptions o, const std::string& what) {
   const int status = build_library(o);
   if (status != 0) {
     fs::remove(tmp, ec), fs::remove(tmp + ".d", ec);
-    throw CaseError(what + ": " + o.compiler + " failed (status " + std::to_string(status) + "); its messages are above");
+    throw CaseError(what + ": " + o.compiler + " failed (status " + std::to_string(status) +
+                    "); its messages are above");
   }
   fs::rename(tmp + ".d", lib + ".d", ec);
   fs::rename(tmp, lib, ec);

@@ -30,7 +30,8 @@ Library::Library(const std::string& path, bool private_copy) : path_(path) {
   handle_ = private_copy ? open_copy(path) : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* why = dlerror();
-    throw CaseError("attrs.library = '" + path + "' cannot be loaded: " + (why ? why : "no private copy could be made"));
+    throw CaseError("attrs.library = '" + path +
+                    "' cannot be loaded: " + (why ? why : "no private copy could be made"));
   }
   using TableFn = const npusim_pto::EntryTable* (*)();
   auto table = reinterpret_cast<TableFn>(dlsym(handle_, "npusim_pto_entries"));
@@ -44,7 +45,8 @@ Library::Library(const std::string& path, bool private_copy) : path_(path) {
     const int v = table_->abi_version;
     dlclose(handle_);
     throw CaseError("attrs.library = '" + path + "' was built against PTO interface version " + std::to_string(v) +
-                    ", this npusim has version " + std::to_string(npusim_pto::kAbiVersion) + ": rebuild it with `npusim pto build`");
+                    ", this npusim has version " + std::to_string(npusim_pto::kAbiVersion) +
+                    ": rebuild it with `npusim pto build`");
   }
 }
 

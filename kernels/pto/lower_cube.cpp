@@ -70,7 +70,8 @@ void load_mat(const Lowering& l) {
 void extract(const Lowering& l) {
   const TileRef &d = l.tile(0), &s = l.tile(1);
   const int64_t row = l.k.i0, col = l.k.i1;
-  l.require(d.loc == Loc::Left || d.loc == Loc::Right, "the destination must be a Left or Right tile, not " + describe(d));
+  l.require(d.loc == Loc::Left || d.loc == Loc::Right,
+            "the destination must be a Left or Right tile, not " + describe(d));
   l.require(s.loc == Loc::Mat && (is_nz(s) || is_zn(s)), "the source must be an NZ or ZN Mat tile, not " + describe(s));
   l.require(d.elem == s.elem, "source and destination must have the same element type");
   const DType dt = l.dtype(d.elem);
@@ -109,8 +110,9 @@ void matmul(const Lowering& l, bool accumulate) {
   const TileRef& c = l.tile(0);
   const TileRef& a = l.tile(accumulate ? 2 : 1);
   const TileRef& b = l.tile(accumulate ? 3 : 2);
-  l.require(c.loc == Loc::Acc && a.loc == Loc::Left && b.loc == Loc::Right,
-            "operands must be (Acc, Left, Right) tiles, got (" + describe(c) + ", " + describe(a) + ", " + describe(b) + ")");
+  l.require(
+      c.loc == Loc::Acc && a.loc == Loc::Left && b.loc == Loc::Right,
+      "operands must be (Acc, Left, Right) tiles, got (" + describe(c) + ", " + describe(a) + ", " + describe(b) + ")");
   if (accumulate)
     l.require(l.tile(1).addr == c.addr && l.tile(1).loc == Loc::Acc,
               "the input accumulator must be the output tile itself (in-place accumulation in L0C)");

@@ -38,7 +38,9 @@ bool contiguous(const TileRef& t) {
 }
 
 void require_vec(const Lowering& l, std::initializer_list<int> which) {
-  for (int i : which) l.require(l.tile(i).loc == Loc::Vec, "operand " + std::to_string(i + 1) + " must be a Vec tile, not " + describe(l.tile(i)));
+  for (int i : which)
+    l.require(l.tile(i).loc == Loc::Vec,
+              "operand " + std::to_string(i + 1) + " must be a Vec tile, not " + describe(l.tile(i)));
 }
 
 void require_same_region(const Lowering& l, const TileRef& d, const TileRef& s) {
@@ -92,12 +94,18 @@ void binary(const Lowering& l, isa::VBinOp op) {
   });
 }
 
-void scalar(const Lowering& l, isa::VScalarOp op, double v) {
+// The checks of a one-source instruction (Vec tiles, one valid region, one element type); its element type.
+DType same_pair(const Lowering& l) {
   require_vec(l, {0, 1});
   const TileRef &d = l.tile(0), &a = l.tile(1);
   require_same_region(l, d, a);
   l.require(d.elem == a.elem, "source and destination must have the same element type");
-  const DType t = l.dtype(d.elem);
+  return l.dtype(d.elem);
+}
+
+void scalar(const Lowering& l, isa::VScalarOp op, double v) {
+  const TileRef &d = l.tile(0), &a = l.tile(1);
+  const DType t = same_pair(l);
   over_region(l, {&d, &a}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
     l.c.issue(isa::VScalar{.op = op, .dtype = t, .dst = at[0], .src = at[1], .scalar = v, .repeat = rep, .mask = m,
                            .dst_s = s[0], .src_s = s[1]});
@@ -105,11 +113,8 @@ void scalar(const Lowering& l, isa::VScalarOp op, double v) {
 }
 
 void unary(const Lowering& l, isa::VUnaryOp op) {
-  require_vec(l, {0, 1});
   const TileRef &d = l.tile(0), &a = l.tile(1);
-  require_same_region(l, d, a);
-  l.require(d.elem == a.elem, "source and destination must have the same element type");
-  const DType t = l.dtype(d.elem);
+  const DType t = same_pair(l);
   over_region(l, {&d, &a}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
     l.c.issue(isa::VUnary{.op = op, .dtype = t, .dst = at[0], .src = at[1], .repeat = rep, .mask = m, .dst_s = s[0],
                           .src_s = s[1]});
@@ -165,10 +170,12 @@ void move(const Lowering& l) {
   require_vec(l, {0, 1});
   const TileRef &d = l.tile(0), &a = l.tile(1);
   require_same_region(l, d, a);
-  l.require(esize(l, d) == esize(l, a) && esize(l, d) >= 2, "TMOV between Vec tiles moves 16- or 32-bit elements of one size");
+  l.require(esize(l, d) == esize(l, a) && esize(l, d) >= 2,
+            "TMOV between Vec tiles moves 16- or 32-bit elements of one size");
   const DType t = l.dtype(d.elem);
   over_region(l, {&d, &a}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
-    l.c.issue(isa::VCopy{.dtype = t, .dst = at[0], .src = at[1], .repeat = rep, .mask = m, .dst_s = s[0], .src_s = s[1]});
+    l.c.issue(
+        isa::VCopy{.dtype = t, .dst = at[0], .src = at[1], .repeat = rep, .mask = m, .dst_s = s[0], .src_s = s[1]});
   });
 }
 
@@ -188,10 +195,11 @@ void copy_vec(const Lowering& l, bool load) {
             "the tile and the GlobalTensor must have elements of one size");
   const Gm2 s = gm2(l);
   const DType dt = l.dtype(t.elem);
-  l.require(s.rows <= t.rows && s.cols <= t.cols,
-            "a " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " GlobalTensor does not fit " + describe(t));
+  l.require(s.rows <= t.rows && s.cols <= t.cols, "a " + std::to_string(s.rows) + " x " + std::to_string(s.cols) +
+                                                      " GlobalTensor does not fit " + describe(t));
   if (row_major(t)) {
-    l.require(s.col_stride == 1 || s.cols == 1, "a row-major tile moves to / from an ND GlobalTensor (unit column stride)");
+    l.require(s.col_stride == 1 || s.cols == 1,
+              "a row-major tile moves to / from an ND GlobalTensor (unit column stride)");
     const tile::GmRows g{l.at(l.k.g), dt, s.rows, s.cols, s.row_stride};
     const tile::UbRows u{l.at(t), dt, s.rows, t.cols};
     l.c.issue(load ? tile::copy_in(g, u) : tile::copy_out(u, g));
@@ -286,10 +294,13 @@ void row_expand(const Lowering& l) {
   const uint16_t dp = uint16_t(pitch(l, d) / isa::kBlockBytes);
   for (int64_t g = 0; g * lanes < cols; ++g)
     for (int64_t r0 = 0; r0 < rows; r0 += kMaxRep)
-      l.c.issue(isa::VCopy{.dtype = t, .dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes),
-                           .src = tile::plus(brc, r0 * isa::kBlockBytes), .repeat = uint8_t(std::min(kMaxRep, rows - r0)),
+      l.c.issue(isa::VCopy{.dtype = t,
+                           .dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes),
+                           .src = tile::plus(brc, r0 * isa::kBlockBytes),
+                           .repeat = uint8_t(std::min(kMaxRep, rows - r0)),
                            .mask = tile::lanes_between(int(lanes), 0, std::min(lanes, cols - g * lanes)),
-                           .dst_s = {1, dp}, .src_s = {0, 1}});
+                           .dst_s = {1, dp},
+                           .src_s = {0, 1}});
 }
 // TTRI: the whole valid region gets the value right of the diagonal, then (after a barrier: the same bytes) each
 // row's part left of it the other value, one masked dup per row (as A2 / A3 write it row by row).

@@ -37,23 +37,29 @@ class PtoOp final : public Op {
 NPUSIM_REGISTER_OP(PtoOp);
 
 std::vector<ParamSpec> PtoOp::params() const {
-  return {{"library", "string", true, "", "the kernel library (.so from `npusim pto build`) or its source (.cpp: "
-                                              "built on first use into npusim's cache), relative to the case file"},
+  return {{"library", "string", true, "",
+           "the kernel library (.so from `npusim pto build`) or its source (.cpp: "
+           "built on first use into npusim's cache), relative to the case file"},
           {"entry", "string", true, "", "the entry's name in NPUSIM_PTO_ENTRY(name, function)"},
           {"defines", "list", false, "none", "NAME or NAME=VALUE definitions for a library given as source (-D)"},
-          {"include_dirs", "list", false, "none", "include folders for a library given as source (-I), relative to the case"},
+          {"include_dirs", "list", false, "none",
+           "include folders for a library given as source (-I), relative to the case"},
           {"block_dim", "int", false, "1", "blocks of the launch (get_block_num())"},
-          {"cores", "string", false, "cube", "cube (one AIC per block) | vector (one AIV per block) | mix (one AIC and "
-                                             "two AIVs per block: the cube and vector builds of the source, or a "
-                                             "library list [CUBE.so, VECTOR.so])"},
-          {"private_statics", "bool", false, "false", "each core loads its own copy of the library (function-local "
-                                                      "statics per core, as on the device)"},
-          {"args", "list", true, "", "the entry's arguments in order: a tensor name (inputs / outputs / workspaces) "
-                                     "for a GM pointer (null or 0: a null pointer), a number for a scalar"},
+          {"cores", "string", false, "cube",
+           "cube (one AIC per block) | vector (one AIV per block) | mix (one AIC and "
+           "two AIVs per block: the cube and vector builds of the source, or a "
+           "library list [CUBE.so, VECTOR.so])"},
+          {"private_statics", "bool", false, "false",
+           "each core loads its own copy of the library (function-local "
+           "statics per core, as on the device)"},
+          {"args", "list", true, "",
+           "the entry's arguments in order: a tensor name (inputs / outputs / workspaces) "
+           "for a GM pointer (null or 0: a null pointer), a number for a scalar"},
           {"outputs", "map", true, "", "NAME: {dtype: D, shape: [...]} -- GM tensors the kernel writes, read back"},
           {"workspaces", "map", false, "none", "NAME: BYTES -- zero-filled GM scratch the kernel may use"},
-          {"reference", "map", false, "none", "OUTPUT: FILE.npy, or OUTPUT: {op: OP, attrs: {...}, inputs: {OP_INPUT: "
-                                              "CASE_INPUT}, output: OP_OUTPUT} -- for `npusim check`"},
+          {"reference", "map", false, "none",
+           "OUTPUT: FILE.npy, or OUTPUT: {op: OP, attrs: {...}, inputs: {OP_INPUT: "
+           "CASE_INPUT}, output: OP_OUTPUT} -- for `npusim check`"},
           {"flops", "int", false, "0", "algorithmic flops, for the report's efficiency figures"}};
 }
 
@@ -84,7 +90,8 @@ std::vector<OutputSpec> outputs_of(const CaseFile& c) {
     const std::string name = kv.first.as<std::string>();
     const YAML::Node d = kv.second;
     ElemType t;
-    if (!d.IsMap() || !d["dtype"] || !parse_elem_type(d["dtype"].as<std::string>(), t) || !d["shape"] || !d["shape"].IsSequence())
+    if (!d.IsMap() || !d["dtype"] || !parse_elem_type(d["dtype"].as<std::string>(), t) || !d["shape"] ||
+        !d["shape"].IsSequence())
       throw CaseError("attrs.outputs." + name + " must be {dtype: float16 | float32 | ..., shape: [dims]}");
     std::vector<int64_t> shape;
     for (const auto& s : d["shape"]) {
@@ -133,7 +140,9 @@ std::vector<npusim_pto::Arg> args_of(const CaseFile& c, const npusim_pto::EntryI
       v.u = 0;  // a null pointer (an optional buffer the kernel checks for)
     } else if (sig[i] == 'p') {
       const auto it = gm.find(text);
-      if (it == gm.end()) throw CaseError(what + " = '" + text + "' must name an input, output or workspace (the entry takes a GM pointer there)");
+      if (it == gm.end())
+        throw CaseError(what + " = '" + text +
+                        "' must name an input, output or workspace (the entry takes a GM pointer there)");
       v.u = npusim_pto::kGmBase + it->second;
     } else {
       try {
@@ -165,7 +174,8 @@ std::string library_path(const CaseFile& c, const std::string& core) {
   const bool mix = mix_of(c) == sim::MixMode::Mix1_2;
   std::string lib;
   if (n.IsSequence()) {
-    if (!mix || n.size() != 2) throw CaseError("attrs.library is a list [CUBE.so, VECTOR.so] only with attrs.cores = mix");
+    if (!mix || n.size() != 2)
+      throw CaseError("attrs.library is a list [CUBE.so, VECTOR.so] only with attrs.cores = mix");
     lib = resolve(c, n[core == "cube" ? 0 : 1].as<std::string>());
   } else {
     lib = resolve(c, attr_string(c, "library", ""));
@@ -191,7 +201,8 @@ std::string library_path(const CaseFile& c, const std::string& core) {
 // physical core runs its own copy of the library (blocks beyond the cores run on the same cores, keeping that
 // core's statics, as on the device). `cores`: the cores of this kind the launch occupies.
 sim::KernelFn body_for(const CaseFile& c, const std::string& core, int64_t cores, int subblocks,
-                       const std::shared_ptr<PtoRuntime>& rt, const std::shared_ptr<const std::vector<npusim_pto::Arg>>& args,
+                       const std::shared_ptr<PtoRuntime>& rt,
+                       const std::shared_ptr<const std::vector<npusim_pto::Arg>>& args,
                        const std::shared_ptr<const Library>& first) {
   const std::string entry = attr_string(c, "entry", "");
   std::vector<std::shared_ptr<const Library>> libs = {first};
@@ -201,7 +212,8 @@ sim::KernelFn body_for(const CaseFile& c, const std::string& core, int64_t cores
   for (const auto& l : libs) fns.push_back(entry_for(*l, entry, core).fn);
   const int64_t blocks = cores / subblocks;  // blocks at a time
   return [libs, fns, rt, args, subblocks, blocks](sim::CoreCtx& k) {
-    const size_t i = libs.size() == 1 ? 0 : size_t(k.block_idx() % blocks) * size_t(subblocks) + size_t(k.sub_block_idx());
+    const size_t i =
+        libs.size() == 1 ? 0 : size_t(k.block_idx() % blocks) * size_t(subblocks) + size_t(k.sub_block_idx());
     libs[i]->bind(rt.get());
     rt->enter(k);
     fns[i](args->data(), int(args->size()));
@@ -241,7 +253,8 @@ Prepared PtoOp::prepare(const CaseFile& c, sim::Machine& m) const {
     for (const auto& kv : w) {
       const std::string name = kv.first.as<std::string>();
       const int64_t bytes = kv.second.as<int64_t>(0);
-      if (bytes < 1 || gm.count(name)) throw CaseError("attrs.workspaces." + name + " must be a positive byte count with a new name");
+      if (bytes < 1 || gm.count(name))
+        throw CaseError("attrs.workspaces." + name + " must be a positive byte count with a new name");
       gm[name] = m.gm().allocate(name, uint64_t(bytes));
     }
   }
@@ -255,8 +268,9 @@ Prepared PtoOp::prepare(const CaseFile& c, sim::Machine& m) const {
   const auto rt = std::make_shared<PtoRuntime>(subblocks);
   r.launch = sim::LaunchSpec{.name = e.name, .block_dim = int(block_dim), .mix = mix};
   // Blocks at a time: the launch runs more than the chip's cores in waves on the same cores (sim/README.md).
-  const int64_t at_once = std::min(block_dim, mix == sim::MixMode::VectorOnly ? m.hw().chip.ai_cores * m.hw().chip.aiv_per_core
-                                                                                : m.hw().chip.ai_cores);
+  const int64_t at_once =
+      std::min(block_dim, mix == sim::MixMode::VectorOnly ? m.hw().chip.ai_cores * m.hw().chip.aiv_per_core
+                                                          : m.hw().chip.ai_cores);
   for (const auto& k : kinds)
     (k == "cube" ? r.launch.cube : r.launch.vector) =
         body_for(c, k, k == "cube" ? at_once : at_once * subblocks, k == "cube" ? 1 : subblocks, rt, args, libs.at(k));
@@ -279,7 +293,8 @@ Reference reference_by_op(const CaseFile& c, const std::string& out, const YAML:
   if (spec["inputs"])
     for (const auto& kv : spec["inputs"]) {
       const std::string theirs = kv.first.as<std::string>(), ours = kv.second.as<std::string>();
-      if (!c.inputs.count(ours)) throw CaseError(where + ".inputs." + theirs + " = '" + ours + "' is not an input of this case");
+      if (!c.inputs.count(ours))
+        throw CaseError(where + ".inputs." + theirs + " = '" + ours + "' is not an input of this case");
       other.inputs[theirs] = c.inputs.at(ours);
     }
   const std::string want = spec["output"] ? spec["output"].as<std::string>() : out;
@@ -304,8 +319,8 @@ std::vector<Reference> PtoOp::reference(const CaseFile& c) const {
     }
     const HostTensor t = read_npy(resolve(c, kv.second.as<std::string>()));
     if (t.numel() != HostTensor::zeros(it->type, it->shape).numel())
-      throw CaseError("attrs.reference." + out + ": the file has " + std::to_string(t.numel()) + " elements, the output " +
-                      std::to_string(HostTensor::zeros(it->type, it->shape).numel()));
+      throw CaseError("attrs.reference." + out + ": the file has " + std::to_string(t.numel()) +
+                      " elements, the output " + std::to_string(HostTensor::zeros(it->type, it->shape).numel()));
     Reference r;
     r.output = out;
     for (int64_t i = 0; i < t.numel(); ++i) r.ref64.push_back(t.get(i));

@@ -99,8 +99,12 @@ int PtoRuntime::subblock_num() { return cur_->kind() == isa::CoreKind::Vector &&
 void PtoRuntime::sync(npusim_pto::Sync kind, int src_pipe, int dst_pipe, int event, const char* file, int line) {
   sim::CoreCtx& c = *cur_;
   switch (kind) {
-    case npusim_pto::Sync::SetFlag: c.set_flag(pipe_of(src_pipe, "set_flag"), pipe_of(dst_pipe, "set_flag"), event); break;
-    case npusim_pto::Sync::WaitFlag: c.wait_flag(pipe_of(src_pipe, "wait_flag"), pipe_of(dst_pipe, "wait_flag"), event); break;
+    case npusim_pto::Sync::SetFlag:
+      c.set_flag(pipe_of(src_pipe, "set_flag"), pipe_of(dst_pipe, "set_flag"), event);
+      break;
+    case npusim_pto::Sync::WaitFlag:
+      c.wait_flag(pipe_of(src_pipe, "wait_flag"), pipe_of(dst_pipe, "wait_flag"), event);
+      break;
     case npusim_pto::Sync::PipeBarrier: c.pipe_barrier(pipe_of(src_pipe, "pipe_barrier")); break;
     case npusim_pto::Sync::CrossSet: {
       // mode 2 (CV_CORE_SYNC) is npusim's AIC <-> AIV-pair mode; 1 the two AIVs of a core; 0 all cores of a kind.
@@ -113,8 +117,9 @@ void PtoRuntime::sync(npusim_pto::Sync kind, int src_pipe, int dst_pipe, int eve
     }
     case npusim_pto::Sync::CrossWait:
       if (event < 0 || event >= isa::kNumCrossFlags)
-        throw PtoError("PTO wait_flag_dev at " + std::string(base_name(file)) + ":" + std::to_string(line) + ": flag id " +
-                       std::to_string(event) + " is outside npusim's 0-" + std::to_string(isa::kNumCrossFlags - 1));
+        throw PtoError("PTO wait_flag_dev at " + std::string(base_name(file)) + ":" + std::to_string(line) +
+                       ": flag id " + std::to_string(event) + " is outside npusim's 0-" +
+                       std::to_string(isa::kNumCrossFlags - 1));
       c.cross_wait(event);
       break;
   }

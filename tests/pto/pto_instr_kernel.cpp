@@ -15,7 +15,8 @@ using Narrow = Tile<TileType::Vec, float, R, 64, BLayout::RowMajor, R, 40>;
 using PerRow = Tile<TileType::Vec, float, R, 1, BLayout::ColMajor>;
 template <class T, int Cols>
 using Gm = GlobalTensor<T, TileShape2D<T, R, Cols>, BaseShape2D<T, R, Cols>>;
-using GmCol = GlobalTensor<float, TileShape2D<float, R, 1, Layout::DN>, BaseShape2D<float, R, 1, Layout::DN>, Layout::DN>;
+using GmCol =
+    GlobalTensor<float, TileShape2D<float, R, 1, Layout::DN>, BaseShape2D<float, R, 1, Layout::DN>, Layout::DN>;
 
 template <class T>
 T at(uint64_t addr) {
@@ -169,7 +170,8 @@ __global__ AICORE void matmul_halves(__gm__ float* c, __gm__ half* a, __gm__ hal
       TLOAD(mb, gb), set_flag(PIPE_MTE2, PIPE_MTE1, 0), wait_flag(PIPE_MTE2, PIPE_MTE1, 0), run(ma, mb);
     } else {
       auto mb = at<MatZN_B>(0x8000);
-      GlobalTensor<half, TileShape2D<half, 64, 32, Layout::DN>, BaseShape2D<half, 64, 32, Layout::DN>, Layout::DN> gb(b);
+      GlobalTensor<half, TileShape2D<half, 64, 32, Layout::DN>, BaseShape2D<half, 64, 32, Layout::DN>, Layout::DN> gb(
+          b);
       TLOAD(mb, gb), set_flag(PIPE_MTE2, PIPE_MTE1, 0), wait_flag(PIPE_MTE2, PIPE_MTE1, 0), run(ma, mb);
     }
   };

@@ -52,7 +52,8 @@ PtoRun run_case(const std::string& name, const std::string& text) {
   return p;
 }
 
-std::string input(const std::string& name, const std::string& shape, const std::string& dtype, const std::string& init) {
+std::string input(const std::string& name, const std::string& shape, const std::string& dtype,
+                  const std::string& init) {
   return "  " + name + ": {shape: " + shape + ", dtype: " + dtype + ", init: {" + init + "}}\n";
 }
 
@@ -80,12 +81,17 @@ const std::string kXY = input("x", "[16, 72]", "float32", "dist: normal, std: 2.
 
 TEST(PtoInstr, BinaryOpsOverAPartialValidRegion) {
   const std::vector<std::pair<const char*, std::function<float(float, float)>>> ops = {
-      {"TADD", [](float a, float b) { return a + b; }},     {"TSUB", [](float a, float b) { return a - b; }},
-      {"TMUL", [](float a, float b) { return a * b; }},     {"TDIV", [](float a, float b) { return isa::hw_div(a, b); }},
-      {"TMAX", [](float a, float b) { return std::max(a, b); }}, {"TMIN", [](float a, float b) { return std::min(a, b); }}};
+      {"TADD", [](float a, float b) { return a + b; }},
+      {"TSUB", [](float a, float b) { return a - b; }},
+      {"TMUL", [](float a, float b) { return a * b; }},
+      {"TDIV", [](float a, float b) { return isa::hw_div(a, b); }},
+      {"TMAX", [](float a, float b) { return std::max(a, b); }},
+      {"TMIN", [](float a, float b) { return std::min(a, b); }}};
   for (size_t op = 0; op < ops.size(); ++op) {
-    const PtoRun p = run_vec(std::string("bin_") + ops[op].first, "binary", "[out, x, y, " + std::to_string(op) + "]", kXY);
-    expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i)), float(p.in("y").get(i))); });
+    const PtoRun p =
+        run_vec(std::string("bin_") + ops[op].first, "binary", "[out, x, y, " + std::to_string(op) + "]", kXY);
+    expect_bits(p, ops[op].first,
+                [&](int64_t i) { return ops[op].second(float(p.in("x").get(i)), float(p.in("y").get(i))); });
   }
 }
 
@@ -114,9 +120,10 @@ TEST(PtoInstr, UnaryOpsAndTmov) {
       {"TMOV", [](float a) { return a; }}};
   for (size_t op = 0; op < ops.size(); ++op) {
     const bool positive = op == 1 || op == 3 || op == 4;
-    const PtoRun p = run_vec(std::string("un_") + std::to_string(op), "unary", "[out, x, " + std::to_string(op) + "]",
-                             input("x", "[16, 72]", "float32",
-                                   positive ? "dist: uniform, low: 0.1, high: 9.0, seed: 4" : "dist: normal, std: 2.0, seed: 4"));
+    const PtoRun p =
+        run_vec(std::string("un_") + std::to_string(op), "unary", "[out, x, " + std::to_string(op) + "]",
+                input("x", "[16, 72]", "float32",
+                      positive ? "dist: uniform, low: 0.1, high: 9.0, seed: 4" : "dist: normal, std: 2.0, seed: 4"));
     expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i))); });
   }
 }
@@ -143,10 +150,11 @@ TEST(PtoInstr, RowReductionsFoldedAndMasked) {
   for (const bool wide : {true, false}) {
     const int cols = wide ? 256 : 40;
     for (int op = 0; op < 3; ++op) {
-      const PtoRun p = run_vec("red_" + std::to_string(op) + (wide ? "w" : "n"), "row_reduce",
-                               "[out, x, " + std::to_string(op) + ", " + (wide ? "1" : "0") + "]",
-                               input("x", "[16, " + std::to_string(cols) + "]", "float32", "dist: normal, std: 2.0, seed: 6"),
-                               "float32", "[16, 1]");
+      const PtoRun p =
+          run_vec("red_" + std::to_string(op) + (wide ? "w" : "n"), "row_reduce",
+                  "[out, x, " + std::to_string(op) + ", " + (wide ? "1" : "0") + "]",
+                  input("x", "[16, " + std::to_string(cols) + "]", "float32", "dist: normal, std: 2.0, seed: 6"),
+                  "float32", "[16, 1]");
       for (int r = 0; r < 16; ++r) {
         double mx = -INFINITY, mn = INFINITY, sum = 0;
         for (int j = 0; j < cols; ++j) {
@@ -168,15 +176,18 @@ TEST(PtoInstr, RowReductionsFoldedAndMasked) {
 
 TEST(PtoInstr, RowExpandOpsEitherOperandOrder) {
   const std::vector<std::pair<const char*, std::function<float(float, float)>>> ops = {
-      {"TROWEXPANDADD", [](float a, float v) { return a + v; }}, {"TROWEXPANDSUB", [](float a, float v) { return a - v; }},
+      {"TROWEXPANDADD", [](float a, float v) { return a + v; }},
+      {"TROWEXPANDSUB", [](float a, float v) { return a - v; }},
       {"TROWEXPANDMUL", [](float a, float v) { return a * v; }},
       {"TROWEXPANDDIV", [](float a, float v) { return isa::hw_div(a, v); }},
-      {"TROWEXPAND", [](float, float v) { return v; }}, {"TROWEXPANDSUB (per-row first)", [](float a, float v) { return v - a; }}};
+      {"TROWEXPAND", [](float, float v) { return v; }},
+      {"TROWEXPANDSUB (per-row first)", [](float a, float v) { return v - a; }}};
   for (size_t op = 0; op < ops.size(); ++op) {
     const PtoRun p = run_vec("rx_" + std::to_string(op), "row_expand", "[out, x, v, " + std::to_string(op) + "]",
                              input("x", "[16, 72]", "float32", "dist: normal, std: 2.0, seed: 7") +
                                  input("v", "[16]", "float32", "dist: uniform, low: 0.5, high: 2.0, seed: 8"));
-    expect_bits(p, ops[op].first, [&](int64_t i) { return ops[op].second(float(p.in("x").get(i)), float(p.in("v").get(i / 72))); });
+    expect_bits(p, ops[op].first,
+                [&](int64_t i) { return ops[op].second(float(p.in("x").get(i)), float(p.in("v").get(i / 72))); });
   }
 }
 
@@ -206,18 +217,20 @@ TEST(PtoInstr, MatmulExtractsAtOffsetsAndTransposed) {
                        input("a", a_dn ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 9") +
                            input("b", b_nd ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 10")));
       ASSERT_TRUE(p.r.ok()) << n << ": " << p.r.faults[0].message;
-      test::expect_same_bits(p.out.at("c"), golden::matmul_golden(p.in("a"), p.in("b"), nullptr, a_dn, !b_nd, ElemType::F32, 1.0), n);
+      test::expect_same_bits(p.out.at("c"),
+                             golden::matmul_golden(p.in("a"), p.in("b"), nullptr, a_dn, !b_nd, ElemType::F32, 1.0), n);
     }
 }
 
 // Unit flags order a phased mmad and store on L0C as on the device; the same program without phases races.
 TEST(PtoInstr, UnitFlagsOrderMmadAndStore) {
   for (const bool phased : {true, false}) {
-    const PtoRun p = run_case(std::string("uf_") + (phased ? "on" : "off"),
-                              case_text(kTestKernel, "matmul_unit_flags", "cube", 1, std::string("[c, a, b, ") + (phased ? "1" : "0") + "]",
-                                        "{c: {dtype: float32, shape: [64, 32]}}",
-                                        input("a", "[32, 32]", "float16", "dist: normal, seed: 12") +
-                                            input("b", "[32, 32]", "float16", "dist: normal, seed: 13")));
+    const PtoRun p = run_case(
+        std::string("uf_") + (phased ? "on" : "off"),
+        case_text(kTestKernel, "matmul_unit_flags", "cube", 1, std::string("[c, a, b, ") + (phased ? "1" : "0") + "]",
+                  "{c: {dtype: float32, shape: [64, 32]}}",
+                  input("a", "[32, 32]", "float16", "dist: normal, seed: 12") +
+                      input("b", "[32, 32]", "float16", "dist: normal, seed: 13")));
     if (!phased) {
       ASSERT_FALSE(p.r.ok());
       EXPECT_EQ(p.r.faults[0].kind, "race") << p.r.faults[0].message;
@@ -231,24 +244,27 @@ TEST(PtoInstr, UnitFlagsOrderMmadAndStore) {
 
 TEST(PtoKernels, GemmBitExactAgainstTheMatmulGoldenModel) {
   const PtoRun p = run_case(
-      "pto_gemm", case_text(kSrc + "/kernels/pto/examples/gemm.cpp", "gemm", "cube", 3, "[c, a, b, 256, 512, 512]",
-                            "{c: {dtype: float32, shape: [256, 512]}}",
-                            input("a", "[256, 512]", "float16", "dist: normal, seed: 1") +
-                                input("b", "[512, 512]", "float16", "dist: normal, seed: 2"),
-                            "  reference: {c: {op: matmul, attrs: {transpose_b: true, out_dtype: float32}, inputs: {a: a, b: b}}}\n"));
+      "pto_gemm",
+      case_text(
+          kSrc + "/kernels/pto/examples/gemm.cpp", "gemm", "cube", 3, "[c, a, b, 256, 512, 512]",
+          "{c: {dtype: float32, shape: [256, 512]}}",
+          input("a", "[256, 512]", "float16", "dist: normal, seed: 1") +
+              input("b", "[512, 512]", "float16", "dist: normal, seed: 2"),
+          "  reference: {c: {op: matmul, attrs: {transpose_b: true, out_dtype: float32}, inputs: {a: a, b: b}}}\n"));
   ASSERT_TRUE(p.r.ok()) << p.r.faults[0].message;
-  test::expect_same_bits(p.out.at("c"), golden::matmul_golden(p.in("a"), p.in("b"), nullptr, false, true, ElemType::F32, 1.0), "c");
+  test::expect_same_bits(p.out.at("c"),
+                         golden::matmul_golden(p.in("a"), p.in("b"), nullptr, false, true, ElemType::F32, 1.0), "c");
   const auto refs = find_op("pto").reference(p.c);
   ASSERT_EQ(refs.size(), 1u);
-  const auto acc = compare_accuracy("c", p.out.at("c"), refs[0].ref64, refs[0].naive, refs[0].working, refs[0].reduction_len,
-                                    refs[0].gate_fa_rule);
+  const auto acc = compare_accuracy("c", p.out.at("c"), refs[0].ref64, refs[0].naive, refs[0].working,
+                                    refs[0].reduction_len, refs[0].gate_fa_rule);
   EXPECT_TRUE(acc.pass()) << format_report(acc);
 }
 
 std::string softmax_case(const std::string& extra = "") {
   return case_text(kSrc + "/kernels/pto/examples/softmax.cpp", "softmax", "vector", 3, "[y, x, 160]",
-                   "{y: {dtype: float32, shape: [160, 256]}}", input("x", "[160, 256]", "float32", "dist: normal, std: 4.0, seed: 11"),
-                   extra);
+                   "{y: {dtype: float32, shape: [160, 256]}}",
+                   input("x", "[160, 256]", "float32", "dist: normal, std: 4.0, seed: 11"), extra);
 }
 
 TEST(PtoKernels, SoftmaxAgainstFp64) {
@@ -323,29 +339,31 @@ std::vector<float> pto_fa_golden(const HostTensor& q, const HostTensor& k, const
   return out;
 }
 
-// The PTO FlashAttention (cube + vector, cross-core FIFOs) bit-exact against its golden model, and against the fp64 attention of op
-// fused_infer_attention_score: more KV tiles than FIFO slots (slots reused) and fewer; one block for two query
-// blocks (round-robin) and one block each.
+// The PTO FlashAttention (cube + vector, cross-core FIFOs) bit-exact against its golden model, and against the fp64
+// attention of op fused_infer_attention_score: more KV tiles than FIFO slots (slots reused) and fewer; one block for
+// two query blocks (round-robin) and one block each.
 TEST(PtoKernels, FlashAttentionAgainstFp64) {
   for (const auto& [blocks, sq, skv] : {std::tuple{2, 256, 1536}, std::tuple{1, 256, 512}}) {
     const std::string n = "pto_fa_" + std::to_string(blocks) + "_" + std::to_string(skv);
     const PtoRun p = run_case(
-        n, case_text(kSrc + "/kernels/pto/examples/flash_attention.cpp", "flash_attention", "mix", blocks,
-                     "[o, q, k, v, s_fifo, p_fifo, pv_fifo, " + std::to_string(sq) + ", " + std::to_string(skv) +
-                         ", 0.08838834764831845]",
-                     "{o: {dtype: float32, shape: [" + std::to_string(sq) + ", 128]}}",
-                     input("q", "[1, " + std::to_string(sq) + ", 128]", "float16", "dist: normal, seed: 1") +
-                         input("k", "[1, " + std::to_string(skv) + ", 128]", "float16", "dist: normal, seed: 2") +
-                         input("v", "[1, " + std::to_string(skv) + ", 128]", "float16", "dist: normal, seed: 3"),
-                     "  workspaces: {s_fifo: 1048576, p_fifo: 524288, pv_fifo: 524288}\n"
-                     "  reference: {o: {op: fused_infer_attention_score, attrs: {num_heads: 1, scale: 0.08838834764831845},\n"
-                     "              inputs: {query: q, key: k, value: v}, output: attention_out}}\n"));
+        n, case_text(
+               kSrc + "/kernels/pto/examples/flash_attention.cpp", "flash_attention", "mix", blocks,
+               "[o, q, k, v, s_fifo, p_fifo, pv_fifo, " + std::to_string(sq) + ", " + std::to_string(skv) +
+                   ", 0.08838834764831845]",
+               "{o: {dtype: float32, shape: [" + std::to_string(sq) + ", 128]}}",
+               input("q", "[1, " + std::to_string(sq) + ", 128]", "float16", "dist: normal, seed: 1") +
+                   input("k", "[1, " + std::to_string(skv) + ", 128]", "float16", "dist: normal, seed: 2") +
+                   input("v", "[1, " + std::to_string(skv) + ", 128]", "float16", "dist: normal, seed: 3"),
+               "  workspaces: {s_fifo: 1048576, p_fifo: 524288, pv_fifo: 524288}\n"
+               "  reference: {o: {op: fused_infer_attention_score, attrs: {num_heads: 1, scale: 0.08838834764831845},\n"
+               "              inputs: {query: q, key: k, value: v}, output: attention_out}}\n"));
     ASSERT_TRUE(p.r.ok()) << n << ": " << p.r.faults[0].message;
     const std::vector<float> gold = pto_fa_golden(p.in("q"), p.in("k"), p.in("v"), sq, skv, 0.08838834764831845);
     int bad = 0;
     for (int64_t i = 0; i < sq * 128 && bad < 5; ++i)
       if (float(p.out.at("o").get(i)) != gold[size_t(i)])
-        ++bad, ADD_FAILURE() << n << " element " << i << ": " << p.out.at("o").get(i) << " vs golden " << gold[size_t(i)];
+        ++bad,
+            ADD_FAILURE() << n << " element " << i << ": " << p.out.at("o").get(i) << " vs golden " << gold[size_t(i)];
     const auto refs = find_op("pto").reference(p.c);
     ASSERT_EQ(refs.size(), 1u);
     const auto acc = compare_accuracy("o", p.out.at("o"), refs[0].ref64, refs[0].naive, refs[0].working,
@@ -365,19 +383,24 @@ std::string prepare_error(const std::string& text) {
 
 TEST(PtoErrors, NameTheParameterAndTheRule) {
   const std::string in = input("x", "[16, 72]", "float32", "dist: normal, seed: 1");
-  EXPECT_NE(prepare_error(case_text(kTestKernel, "nosuch", "vector", 1, "[out, x, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "nosuch", "vector", 1, "[out, x, 0]",
+                                    "{out: {dtype: float32, shape: [16, 72]}}", in))
                 .find("attrs.entry = 'nosuch' is not an entry of"),
             std::string::npos);
-  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "vector", 1, "[out, x]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "vector", 1, "[out, x]",
+                                    "{out: {dtype: float32, shape: [16, 72]}}", in))
                 .find("attrs.args must list the 3 arguments of entry 'unary' in order (signature ppu"),
             std::string::npos);
-  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "vector", 1, "[out, z, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "vector", 1, "[out, z, 0]",
+                                    "{out: {dtype: float32, shape: [16, 72]}}", in))
                 .find("attrs.args[1] = 'z' must name an input, output or workspace"),
             std::string::npos);
-  EXPECT_NE(prepare_error(case_text(kSrc + "/no/such.so", "unary", "vector", 1, "[out, x, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+  EXPECT_NE(prepare_error(case_text(kSrc + "/no/such.so", "unary", "vector", 1, "[out, x, 0]",
+                                    "{out: {dtype: float32, shape: [16, 72]}}", in))
                 .find("cannot be loaded"),
             std::string::npos);
-  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "both", 1, "[out, x, 0]", "{out: {dtype: float32, shape: [16, 72]}}", in))
+  EXPECT_NE(prepare_error(case_text(kTestKernel, "unary", "both", 1, "[out, x, 0]",
+                                    "{out: {dtype: float32, shape: [16, 72]}}", in))
                 .find("attrs.cores = 'both' must be cube, vector or mix"),
             std::string::npos);
 }

@@ -27,7 +27,8 @@ int cmd_pto(const Args& args) {
                            "[--core cube|vector|any]", desc, pos, vm))
     return kExitOk;
   if (words.size() != 2 || words[0] != "build")
-    throw InputError("expected 'pto build KERNEL.cpp --out KERNEL.so' (got '" + (words.empty() ? std::string() : words[0]) + "')");
+    throw InputError("expected 'pto build KERNEL.cpp --out KERNEL.so' (got '" +
+                     (words.empty() ? std::string() : words[0]) + "')");
   o.source = words[1];
   try {
     const int status = npusim::pto::build_library(o);

@@ -278,8 +278,8 @@ void vector(__gm__ float* o, __gm__ float* s_fifo, __gm__ half* p_fifo, __gm__ f
       if (t >= kFifo) kPReady.allocate();  // the cube has loaded P slot t % kFifo
       for (int c = 0; c < 2; ++c) {
         const int r = row0 + c * kRows;
-        softmax(x, x.st[c], s_fifo + (t % kFifo) * (kSBytes / 4) + r * kS1, p_fifo + (t % kFifo) * (kPBytes / 2) + r * kS1,
-                t, scale);
+        softmax(x, x.st[c], s_fifo + (t % kFifo) * (kSBytes / 4) + r * kS1,
+                p_fifo + (t % kFifo) * (kPBytes / 2) + r * kS1, t, scale);
       }
       kSReady.free();
       kPReady.record();
@@ -303,8 +303,8 @@ void vector(__gm__ float* o, __gm__ float* s_fifo, __gm__ half* p_fifo, __gm__ f
 }  // namespace
 
 __global__ AICORE void pto_flash_attention(__gm__ float* o, __gm__ half* q, __gm__ half* k, __gm__ half* v,
-                                           __gm__ float* s_fifo, __gm__ half* p_fifo, __gm__ float* pv_fifo, uint32_t sq,
-                                           uint32_t skv, float scale) {
+                                           __gm__ float* s_fifo, __gm__ half* p_fifo, __gm__ float* pv_fifo,
+                                           uint32_t sq, uint32_t skv, float scale) {
   const int b = int(get_block_idx()), tiles = int(skv / kS1);
   s_fifo += uint64_t(b) * kFifo * (kSBytes / 4);  // this block's FIFO slots
   p_fifo += uint64_t(b) * kFifo * (kPBytes / 2);

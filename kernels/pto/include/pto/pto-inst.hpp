@@ -11,7 +11,12 @@
 
 #include "pto/npusim/types.hpp"
 
+namespace pto {
+struct RecordEvent {};  // what every tile instruction returns (pto-isa's event handle; empty)
+}  // namespace pto
+
 namespace pto::npusim_detail {
+using RecordEventFwd = RecordEvent;
 
 inline npusim_pto::Runtime*& runtime_slot() {
   static npusim_pto::Runtime* rt = nullptr;
@@ -36,6 +41,20 @@ npusim_pto::Call tiles(npusim_pto::Op op, const T&... t) {
   ((c.t[i++] = t.npusim_ref()), ...);
   return c;
 }
+// A tile instruction of tile operands and, for the `s` forms, one scalar.
+template <class... T>
+RecordEventFwd run(npusim_pto::Op op, const std::source_location& loc, const T&... t) {
+  auto c = tiles(op, t...);
+  emit(c, loc);
+  return {};
+}
+template <class... T>
+RecordEventFwd run_s(npusim_pto::Op op, double s, const std::source_location& loc, const T&... t) {
+  auto c = tiles(op, t...);
+  c.s = s;
+  emit(c, loc);
+  return {};
+}
 inline void sync(npusim_pto::Sync kind, pipe_t a, pipe_t b, int event, const std::source_location& loc) {
   rt().sync(kind, a, b, event, loc.file_name(), int(loc.line()));
 }
@@ -54,7 +73,8 @@ inline void pipe_barrier(pipe_t pipe, std::source_location loc = std::source_loc
 }
 // Cross-core flags (AIC <-> AIV; pto-isa docs/isa/scalar/ops/pipeline-sync/set-cross-core.md, wait-flag-dev.md): the
 // message packs base (bits 0-3), mode (4-5) and flag id (8-11).
-inline void ffts_cross_core_sync(pipe_t pipe, uint64_t msg, std::source_location loc = std::source_location::current()) {
+inline void ffts_cross_core_sync(pipe_t pipe, uint64_t msg,
+                                 std::source_location loc = std::source_location::current()) {
   pto::npusim_detail::sync(npusim_pto::Sync::CrossSet, pipe, int((msg >> 4) & 0x3), int((msg >> 8) & 0xf), loc);
 }
 inline void wait_flag_dev(int64_t flag_id, std::source_location loc = std::source_location::current()) {
@@ -76,7 +96,7 @@ inline uint64_t get_sys_cnt() { return 0; }  // profiling counters are not model
 
 namespace pto {
 
-struct RecordEvent {};
+using SrcLoc = std::source_location;  // where a kernel wrote an instruction (messages, trace stages)
 using npusim_pto::Op;
 namespace d = npusim_detail;
 
@@ -99,7 +119,7 @@ inline void TASSIGN(T& obj) {
 
 // ---- data movement ------------------------------------------------------------------------------------------------
 template <TileT T, GlobalT G>
-inline RecordEvent TLOAD(T& dst, G& src, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TLOAD(T& dst, G& src, SrcLoc loc = SrcLoc::current()) {
   static_assert(sizeof(typename T::DType) == sizeof(typename G::RawDType), "TLOAD: element sizes differ");
   auto c = d::tiles(Op::TLOAD, dst);
   c.g = src.npusim_ref();
@@ -119,26 +139,24 @@ inline RecordEvent store(G& dst, T& src, int phase, const std::source_location& 
 }
 }  // namespace npusim_detail
 template <GlobalT G, TileT T>
-inline RecordEvent TSTORE(G& dst, T& src, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TSTORE(G& dst, T& src, SrcLoc loc = SrcLoc::current()) {
   return d::store(dst, src, 0, loc);
 }
 template <STPhase Phase, GlobalT G, TileT T>
-inline RecordEvent TSTORE(G& dst, T& src, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TSTORE(G& dst, T& src, SrcLoc loc = SrcLoc::current()) {
   return d::store(dst, src, int(Phase), loc);
 }
 template <TileT D, TileT S>
 inline RecordEvent TEXTRACT(D& dst, S& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
-                            std::source_location loc = std::source_location::current()) {
+                            SrcLoc loc = SrcLoc::current()) {
   auto c = d::tiles(Op::TEXTRACT, dst, src);
   c.i0 = indexRow, c.i1 = indexCol;
   d::emit(c, loc);
   return {};
 }
 template <TileT D, TileT S>
-inline RecordEvent TMOV(D& dst, S& src, std::source_location loc = std::source_location::current()) {
-  auto c = d::tiles(Op::TMOV, dst, src);
-  d::emit(c, loc);
-  return {};
+inline RecordEvent TMOV(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {
+  return d::run(Op::TMOV, loc, dst, src);
 }
 // A view of the same bytes with another shape (no data moves on A2 / A3).
 template <TileT D, TileT S>
@@ -161,35 +179,35 @@ inline RecordEvent mmad(Op op, C& c, CI& c_in, A& a, B& b, int phase, const std:
 }
 }  // namespace npusim_detail
 template <TileT C, TileT A, TileT B>
-inline RecordEvent TMATMUL(C& c, A& a, B& b, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TMATMUL(C& c, A& a, B& b, SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL, c, c, a, b, 0, loc);
 }
 template <AccPhase Phase, TileT C, TileT A, TileT B>
-inline RecordEvent TMATMUL(C& c, A& a, B& b, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TMATMUL(C& c, A& a, B& b, SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL, c, c, a, b, int(Phase), loc);
 }
 // As on A2 / A3 the accumulation is in place at c_out (c_in names the same accumulator).
 template <TileT C, TileT CI, TileT A, TileT B>
-inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b,
+                               SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL_ACC, c_out, c_in, a, b, 0, loc);
 }
 template <AccPhase Phase, TileT C, TileT CI, TileT A, TileT B>
-inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b,
+                               SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL_ACC, c_out, c_in, a, b, int(Phase), loc);
 }
 template <AccPhase Phase = AccPhase::Unspecified, TileT C, TileT A, TileT B>
-inline RecordEvent TMATMUL_ACC(C& c, A& a, B& b, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TMATMUL_ACC(C& c, A& a, B& b, SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL_ACC, c, c, a, b, int(Phase), loc);
 }
 
 // ---- vector: elementwise, scalar, unary ------------------------------------------------------------------------
-#define NPUSIM_PTO_BINARY(NAME)                                                                                   \
-  template <TileT D, TileT S0, TileT S1>                                                                         \
-  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, std::source_location loc = std::source_location::current()) { \
-    static_assert(D::isRowMajor && S0::isRowMajor && S1::isRowMajor, #NAME ": tiles must be row-major");         \
-    auto c = d::tiles(Op::NAME, dst, src0, src1);                                                                \
-    d::emit(c, loc);                                                                                             \
-    return {};                                                                                                   \
+#define NPUSIM_PTO_BINARY(NAME)                                                                                      \
+  template <TileT D, TileT S0, TileT S1>                                                                             \
+  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {                              \
+    static_assert(D::isRowMajor && S0::isRowMajor && S1::isRowMajor, #NAME ": tiles must be row-major");             \
+    return d::run(Op::NAME, loc, dst, src0, src1);                                                                   \
   }
 NPUSIM_PTO_BINARY(TADD)
 NPUSIM_PTO_BINARY(TSUB)
@@ -198,21 +216,16 @@ NPUSIM_PTO_BINARY(TMAX)
 NPUSIM_PTO_BINARY(TMIN)
 #undef NPUSIM_PTO_BINARY
 template <auto Precision = DivAlgorithm::DEFAULT, TileT D, TileT S0, TileT S1>
-inline RecordEvent TDIV(D& dst, S0& src0, S1& src1, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TDIV(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {
   static_assert(D::isRowMajor && S0::isRowMajor && S1::isRowMajor, "TDIV: tiles must be row-major");
-  auto c = d::tiles(Op::TDIV, dst, src0, src1);
-  d::emit(c, loc);
-  return {};
+  return d::run(Op::TDIV, loc, dst, src0, src1);
 }
 
-#define NPUSIM_PTO_SCALAR(NAME)                                                                                       \
+#define NPUSIM_PTO_SCALAR(NAME)                                                                                      \
   template <TileT D, TileT S>                                                                                        \
   inline RecordEvent NAME(D& dst, S& src, typename S::DType scalar,                                                  \
-                          std::source_location loc = std::source_location::current()) {                              \
-    auto c = d::tiles(Op::NAME, dst, src);                                                                           \
-    c.s = double(scalar);                                                                                            \
-    d::emit(c, loc);                                                                                                 \
-    return {};                                                                                                       \
+                          SrcLoc loc = SrcLoc::current()) {                                                          \
+    return d::run_s(Op::NAME, double(scalar), loc, dst, src);                                                        \
   }
 NPUSIM_PTO_SCALAR(TADDS)
 NPUSIM_PTO_SCALAR(TSUBS)
@@ -221,20 +234,16 @@ NPUSIM_PTO_SCALAR(TMAXS)
 NPUSIM_PTO_SCALAR(TMINS)
 #undef NPUSIM_PTO_SCALAR
 template <auto Precision = DivAlgorithm::DEFAULT, TileT D, TileT S>
-inline RecordEvent TDIVS(D& dst, S& src, typename S::DType scalar, std::source_location loc = std::source_location::current()) {
-  auto c = d::tiles(Op::TDIVS, dst, src);
-  c.s = double(scalar);
-  d::emit(c, loc);
-  return {};
+inline RecordEvent TDIVS(D& dst, S& src, typename S::DType scalar,
+                         SrcLoc loc = SrcLoc::current()) {
+  return d::run_s(Op::TDIVS, double(scalar), loc, dst, src);
 }
 
-#define NPUSIM_PTO_UNARY(NAME)                                                                                   \
-  template <TileT D, TileT S>                                                                                   \
-  inline RecordEvent NAME(D& dst, S& src, std::source_location loc = std::source_location::current()) {         \
-    static_assert(D::isRowMajor && S::isRowMajor, #NAME ": tiles must be row-major");                           \
-    auto c = d::tiles(Op::NAME, dst, src);                                                                      \
-    d::emit(c, loc);                                                                                            \
-    return {};                                                                                                  \
+#define NPUSIM_PTO_UNARY(NAME)                                                                                       \
+  template <TileT D, TileT S>                                                                                        \
+  inline RecordEvent NAME(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {                                          \
+    static_assert(D::isRowMajor && S::isRowMajor, #NAME ": tiles must be row-major");                                \
+    return d::run(Op::NAME, loc, dst, src);                                                                          \
   }
 NPUSIM_PTO_UNARY(TLOG)
 NPUSIM_PTO_UNARY(TABS)
@@ -243,59 +252,48 @@ NPUSIM_PTO_UNARY(TRSQRT)
 NPUSIM_PTO_UNARY(TRELU)
 #undef NPUSIM_PTO_UNARY
 template <auto Precision = ExpAlgorithm::DEFAULT, TileT D, TileT S>
-inline RecordEvent TEXP(D& dst, S& src, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TEXP(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {
   static_assert(D::isRowMajor && S::isRowMajor, "TEXP: tiles must be row-major");
-  auto c = d::tiles(Op::TEXP, dst, src);
-  d::emit(c, loc);
-  return {};
+  return d::run(Op::TEXP, loc, dst, src);
 }
 template <TileT D>
-inline RecordEvent TEXPANDS(D& dst, typename D::DType scalar, std::source_location loc = std::source_location::current()) {
-  auto c = d::tiles(Op::TEXPANDS, dst);
-  c.s = double(scalar);
-  d::emit(c, loc);
-  return {};
+inline RecordEvent TEXPANDS(D& dst, typename D::DType scalar,
+                            SrcLoc loc = SrcLoc::current()) {
+  return d::run_s(Op::TEXPANDS, double(scalar), loc, dst);
 }
 
 // ---- vector: row reductions and row broadcasts -----------------------------------------------------------------
-#define NPUSIM_PTO_ROW_REDUCE(NAME)                                                                                \
-  template <TileT D, TileT S, TileT T>                                                                            \
-  inline RecordEvent NAME(D& dst, S& src, T& tmp, std::source_location loc = std::source_location::current()) {   \
-    auto c = d::tiles(Op::NAME, dst, src, tmp);                                                                   \
-    d::emit(c, loc);                                                                                              \
-    return {};                                                                                                    \
+#define NPUSIM_PTO_ROW_REDUCE(NAME)                                                                                  \
+  template <TileT D, TileT S, TileT T>                                                                               \
+  inline RecordEvent NAME(D& dst, S& src, T& tmp, SrcLoc loc = SrcLoc::current()) {                                  \
+    return d::run(Op::NAME, loc, dst, src, tmp);                                                                     \
   }
 NPUSIM_PTO_ROW_REDUCE(TROWMAX)
 NPUSIM_PTO_ROW_REDUCE(TROWSUM)
 NPUSIM_PTO_ROW_REDUCE(TROWMIN)
 #undef NPUSIM_PTO_ROW_REDUCE
 template <TileT D, TileT S>
-inline RecordEvent TROWEXPAND(D& dst, S& src, std::source_location loc = std::source_location::current()) {
-  auto c = d::tiles(Op::TROWEXPAND, dst, src);
-  d::emit(c, loc);
-  return {};
+inline RecordEvent TROWEXPAND(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {
+  return d::run(Op::TROWEXPAND, loc, dst, src);
 }
-#define NPUSIM_PTO_ROW_EXPAND(NAME)                                                                                \
-  template <TileT D, TileT S0, TileT S1>                                                                          \
-  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, std::source_location loc = std::source_location::current()) { \
-    auto c = d::tiles(Op::NAME, dst, src0, src1);                                                                 \
-    d::emit(c, loc);                                                                                              \
-    return {};                                                                                                    \
+#define NPUSIM_PTO_ROW_EXPAND(NAME)                                                                                  \
+  template <TileT D, TileT S0, TileT S1>                                                                             \
+  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {                              \
+    return d::run(Op::NAME, loc, dst, src0, src1);                                                                   \
   }
 NPUSIM_PTO_ROW_EXPAND(TROWEXPANDADD)
 NPUSIM_PTO_ROW_EXPAND(TROWEXPANDSUB)
 NPUSIM_PTO_ROW_EXPAND(TROWEXPANDMUL)
 #undef NPUSIM_PTO_ROW_EXPAND
 template <auto Precision = DivAlgorithm::DEFAULT, TileT D, TileT S0, TileT S1>
-inline RecordEvent TROWEXPANDDIV(D& dst, S0& src0, S1& src1, std::source_location loc = std::source_location::current()) {
-  auto c = d::tiles(Op::TROWEXPANDDIV, dst, src0, src1);
-  d::emit(c, loc);
-  return {};
+inline RecordEvent TROWEXPANDDIV(D& dst, S0& src0, S1& src1,
+                                 SrcLoc loc = SrcLoc::current()) {
+  return d::run(Op::TROWEXPANDDIV, loc, dst, src0, src1);
 }
 
 // ---- vector: conversion ------------------------------------------------------------------------------------------
 template <bool NeedSetCtrl = true, TileT D, TileT S>
-inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, SrcLoc loc = SrcLoc::current()) {
   auto c = d::tiles(Op::TCVT, dst, src);
   c.mode = int(mode);
   d::emit(c, loc);
@@ -303,7 +301,7 @@ inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, std::source_location loc
 }
 template <bool NeedSetCtrl = true, TileT D, TileT S>
 inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat,
-                        std::source_location loc = std::source_location::current()) {
+                        SrcLoc loc = SrcLoc::current()) {
   auto c = d::tiles(Op::TCVT, dst, src);
   c.mode = int(mode);
   c.i0 = sat == SaturationMode::OFF;
@@ -315,7 +313,7 @@ inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat,
 // isUpperOrLower 0 (lower): dst(i, j) = 1 where j <= i + diagonal, else 0; 1 (upper): dst(i, j) = 0 where
 // j < i + diagonal, else 1 (pto-isa docs/isa/TTRI.md).
 template <TileT D, int isUpperOrLower>
-inline RecordEvent TTRI(D& dst, int diagonal, std::source_location loc = std::source_location::current()) {
+inline RecordEvent TTRI(D& dst, int diagonal, SrcLoc loc = SrcLoc::current()) {
   static_assert(D::isRowMajor, "TTRI: the tile must be row-major");
   auto c = d::tiles(Op::TTRI, dst);
   c.i0 = diagonal, c.mode = isUpperOrLower;
@@ -376,7 +374,7 @@ int add_entry(const char* name) {
 // NPUSIM_PTO_ENTRY(name, function): makes `function` (a __global__ kernel, e.g. an explicit template
 // instantiation `GemmPerformance<float, 24, ...>`) runnable by op `pto` as attrs.entry = name. This line replaces
 // the host launch code (`kernel<<<blocks, nullptr, stream>>>(...)`) of a device kernel.
-#define NPUSIM_PTO_ENTRY(name, ...) \
+#define NPUSIM_PTO_ENTRY(name, ...)                                                                                  \
   [[maybe_unused]] static const int npusim_pto_entry_##name = ::pto::npusim_detail::add_entry<&__VA_ARGS__>(#name)
 
 // What the simulator reads from a kernel library (weak: every translation unit may define them).

@@ -107,19 +107,28 @@ struct Tile {
   static constexpr bool isRowMajor = BFractal == BLayout::RowMajor;
   static constexpr int RowStride = isRowMajor ? Cols : 1, ColStride = isRowMajor ? 1 : Rows;
   static constexpr bool isBoxedLayout = SFractal != SLayout::NoneBox;
-  static constexpr bool isInnerRowMajor = SFractal == SLayout::RowMajor, isInnerColMajor = SFractal == SLayout::ColMajor;
-  static constexpr int InnerRows = !isBoxedLayout ? 1 : SFractalSize == 1024 ? 16 : isInnerRowMajor ? 16 : 32 / int(sizeof(DType));
-  static constexpr int InnerCols = !isBoxedLayout ? 1 : SFractalSize == 1024 ? 16 : isInnerRowMajor ? 32 / int(sizeof(DType)) : 16;
+  static constexpr bool isInnerRowMajor = SFractal == SLayout::RowMajor,
+                        isInnerColMajor = SFractal == SLayout::ColMajor;
+  static constexpr int InnerRows = !isBoxedLayout         ? 1
+                                   : SFractalSize == 1024 ? 16
+                                   : isInnerRowMajor      ? 16
+                                                          : 32 / int(sizeof(DType));
+  static constexpr int InnerCols = !isBoxedLayout         ? 1
+                                   : SFractalSize == 1024 ? 16
+                                   : isInnerRowMajor      ? 32 / int(sizeof(DType))
+                                                          : 16;
   static constexpr int InnerNumel = InnerRows * InnerCols;
 
-  static_assert(Rows > 0 && Cols > 0 && ValidRow <= Rows && ValidCol <= Cols, "Tile: valid region exceeds the capacity");
+  static_assert(Rows > 0 && Cols > 0 && ValidRow <= Rows && ValidCol <= Cols,
+                "Tile: valid region exceeds the capacity");
   static_assert(Loc == TileType::Vec || Rows == 1 || Rows % InnerRows == 0, "Tile: rows must be whole fractals");
   static_assert(Cols % InnerCols == 0, "Tile: columns must be whole fractals");
   static_assert((isRowMajor && !isBoxedLayout && Cols * sizeof(DType) % TileConfig::alignedSize == 0) ||
                     (!isRowMajor && !isBoxedLayout && Rows * sizeof(DType) % TileConfig::alignedSize == 0) ||
                     isBoxedLayout,
                 "Tile: an unboxed row (row-major) or column (col-major) must be a multiple of 32 bytes");
-  static_assert(SFractalSize == 512 || SFractalSize == 1024 || SFractalSize == 32, "Tile: fractal size 512, 1024 or 32");
+  static_assert(SFractalSize == 512 || SFractalSize == 1024 || SFractalSize == 32,
+                "Tile: fractal size 512, 1024 or 32");
 
   Tile() requires(ValidRow != DYNAMIC && ValidCol != DYNAMIC) = default;
   Tile(unsigned vr, unsigned vc) requires(ValidRow == DYNAMIC && ValidCol == DYNAMIC) : vr_(int(vr)), vc_(int(vc)) {}
@@ -130,7 +139,9 @@ struct Tile {
   constexpr int GetValidCol() const { return ValidCol == DYNAMIC ? vc_ : ValidCol; }
   void SetValidRow(unsigned v) requires(ValidRow == DYNAMIC) { vr_ = int(v); }
   void SetValidCol(unsigned v) requires(ValidCol == DYNAMIC) { vc_ = int(v); }
-  void SetValidShape(unsigned r, unsigned c) requires(ValidRow == DYNAMIC && ValidCol == DYNAMIC) { vr_ = int(r), vc_ = int(c); }
+  void SetValidShape(unsigned r, unsigned c) requires(ValidRow == DYNAMIC && ValidCol == DYNAMIC) {
+    vr_ = int(r), vc_ = int(c);
+  }
   // The bound address: a byte offset in the tile's buffer (what TASSIGN gave). On the device data() is a pointer
   // into that buffer; kernels use it for sub-views: TASSIGN(view, (uint64_t)tile.data() + bytes).
   uint64_t data() const { return addr_; }
@@ -157,8 +168,8 @@ struct Tile {
 
 // Matmul operand aliases as on A2 / A3 (dav-c220): Left ZZ, Right ZN, Acc NZ with 16 x 16 fractals.
 template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>
-using TileLeft = Tile<TileType::Left, Element_, Rows_, Cols_, BLayout::RowMajor, RowValid_, ColValid_, SLayout::RowMajor,
-                      TileConfig::fractalABSize>;
+using TileLeft = Tile<TileType::Left, Element_, Rows_, Cols_, BLayout::RowMajor, RowValid_, ColValid_,
+                      SLayout::RowMajor, TileConfig::fractalABSize>;
 template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>
 using TileRight = Tile<TileType::Right, Element_, Rows_, Cols_, BLayout::RowMajor, RowValid_, ColValid_,
                        SLayout::ColMajor, TileConfig::fractalABSize>;
@@ -221,11 +232,12 @@ struct BaseShape2D
                          Stride<npusim_detail::mul_or_dynamic(rows, cols), npusim_detail::mul_or_dynamic(rows, cols),
                                 npusim_detail::mul_or_dynamic(rows, cols), 1, rows>> {
   static_assert(L == Layout::ND || L == Layout::DN, "npusim PTO: BaseShape2D supports Layout::ND and Layout::DN");
-  using Base = std::conditional_t<L == Layout::ND,
-                                  Stride<npusim_detail::mul_or_dynamic(rows, cols), npusim_detail::mul_or_dynamic(rows, cols),
-                                         npusim_detail::mul_or_dynamic(rows, cols), cols, 1>,
-                                  Stride<npusim_detail::mul_or_dynamic(rows, cols), npusim_detail::mul_or_dynamic(rows, cols),
-                                         npusim_detail::mul_or_dynamic(rows, cols), 1, rows>>;
+  using Base =
+      std::conditional_t<L == Layout::ND,
+                         Stride<npusim_detail::mul_or_dynamic(rows, cols), npusim_detail::mul_or_dynamic(rows, cols),
+                                npusim_detail::mul_or_dynamic(rows, cols), cols, 1>,
+                         Stride<npusim_detail::mul_or_dynamic(rows, cols), npusim_detail::mul_or_dynamic(rows, cols),
+                                npusim_detail::mul_or_dynamic(rows, cols), 1, rows>>;
   BaseShape2D() = default;
   BaseShape2D(int64_t r, int64_t c) {
     const int64_t full[5] = {r * c, r * c, r * c, L == Layout::ND ? c : 1, L == Layout::ND ? 1 : r};
