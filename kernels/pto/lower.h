@@ -27,6 +27,12 @@ struct Lowering {
   const TileRef& tile(int i) const { return k.t[i]; }
 };
 
+// The 2-D extent of the call's GlobalTensor: its last two dimensions (the outer three must be 1).
+struct Gm2 {
+  int64_t rows, cols, row_stride, col_stride;  // strides in elements
+};
+Gm2 gm2(const Lowering& l);
+
 std::string describe(const TileRef& t);  // "Mat f16 128x256 (valid 128x256) NZ"
 bool is_nz(const TileRef& t);            // outer col-major, inner row-major fractals (ND loads into it)
 bool is_zn(const TileRef& t);            // outer row-major, inner col-major fractals (DN loads into it)

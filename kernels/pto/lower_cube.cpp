@@ -19,17 +19,6 @@ namespace {
 constexpr int64_t kRows = isa::kFractalRows;
 bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
 
-// The 2-D extent of a GlobalTensor (its last two dimensions; the outer three must be 1).
-struct Gm2 {
-  int64_t rows, cols, row_stride, col_stride;
-};
-Gm2 gm2(const Lowering& l, const GmRef& g) {
-  l.require(g.shape[0] * g.shape[1] * g.shape[2] == 1,
-            "the GlobalTensor's outer dimensions (shape[0..2]) must be 1 for this tile (got " +
-                std::to_string(g.shape[0]) + "x" + std::to_string(g.shape[1]) + "x" + std::to_string(g.shape[2]) + ")");
-  return {g.shape[3], g.shape[4], g.stride[3], g.stride[4]};
-}
-
 void require_same_elem(const Lowering& l, const TileRef& t, const GmRef& g) {
   l.require(t.elem == g.elem, "the tile (" + describe(t) + ") and the GlobalTensor must have the same element type");
 }
@@ -46,7 +35,7 @@ void load_mat(const Lowering& l) {
   const GmRef& g = l.k.g;
   require_same_elem(l, t, g);
   const DType dt = l.dtype(t.elem);
-  const Gm2 s = gm2(l, g);
+  const Gm2 s = gm2(l);
   require_fits(l, t, s.rows, s.cols);
   if (is_nz(t) || is_zn(t)) {
     const bool nz = is_nz(t);
@@ -139,7 +128,7 @@ void matmul(const Lowering& l, bool accumulate) {
 void store_acc(const Lowering& l) {
   const TileRef& t = l.tile(0);
   const GmRef& g = l.k.g;
-  const Gm2 s = gm2(l, g);
+  const Gm2 s = gm2(l);
   l.require(s.col_stride == 1, "an accumulator stores to an ND GlobalTensor (unit column stride)");
   l.require(s.rows <= t.valid_rows && s.cols <= t.valid_cols,
             "a " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " GlobalTensor is larger than the "

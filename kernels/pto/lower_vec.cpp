@@ -180,14 +180,6 @@ void move(const Lowering& l) {
 }
 
 // ---- GM <-> UB ----
-struct Gm2 {
-  int64_t rows, cols, row_stride, col_stride;
-};
-Gm2 gm2(const Lowering& l) {
-  const GmRef& g = l.k.g;
-  l.require(g.shape[0] * g.shape[1] * g.shape[2] == 1, "the GlobalTensor's outer dimensions (shape[0..2]) must be 1");
-  return {g.shape[3], g.shape[4], g.stride[3], g.stride[4]};
-}
 
 void copy_vec(const Lowering& l, bool load) {
   const TileRef& t = l.tile(0);

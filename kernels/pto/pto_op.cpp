@@ -71,12 +71,13 @@ std::string resolve(const CaseFile& c, const std::string& p) {
 }
 
 void check_attr_names(const Op& op, const CaseFile& c) {
+  std::string names;
+  for (const auto& p : op.params()) names += (names.empty() ? "" : ", ") + p.name;
   for (const auto& kv : c.attrs) {
     const std::string k = kv.first.as<std::string>();
     bool known = false;
     for (const auto& p : op.params()) known |= p.name == k;
-    if (!known) throw CaseError("attrs." + k + " is not a parameter of op pto (library, entry, defines, include_dirs, "
-                                "block_dim, cores, private_statics, args, outputs, workspaces, reference, flops)");
+    if (!known) throw CaseError("attrs." + k + " is not a parameter of op pto (" + names + ")");
   }
   for (const char* req : {"library", "entry", "args", "outputs"})
     if (!c.attrs[req]) throw CaseError(std::string("attrs.") + req + " is required by op pto");
@@ -95,8 +96,10 @@ std::vector<OutputSpec> outputs_of(const CaseFile& c) {
       throw CaseError("attrs.outputs." + name + " must be {dtype: float16 | float32 | ..., shape: [dims]}");
     std::vector<int64_t> shape;
     for (const auto& s : d["shape"]) {
-      const int64_t v = s.as<int64_t>();
-      if (v < 1) throw CaseError("attrs.outputs." + name + ".shape: dimensions must be >= 1, got " + std::to_string(v));
+      const int64_t v = s.IsScalar() ? s.as<int64_t>(0) : 0;
+      if (v < 1)
+        throw CaseError("attrs.outputs." + name + ".shape: dimensions must be integers >= 1, got '" +
+                        (s.IsScalar() ? s.as<std::string>() : std::string("a list or map")) + "'");
       shape.push_back(v);
     }
     if (c.inputs.count(name)) throw CaseError("attrs.outputs." + name + " has the name of an input");
@@ -134,6 +137,7 @@ std::vector<npusim_pto::Arg> args_of(const CaseFile& c, const npusim_pto::EntryI
   std::vector<npusim_pto::Arg> out;
   for (size_t i = 0; i < sig.size(); ++i) {
     const std::string what = "attrs.args[" + std::to_string(i) + "]";
+    if (!a[i].IsNull() && !a[i].IsScalar()) throw CaseError(what + " must be a tensor name or a number, not a list or map");
     const std::string text = a[i].IsNull() ? "null" : a[i].as<std::string>();
     npusim_pto::Arg v;
     if (sig[i] == 'p' && (a[i].IsNull() || text == "0")) {

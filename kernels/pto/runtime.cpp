@@ -69,6 +69,14 @@ std::string describe(const TileRef& t) {
   return s;
 }
 
+Gm2 gm2(const Lowering& l) {
+  const GmRef& g = l.k.g;
+  l.require(g.shape[0] * g.shape[1] * g.shape[2] == 1,
+            "the GlobalTensor's outer dimensions (shape[0..2]) must be 1 (got " + std::to_string(g.shape[0]) + "x" +
+                std::to_string(g.shape[1]) + "x" + std::to_string(g.shape[2]) + ")");
+  return {g.shape[3], g.shape[4], g.stride[3], g.stride[4]};
+}
+
 void Lowering::fail(const std::string& why) const { throw PtoError("PTO " + where(k) + ": " + why); }
 
 isa::DType Lowering::dtype(Elem e) const {

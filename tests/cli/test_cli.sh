@@ -384,6 +384,10 @@ expect 2 "TGATHER. was not declared in this scope" -- "$NPUSIM" pto build "$T/un
 printf '#include <pto/pto-inst.hpp>\nusing namespace pto;\n__global__ AICORE void k(__gm__ half* x) {\n  Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor> m;\n  TileLeft<half, 16, 16> l;\n  TASSIGN(m, 0), TASSIGN(l, 0);\n  TEXTRACT(l, m, 8, 0);\n}\nNPUSIM_PTO_ENTRY(k, k);\n' > "$T/misuse.cpp"
 printf 'op: pto\nattrs: {library: misuse.cpp, entry: k, cores: cube, args: [x], outputs: {x: {dtype: float16, shape: [16]}}}\n' > "$T/misuse.yaml"
 expect 2 "PTO TEXTRACT at misuse.cpp:7: the window must start and end on fractals" -- "$NPUSIM" run "$T/misuse.yaml" --out "$T/pm"
+printf 'op: pto\nattrs: {library: misuse.cpp, entry: k, cores: cube, args: [[x]], outputs: {x: {dtype: float16, shape: [a, 2]}}}\n' > "$T/badpto.yaml"
+expect 2 "attrs.outputs.x.shape: dimensions must be integers >= 1, got 'a'" -- "$NPUSIM" run "$T/badpto.yaml" --out "$T/pb"
+sed 's/shape: \[a, 2\]/shape: [16]/' "$T/badpto.yaml" > "$T/badpto2.yaml"
+expect 2 "attrs.args\[0\] must be a tensor name or a number, not a list or map" -- "$NPUSIM" run "$T/badpto2.yaml" --out "$T/pb"
 expect 2 "expected 'pto build KERNEL.cpp --out KERNEL.so'" -- "$NPUSIM" pto make "$T/unsupported.cpp"
 expect 0 "private_statics" -- "$NPUSIM" ops pto
 echo "$pass passed, $fail failed"
