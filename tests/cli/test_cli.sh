@@ -388,6 +388,7 @@ printf 'op: pto\nattrs: {library: misuse.cpp, entry: k, cores: cube, args: [[x]]
 expect 2 "attrs.outputs.x.shape: dimensions must be integers >= 1, got 'a'" -- "$NPUSIM" run "$T/badpto.yaml" --out "$T/pb"
 sed 's/shape: \[a, 2\]/shape: [16]/' "$T/badpto.yaml" > "$T/badpto2.yaml"
 expect 2 "attrs.args\[0\] must be a tensor name or a number, not a list or map" -- "$NPUSIM" run "$T/badpto2.yaml" --out "$T/pb"
+expect 2 "check: the case gives no reference for its outputs \(op pto: attrs.reference" -- "$NPUSIM" check "$ROOT/kernels/pto/examples/softmax.yaml" --out "$T/psm"
 expect 2 "expected 'pto build KERNEL.cpp --out KERNEL.so'" -- "$NPUSIM" pto make "$T/unsupported.cpp"
 expect 0 "private_statics" -- "$NPUSIM" ops pto
 echo "$pass passed, $fail failed"

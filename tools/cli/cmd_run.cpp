@@ -102,6 +102,14 @@ int run_like(const Args& args, bool check) {
     bool pass = true;
     nlohmann::json acc = nlohmann::json::array();
     const auto refs = op::find_op(rr.c.op).reference(rr.c);
+    if (refs.empty() && expect.empty())  // an op pto case without attrs.reference: nothing to judge against
+      throw InputError("check: the case gives no reference for its outputs (op " + rr.c.op +
+                       ": attrs.reference, OUTPUT: FILE.npy or {op: OP, ...}); or compare with --expect DIR");
+    for (const auto& [name, t] : rr.outputs) {
+      bool judged = false;
+      for (const auto& ref : refs) judged |= ref.output == name;
+      if (!judged && !json) std::cout << "output " << name << ": no fp64 reference, not judged\n";
+    }
     for (const auto& ref : refs)
       for (const auto& [name, t] : rr.outputs) {
         if (name != ref.output) continue;
