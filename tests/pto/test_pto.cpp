@@ -42,10 +42,10 @@ std::string case_text(const std::string& lib, const std::string& entry, const st
          "inputs:\n" + inputs;
 }
 
-PtoRun run_case(const std::string& name, const std::string& text) {
+PtoRun run_case(const std::string& name, const std::string& text, sim::SimMode mode = sim::SimMode::Full) {
   PtoRun p;
-  p.c = load_case(write_text(test::scratch_dir() / (name + ".yaml"), text), {});
-  sim::Machine m(sim::load_hw("ascend910b2"), sim::SimMode::Full);
+  p.c = load_case(write_text(test::scratch_dir() / (name + ".yaml"), text), {}, mode != sim::SimMode::Timing);
+  sim::Machine m(sim::load_hw("ascend910b2"), mode);
   const Prepared prep = find_op("pto").prepare(p.c, m);
   p.r = m.launch(prep.launch);
   for (const auto& o : prep.outputs) p.out[o.name] = read_output(m, o);
@@ -279,6 +279,22 @@ TEST(PtoKernels, SoftmaxAgainstFp64) {
       ASSERT_NEAR(p.out.at("y").get(r * 256 + j), want, 2e-6 + 1e-5 * want) << r << ", " << j;
     }
   }
+}
+
+// Issue 35 item 7: the same vector work on all 48 AIVs is not slower than on 24 (blocks dispatched nearly at once).
+TEST(PtoKernels, VectorWorkOn48AivsIsNotSlowerThanOn24) {
+  uint64_t cycles[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    const int blocks = i ? 48 : 24;
+    const PtoRun p = run_case("pto_softmax_" + std::to_string(blocks),
+                              case_text(kSrc + "/kernels/pto/examples/softmax.cpp", "softmax", "vector", blocks,
+                                        "[y, x, 6144]", "{y: {dtype: float32, shape: [6144, 256]}}",
+                                        input("x", "[6144, 256]", "float32", "dist: normal, seed: 14")),
+                              sim::SimMode::Timing);
+    ASSERT_TRUE(p.r.ok()) << p.r.faults[0].message;
+    cycles[i] = p.r.cycles;
+  }
+  EXPECT_LE(cycles[1], cycles[0]) << "48 AIVs: " << cycles[1] << " cycles, 24: " << cycles[0];
 }
 
 TEST(PtoKernels, SoftmaxWithoutItsBarrierIsAHazard) {
