@@ -78,10 +78,14 @@ void apply_set(CaseFile& cf, const std::string& s) {
   } catch (const YAML::ParserException& e) {
     throw CaseError(pre + "VALUE is not valid YAML: " + e.msg);
   }
-  bool plain = v.IsScalar() || v.IsSequence();
-  if (v.IsSequence())
+  // An attribute may be any YAML value (op pto takes maps and lists of lists); its op checks its shape. A tiling
+  // value is a number or a list of them.
+  bool plain = v.IsScalar() || v.IsSequence() || (is_attr && v.IsMap());
+  if (v.IsSequence() && !is_attr)
     for (const auto& item : v) plain = plain && item.IsScalar();
-  if (!plain) throw CaseError(pre + "VALUE must be a scalar or a flow list of scalars such as [1,2]");
+  if (!plain)
+    throw CaseError(pre + "VALUE must be a scalar or a flow list of scalars such as [1,2]" +
+                    (is_attr ? " (attrs: or a flow map such as {a: 1})" : ""));
   (is_attr ? cf.attrs : cf.tiling)[name] = v;
   cf.set_by[key] = s;
 }

@@ -202,3 +202,20 @@ def test_int4_packed_words_unpack_low_nibble_first():
     dtype, vals = to_storage("inputs.key", npusim.Tensor("int4_packed", words))
     assert dtype == "int4" and vals.dtype == np.int8 and vals.shape == (1, 16)
     assert vals.tolist() == [[1, 2, 3, 4, 5, 6, 7, -8, -1, 0, 0, 0, 0, 0, 0, 0]]
+
+
+def test_a_pto_kernel_from_numpy_matches_the_native_matmul_bit_for_bit():
+    """op pto with map-valued attrs (outputs) from Python: the project's PTO GEMM, built on first use."""
+    rng = np.random.default_rng(7)
+    a, b = f16(rng, 256, 256), f16(rng, 256, 256)  # b given as N x K
+    gemm = os.path.join(os.path.dirname(__file__), "..", "..", "kernels", "pto", "examples", "gemm.cpp")
+    r = npusim.run("pto", {"a": a, "b": b},
+                   attrs={"library": os.path.abspath(gemm), "entry": "gemm", "cores": "cube", "block_dim": 2,
+                          "args": ["c", "a", "b", 256, 256, 256],
+                          "outputs": {"c": {"dtype": "float32", "shape": [256, 256]}}})
+    native = npusim.run("matmul", {"a": a, "b": b}, attrs={"transpose_b": True, "out_dtype": "float32"})
+    assert r.outputs["c"].shape == (256, 256)
+    assert np.array_equal(r.outputs["c"].view(np.uint32), native.outputs["c"].view(np.uint32))
+    with pytest.raises(ValueError, match="attrs.entry = 'nosuch' is not an entry"):
+        npusim.run("pto", {"a": a, "b": b}, attrs={"library": os.path.abspath(gemm), "entry": "nosuch", "args": [],
+                                                   "outputs": {"c": {"dtype": "float32", "shape": [1]}}})

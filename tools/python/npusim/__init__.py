@@ -56,13 +56,15 @@ def _yaml_value(v):
         v = v.tolist()
     if isinstance(v, (list, tuple)):
         return "[" + ",".join(_yaml_value(x) for x in v) + "]"
+    if isinstance(v, dict):  # e.g. op pto's outputs / workspaces / reference maps
+        return "{" + ",".join(f"{json.dumps(str(k))}: {_yaml_value(x)}" for k, x in v.items()) + "}"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, str)):
         return json.dumps(v)
     if isinstance(v, float):
         return repr(v)
-    raise TypeError(f"{v!r}: an attribute / tiling value must be a bool, int, float, str or a list of them")
+    raise TypeError(f"{v!r}: an attribute / tiling value must be a bool, int, float, str, or a list or dict of them")
 
 
 def _sets(section, values):
