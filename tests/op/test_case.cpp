@@ -123,7 +123,10 @@ TEST(CaseFile, BadSetStringsAreRejected) {
       "--set 'hw.core.ub_bytes=131072': KEY must start with attrs., tiling. or inputs. (hw. keys go to the hardware config)");
   EXPECT_EQ(load_error(p, {"attrs.num_heads"}), "--set 'attrs.num_heads': expected KEY=VALUE");
   EXPECT_EQ(load_error(p, {"attrs.=3"}), "--set 'attrs.=3': KEY needs a name after 'attrs.'");
-  EXPECT_NE(load_error(p, {"attrs.x={a: 1}"}).find("VALUE must be a scalar or a flow list"), std::string::npos);
+  EXPECT_NE(load_error(p, {"tiling.x={a: 1}"}).find("VALUE must be a scalar or a flow list"), std::string::npos);
+  EXPECT_NE(load_error(p, {"tiling.x=[[1], 2]"}).find("VALUE must be a scalar or a flow list"), std::string::npos);
+  // an attribute may be a map or nest lists (op pto's outputs, args): its op checks it
+  EXPECT_EQ(load_error(p, {"attrs.x={a: [1, 2]}", "attrs.y=[[1], 2]"}), "(no CaseError)");
   EXPECT_NE(load_error(p, {"attrs.x="}).find("VALUE must be a scalar"), std::string::npos);
   EXPECT_NE(load_error(p, {"tiling.x=[1, 2"}).find("VALUE is not valid YAML"), std::string::npos);
 }
