@@ -48,6 +48,16 @@ void require_same_region(const Lowering& l, const TileRef& d, const TileRef& s) 
             "source and destination valid regions differ (" + describe(s) + " vs " + describe(d) + ")");
 }
 
+// The column chunks of `lanes` elements and runs of at most 255 rows that cover a rows x cols region: f(chunk g,
+// first row r0, repeat count, the chunk's lane mask).
+template <class F>
+void each_chunk(int64_t rows, int64_t cols, int64_t lanes, const F& f) {
+  for (int64_t g = 0; g * lanes < cols; ++g) {
+    const VecMask mask = tile::lanes_between(int(lanes), 0, std::min(lanes, cols - g * lanes));
+    for (int64_t r0 = 0; r0 < rows; r0 += kMaxRep) f(g, r0, uint8_t(std::min(kMaxRep, rows - r0)), mask);
+  }
+}
+
 // One vector instruction over a rows x cols region: `make(operand addresses, repeat, mask, operand strides)`.
 // A contiguous region is one counter-mode instruction; otherwise one instruction per 256-byte column chunk and
 // run of at most 255 rows, each row a repeat (the row pitch as repeat stride) and the chunk's lanes masked.
@@ -69,15 +79,12 @@ void over_region(const Lowering& l, std::vector<const TileRef*> ops, int64_t lan
     l.require(row_major(*t), "a partial-row region needs row-major tiles (" + describe(*t) + ")");
   std::vector<VStride> s;
   for (const TileRef* t : ops) s.push_back({1, uint16_t(pitch(l, *t) / isa::kBlockBytes)});
-  for (int64_t g = 0; g * lanes < cols; ++g) {
-    const VecMask mask = tile::lanes_between(int(lanes), 0, std::min(lanes, cols - g * lanes));
-    for (int64_t r0 = 0; r0 < rows; r0 += kMaxRep) {
-      std::vector<Addr> a;
-      for (size_t i = 0; i < ops.size(); ++i)
-        a.push_back(tile::plus(at[i], r0 * pitch(l, *ops[i]) + g * lanes * esize(l, *ops[i])));
-      make(a, uint8_t(std::min(kMaxRep, rows - r0)), mask, s);
-    }
-  }
+  each_chunk(rows, cols, lanes, [&](int64_t g, int64_t r0, uint8_t rep, VecMask mask) {
+    std::vector<Addr> a;
+    for (size_t i = 0; i < ops.size(); ++i)
+      a.push_back(tile::plus(at[i], r0 * pitch(l, *ops[i]) + g * lanes * esize(l, *ops[i])));
+    make(a, rep, mask, s);
+  });
 }
 
 int64_t lanes_of(const Lowering& l, const TileRef& t) { return isa::kRepeatBytes / esize(l, t); }
@@ -262,18 +269,15 @@ void row_expand_op(const Lowering& l, isa::VBinOp op) {
   const Addr brc = broadcast_rows(l, per_row, d.valid_rows);
   const int64_t lanes = lanes_of(l, d), rows = d.valid_rows, cols = d.valid_cols;
   const uint16_t dp = uint16_t(pitch(l, d) / isa::kBlockBytes), fp = uint16_t(pitch(l, full) / isa::kBlockBytes);
-  for (int64_t g = 0; g * lanes < cols; ++g)
-    for (int64_t r0 = 0; r0 < rows; r0 += kMaxRep) {
-      const Addr dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes);
-      const Addr src = tile::plus(l.at(full), r0 * pitch(l, full) + g * isa::kRepeatBytes);
-      const Addr b = tile::plus(brc, r0 * isa::kBlockBytes);
-      const VStride bs{0, 1};
-      isa::VBinary in{.op = op, .dtype = t, .dst = dst, .src0 = full_first ? src : b, .src1 = full_first ? b : src,
-                      .repeat = uint8_t(std::min(kMaxRep, rows - r0)),
-                      .mask = tile::lanes_between(int(lanes), 0, std::min(lanes, cols - g * lanes)), .dst_s = {1, dp},
-                      .src0_s = full_first ? VStride{1, fp} : bs, .src1_s = full_first ? bs : VStride{1, fp}};
-      l.c.issue(in);
-    }
+  const VStride bs{0, 1}, fs{1, fp};  // the broadcast block (stride 0) and the full operand's rows
+  each_chunk(rows, cols, lanes, [&](int64_t g, int64_t r0, uint8_t rep, VecMask mask) {
+    const Addr dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes);
+    const Addr src = tile::plus(l.at(full), r0 * pitch(l, full) + g * isa::kRepeatBytes);
+    const Addr b = tile::plus(brc, r0 * isa::kBlockBytes);
+    l.c.issue(isa::VBinary{.op = op, .dtype = t, .dst = dst, .src0 = full_first ? src : b, .src1 = full_first ? b : src,
+                           .repeat = rep, .mask = mask, .dst_s = {1, dp}, .src0_s = full_first ? fs : bs,
+                           .src1_s = full_first ? bs : fs});
+  });
 }
 
 void row_expand(const Lowering& l) {
@@ -284,16 +288,13 @@ void row_expand(const Lowering& l) {
   const Addr brc = broadcast_rows(l, v, d.valid_rows);
   const int64_t lanes = lanes_of(l, d), rows = d.valid_rows, cols = d.valid_cols;
   const uint16_t dp = uint16_t(pitch(l, d) / isa::kBlockBytes);
-  for (int64_t g = 0; g * lanes < cols; ++g)
-    for (int64_t r0 = 0; r0 < rows; r0 += kMaxRep)
-      l.c.issue(isa::VCopy{.dtype = t,
-                           .dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes),
-                           .src = tile::plus(brc, r0 * isa::kBlockBytes),
-                           .repeat = uint8_t(std::min(kMaxRep, rows - r0)),
-                           .mask = tile::lanes_between(int(lanes), 0, std::min(lanes, cols - g * lanes)),
-                           .dst_s = {1, dp},
-                           .src_s = {0, 1}});
+  each_chunk(rows, cols, lanes, [&](int64_t g, int64_t r0, uint8_t rep, VecMask mask) {
+    l.c.issue(isa::VCopy{.dtype = t, .dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes),
+                         .src = tile::plus(brc, r0 * isa::kBlockBytes), .repeat = rep, .mask = mask, .dst_s = {1, dp},
+                         .src_s = {0, 1}});
+  });
 }
+
 // TTRI: the whole valid region gets the value right of the diagonal, then (after a barrier: the same bytes) each
 // row's part left of it the other value, one masked dup per row (as A2 / A3 write it row by row).
 void triangle(const Lowering& l) {

@@ -24,6 +24,15 @@ isa::Pipe pipe_of(int p, const char* what) {
   return pipes[p];
 }
 
+// A cross-core flag id, checked against npusim's range.
+int cross_flag(int id, const char* what, const char* file, int line) {
+  if (id < 0 || id >= isa::kNumCrossFlags)
+    throw PtoError(std::string("PTO ") + what + " at " + base_name(file) + ":" + std::to_string(line) + ": flag id " +
+                   std::to_string(id) + " is outside npusim's 0-" + std::to_string(isa::kNumCrossFlags - 1) +
+                   " (hardware.md section 1)");
+  return id;
+}
+
 isa::Buf buf_of(Loc l) {
   switch (l) {
     case Loc::Vec: return isa::Buf::UB;
@@ -114,22 +123,12 @@ void PtoRuntime::sync(npusim_pto::Sync kind, int src_pipe, int dst_pipe, int eve
       c.wait_flag(pipe_of(src_pipe, "wait_flag"), pipe_of(dst_pipe, "wait_flag"), event);
       break;
     case npusim_pto::Sync::PipeBarrier: c.pipe_barrier(pipe_of(src_pipe, "pipe_barrier")); break;
-    case npusim_pto::Sync::CrossSet: {
+    case npusim_pto::Sync::CrossSet:
       // mode 2 (CV_CORE_SYNC) is npusim's AIC <-> AIV-pair mode; 1 the two AIVs of a core; 0 all cores of a kind.
-      if (event < 0 || event >= isa::kNumCrossFlags)
-        throw PtoError("PTO ffts_cross_core_sync at " + std::string(base_name(file)) + ":" + std::to_string(line) +
-                       ": flag id " + std::to_string(event) + " is outside npusim's 0-" +
-                       std::to_string(isa::kNumCrossFlags - 1) + " (hardware.md section 1)");
-      c.cross_set(dst_pipe, event, pipe_of(src_pipe, "ffts_cross_core_sync"));
+      c.cross_set(dst_pipe, cross_flag(event, "ffts_cross_core_sync", file, line),
+                  pipe_of(src_pipe, "ffts_cross_core_sync"));
       break;
-    }
-    case npusim_pto::Sync::CrossWait:
-      if (event < 0 || event >= isa::kNumCrossFlags)
-        throw PtoError("PTO wait_flag_dev at " + std::string(base_name(file)) + ":" + std::to_string(line) +
-                       ": flag id " + std::to_string(event) + " is outside npusim's 0-" +
-                       std::to_string(isa::kNumCrossFlags - 1));
-      c.cross_wait(event);
-      break;
+    case npusim_pto::Sync::CrossWait: c.cross_wait(cross_flag(event, "wait_flag_dev", file, line)); break;
   }
   cur_ = &c;  // the core may have yielded: make it current again
 }
