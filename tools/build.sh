@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Configures and builds one build tree. Usage: tools/build.sh [release|asan|fuzz] (default release).
+# Configures and builds one build tree. Usage: tools/build.sh [release|asan|tsan] [-DOPTION=VALUE ...]
 #   release: build/       the tools, benchmarks and the full test suite
-#   asan:    build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer, tests only
-#   fuzz:    build-fuzz/  clang + libFuzzer: the fuzz targets of tests/fuzz only (tests/fuzz/README.md)
+#   asan:    build-asan/  clang, AddressSanitizer (stack checks on) + UndefinedBehaviorSanitizer: the test suite and
+#                         the libFuzzer targets of tests/fuzz with their 30 s smoke tests (tests/fuzz/README.md)
+#   tsan:    build-tsan/  ThreadSanitizer: only the tests of the threads the program starts (tests/README.md)
+# (fuzz: the old name of the asan tree's fuzz targets; it builds build-asan.) Further arguments go to cmake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind="${1:-release}"
+[[ $# -gt 0 ]] && shift
 jobs="${NPUSIM_JOBS:-2}"
+# -O1 -g1 (line tables) for the sanitizer trees: what the sanitizer documentation recommends, and 1.5-1.9x faster
+# to compile than RelWithDebInfo's -O2 -g while reports still name file and line.
+sanitizer_tree=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DNPUSIM_BENCH=OFF
+                -DNPUSIM_PYTHON=OFF)
+targets=()
 case "$kind" in
   release) dir=build; flags=(-DCMAKE_BUILD_TYPE=Release) ;;
-  # -O1 -g1 (line tables): what the sanitizer documentation recommends, and 1.5-1.9x faster to compile than
-  # RelWithDebInfo's -O2 -g while reports still name file and line.
-  asan) dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
-                               -DNPUSIM_SANITIZE=ON -DNPUSIM_BENCH=OFF -DNPUSIM_PYTHON=OFF) ;;
-  fuzz) dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_FUZZ=ON -DNPUSIM_BENCH=OFF -DNPUSIM_PYTHON=OFF
-                                "-DNPUSIM_FUZZ_TESTS=${NPUSIM_FUZZ_TESTS:-OFF}") ;;
-  *) echo "usage: tools/build.sh [release|asan|fuzz]" >&2; exit 2 ;;
+  asan|fuzz) dir=build-asan; flags=("${sanitizer_tree[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_SANITIZE=ON
+                                    -DNPUSIM_FUZZ=ON -DNPUSIM_FUZZ_TESTS=ON) ;;
+  # The threads npusim starts: the race checker's (sim/check/check_runner.h), exercised by test_machine and
+  # test_check; the sweep and tune runners fork processes (tools/cli/sweep_runner.cpp), no threads.
+  tsan) dir=build-tsan; flags=("${sanitizer_tree[@]}" -DNPUSIM_TSAN=ON); targets=(--target test_machine test_check) ;;
+  *) echo "usage: tools/build.sh [release|asan|tsan] [-DOPTION=VALUE ...]" >&2; exit 2 ;;
 esac
-cmake -S . -B "$dir" "${flags[@]}" >/dev/null
-cmake --build "$dir" -j "$jobs"
+cmake -S . -B "$dir" "${flags[@]}" "$@" >/dev/null
+cmake --build "$dir" -j "$jobs" "${targets[@]}"

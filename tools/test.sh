@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
-# Set-up command 2: installs what is missing, builds, and runs the whole test suite: the release build's
-# ctest (every suite), then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
-# The exhaustive 2^32 conversion sweeps and the microbenchmark rate checks run in the release build only
-# (under the sanitizers they take tens of minutes and check nothing the release run does not). After each ctest run,
-# tools/check_skips.py fails the command on a skipped test that tests/README.md's allow-list does not name.
+# Set-up command 2: installs what is missing, builds, and runs every check the README claims, in three trees:
+#   1. release (build/): every suite, with Chromium rendering the report and a one-node Slurm cluster on loopback;
+#   2. asan (build-asan/, clang): the unit tests again under AddressSanitizer (stack checks on) +
+#      UndefinedBehaviorSanitizer, and a 30 s libFuzzer smoke of every fuzz target seeded from the corpus;
+#   3. tsan (build-tsan/): the tests of the race checker's thread under ThreadSanitizer.
+# The sanitizer runs leave out what tests/README.md ("What the sanitizer runs leave out") lists, with reasons and
+# times. After each ctest run, tools/check_skips.py fails the command on a skipped test that tests/README.md's
+# allow-list does not name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${NPUSIM_JOBS:-2}"
-tools/install-deps.sh
-tools/build.sh release
-# Each ctest run's output is kept and checked: a skip not on tests/README.md's allow-list fails the command.
-(cd build && ctest -j "$jobs" --output-on-failure --timeout 900 | tee ctest-output.txt)
-tools/check_skips.py build/ctest-output.txt
+run_ctest() {  # run_ctest TREE [CTEST ARGS...]: runs, keeps the output, fails on a skip not on the allow-list
+  local tree="$1"; shift
+  (cd "$tree" && ctest -j "$jobs" --output-on-failure --timeout 900 "$@" | tee ctest-output.txt)
+  tools/check_skips.py "$tree/ctest-output.txt"
+}
+tools/install-deps.sh --fuzz --slurm --report
+tools/build.sh release -DNPUSIM_SLURM_TESTS=ON
+run_ctest build
 tools/build.sh asan
-(cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest -j "$jobs" --output-on-failure --timeout 900 -E 'AllFp32|^Micro\.|MaxUlpBound|Exhaustive' \
-   | tee ctest-output.txt)
-tools/check_skips.py build-asan/ctest-output.txt
+ASAN_OPTIONS=detect_leaks=0 run_ctest build-asan -E "$(tools/sanitizer_exclusions.py asan)"
+tools/build.sh tsan
+TSAN_OPTIONS=atexit_sleep_ms=0 run_ctest build-tsan -L '^(test_machine|test_check)$'

@@ -134,7 +134,7 @@ std::vector<KeySpec> build() {
     h.info = {std::string("hazards.") + pipe, "string",
               std::string("dependences between two ") + pipe + " instructions that need pipe_barrier(" + pipe +
                   "): raw / waw / war list, or none"};
-    h.ref_string = [field](HwConfig& c) -> std::string& { return c.hazards.*field; };
+    h.ref_string = [field = field](HwConfig& c) -> std::string& { return c.hazards.*field; };
     v.push_back(h);
     if (std::string_view(pipe) == "m")
       v.push_back(key("hazards.m_self_ordered_fractals", &H::hazards, &H::Hazards::m_self_ordered_fractals,

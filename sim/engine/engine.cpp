@@ -5,6 +5,8 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include "sim/engine/stack_switch.h"
+
 namespace npusim::sim {
 
 // The process's one SystemC module. SystemC elaborates one module tree per process (a second one after
@@ -23,6 +25,17 @@ class Engine::Module : public sc_core::sc_module {
   sc_core::sc_event start;
   Engine* current = nullptr;  // the engine whose run() is in progress
   std::mutex running;         // one run at a time: sc_start is not reentrant (callers on several host threads queue)
+  // ThreadSanitizer's view of the two coroutines (stack_switch.h; null without it): SystemC does not announce
+  // its switches to it, so the thread announces its own: to the caller of run() before each wait, back to itself
+  // after each.
+  void* tsan_loop = stack_switch::tsan_create();
+  void* tsan_caller = nullptr;
+  template <class... A>
+  void wait_for(const A&... what) {
+    stack_switch::tsan_switch(tsan_caller);
+    sc_core::wait(what...);
+    stack_switch::tsan_switch(tsan_loop);
+  }
 
  private:
   explicit Module(sc_core::sc_module_name n) : sc_module(n) {
@@ -32,9 +45,10 @@ class Engine::Module : public sc_core::sc_module {
   // The thread first runs at the first sc_start (SystemC initialises processes then, and a notification made
   // before it would be lost), so it drives the current engine first and then waits for the next run.
   void loop() {
+    stack_switch::tsan_switch(tsan_loop);
     for (;;) {
       current->drive();
-      sc_core::wait(start);
+      wait_for(start);
     }
   }
 };
@@ -59,7 +73,7 @@ void Engine::drive() {
   while (!queue_.empty() && !stopped_) {
     const Event e = queue_.pop();
     if (e.cycle >= sc_now + kQuantum) {
-      sc_core::wait(sc_core::sc_time::from_value(e.cycle - sc_now));
+      module_->wait_for(sc_core::sc_time::from_value(e.cycle - sc_now));
       sc_now = sc_cycle();
     }
     now_ = e.cycle;
@@ -68,7 +82,7 @@ void Engine::drive() {
   }
   queue_.clear();
   // The launch ends at now_: bring SystemC there before it returns from sc_start.
-  if (sc_now = sc_cycle(); now_ > sc_now) sc_core::wait(sc_core::sc_time::from_value(now_ - sc_now));
+  if (sc_now = sc_cycle(); now_ > sc_now) module_->wait_for(sc_core::sc_time::from_value(now_ - sc_now));
 }
 
 void Engine::run(const std::function<void()>& tick, uint64_t tick_every) {
@@ -79,7 +93,9 @@ void Engine::run(const std::function<void()>& tick, uint64_t tick_every) {
   offset_ = sc_core::sc_time_stamp().value() - now_;
   module_->current = this;
   module_->start.notify(sc_core::SC_ZERO_TIME);
+  module_->tsan_caller = stack_switch::tsan_current();
   sc_core::sc_start();  // returns when the loop waits for the next start with nothing else pending
+  stack_switch::asan_back_on_thread_stack();
   module_->current = nullptr;
 }
 

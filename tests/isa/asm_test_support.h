@@ -111,18 +111,18 @@ inline testing::AssertionResult same_instr(const Instr& a, const Instr& b) {
 
 // Number of values of each enum the structs use (the random generator draws from this range).
 template <class E>
-constexpr int kEnumCount = 0;
-template <> constexpr int kEnumCount<DType> = 8;
-template <> constexpr int kEnumCount<Pipe> = kNumPipes;
-template <> constexpr int kEnumCount<Buf> = kNumBufs;
-template <> constexpr int kEnumCount<RoundMode> = 6;
-template <> constexpr int kEnumCount<Quant> = 3;
-template <> constexpr int kEnumCount<CmpOp> = 6;
-template <> constexpr int kEnumCount<VBinOp> = 6;
-template <> constexpr int kEnumCount<VScalarOp> = 4;
-template <> constexpr int kEnumCount<VUnaryOp> = 7;
-template <> constexpr int kEnumCount<VRedOp> = 3;
-template <> constexpr int kEnumCount<SAluOp> = 12;
+inline constexpr int kEnumCount = 0;
+template <> inline constexpr int kEnumCount<DType> = 8;
+template <> inline constexpr int kEnumCount<Pipe> = kNumPipes;
+template <> inline constexpr int kEnumCount<Buf> = kNumBufs;
+template <> inline constexpr int kEnumCount<RoundMode> = 6;
+template <> inline constexpr int kEnumCount<Quant> = 3;
+template <> inline constexpr int kEnumCount<CmpOp> = 6;
+template <> inline constexpr int kEnumCount<VBinOp> = 6;
+template <> inline constexpr int kEnumCount<VScalarOp> = 4;
+template <> inline constexpr int kEnumCount<VUnaryOp> = 7;
+template <> inline constexpr int kEnumCount<VRedOp> = 3;
+template <> inline constexpr int kEnumCount<SAluOp> = 12;
 
 // The default-constructed instruction of variant alternative `kind`.
 inline Instr default_instr(size_t kind) {

@@ -340,7 +340,8 @@ namespace {
 // The seams chosen by name (sim/registry.h): an unknown implementation is a ConfigError naming the key, the value
 // and the valid names, raised when the machine is built (each in a child).
 TEST(MachineSeams, UnknownImplementationNamesTheKeyAndTheValidOnes) {
-  for (const auto& [key, valid] : {std::pair<std::string, std::string>{"memory.impl", "lru_write_back"}, {"cost.impl", "class_rates"}}) {
+  for (const auto& key_valid : {std::pair<std::string, std::string>{"memory.impl", "lru_write_back"}, {"cost.impl", "class_rates"}}) {
+    const std::string &key = key_valid.first, &valid = key_valid.second;  // (clang 14 cannot capture bindings)
     const auto got = in_child([&] {
       const HwConfig hw = load_hw("ascend910b2", {key + "=bogus"});
       try {
@@ -381,7 +382,9 @@ TEST(MachineEngine, RunningAheadChangesNoResult) {
       {"input error", [](CoreCtx& c) { c.alloc(Buf::UB, c.capacity(Buf::UB), "too big"); }},
       {"deadlock", [](CoreCtx& c) { c.wait_flag(Pipe::MTE2, Pipe::V, 3); }},
   };
-  for (const auto& [what, tail] : tails) {
+  for (const auto& what_tail : tails) {
+    const std::string& what = what_tail.first;
+    const auto& tail = what_tail.second;  // references, not bindings: the lambdas capture them (clang 14 cannot)
     const auto launch = [&](bool on) { return racing_launch([&](Machine& m) { m.set_run_ahead(on); }, 400, 4, tail); };
     const auto ahead = launch(true), suspended = launch(false);
     ASSERT_GE(ahead.size(), 4u) << what;

@@ -119,12 +119,12 @@ TEST(TraceFile, DestructorClosesTheJson) {
   TempFile file(".json");
   auto w = std::make_unique<TraceWriter>(file.path(), "", 1000.0);
   write_small_trace(*w);
-  EXPECT_THROW(json::parse(read_text(file.path())), json::parse_error) << "the array is still open";
+  EXPECT_THROW(json::parse(read_text(file.path())).size(), json::parse_error) << "the array is still open";
   w.reset();
   std::string raw = read_text(file.path());
   ASSERT_GE(raw.size(), 4u);
   EXPECT_EQ(raw.substr(raw.size() - 4), "\n]}\n");
-  EXPECT_NO_THROW(json::parse(raw));
+  EXPECT_NO_THROW(json::parse(raw).size());
 }
 
 TEST(TraceFile, LongTraceReachesDiskWhileRunning) {
