@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "isa/semantics/exec.h"
+#include "isa/instr/exec_context.h"
 
 namespace npusim::isa {
 

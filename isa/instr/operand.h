@@ -5,7 +5,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "isa/semantics/exec.h"
+#include "isa/instr/exec_context.h"
 
 namespace npusim::isa {
 

@@ -1,11 +1,11 @@
 #pragma once
 // Text form of the instruction set: every instruction prints as one line of assembly and parses back to
 // an identical struct. Grammar and examples: isa/README.md "Text form".
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "isa/semantics/exec.h"
 #include "isa/instr/instr.h"
 
 namespace npusim::isa {

@@ -9,6 +9,7 @@
 
 #include "isa/mathfn/mathfn.h"
 #include "isa/numeric/numeric.h"
+#include "kernels/attention/plan.h"
 
 namespace npusim::op::attn {
 
@@ -217,8 +218,9 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   }
   // fp16 high-performance mode is gated by the per-element rule only (design.md); its FA ratio is reported.
   const bool gate = !p.high_perf;
+  const OutputDesc names;  // the GM names the kernels write (plan.h)
   std::vector<Reference> r;
-  r.push_back(Reference{"attention_out", std::move(ref.out), std::move(naive.out), p.out, longest_kv(p), gate, {},
+  r.push_back(Reference{names.out, std::move(ref.out), std::move(naive.out), p.out, longest_kv(p), gate, {},
                         std::move(ref.out_unspecified)});
   // Full quantisation (spec §1.7): the truth quantises P against the row max, the kernel against the running max
   // of each S2 block (as the vendor's kernel does), so P8 values round differently: by one unit, and where the
@@ -242,12 +244,12 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   // result's worse; the FA rule passed).
   const ElemType lse_working = p.high_perf || p.antiquant.on ? ElemType::F16 : ElemType::F32;
   if (p.lse)
-    r.push_back(Reference{"softmax_lse", std::move(ref.lse), std::move(naive.lse), lse_working, longest_kv(p), gate, {},
+    r.push_back(Reference{names.lse, std::move(ref.lse), std::move(naive.lse), lse_working, longest_kv(p), gate, {},
                           std::move(ref.lse_unspecified)});
   if (p.max_sum) {
-    r.push_back(Reference{"softmax_max", std::move(ref.max), std::move(naive.max), ElemType::F32, longest_kv(p), gate, {},
+    r.push_back(Reference{names.max, std::move(ref.max), std::move(naive.max), ElemType::F32, longest_kv(p), gate, {},
                           std::move(ref.max_unspecified)});
-    r.push_back(Reference{"softmax_sum", std::move(ref.sum), std::move(naive.sum), ElemType::F32, longest_kv(p), gate, {},
+    r.push_back(Reference{names.sum, std::move(ref.sum), std::move(naive.sum), ElemType::F32, longest_kv(p), gate, {},
                           std::move(ref.sum_unspecified)});
   }
   return r;

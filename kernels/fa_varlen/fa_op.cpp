@@ -53,13 +53,14 @@ Prepared FaVarLenOp::prepare(const CaseFile& c, sim::Machine& m) const {
     }
   const uint64_t out_bytes = uint64_t(p.Sq * p.N * p.Dv) * elem_bytes(p.out);
   const uint64_t stat_bytes = uint64_t(p.Sq * p.N * 8 * 4);
-  m.gm().allocate("attention_out", out_bytes);
-  m.gm().allocate("softmax_max", stat_bytes);
-  m.gm().allocate("softmax_sum", stat_bytes);
-  r.outputs.push_back({"attention_out", p.out, {p.Sq, p.N, p.Dv}, "attention_out"});
-  r.outputs.push_back({"softmax_max", ElemType::F32, {p.Sq, p.N, 8}, "softmax_max"});
-  r.outputs.push_back({"softmax_sum", ElemType::F32, {p.Sq, p.N, 8}, "softmax_sum"});
-  m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
+  const attn::OutputDesc& o = pl.outputs;  // the GM names the kernel writes
+  m.gm().allocate(o.out, out_bytes);
+  m.gm().allocate(o.max, stat_bytes);
+  m.gm().allocate(o.sum, stat_bytes);
+  r.outputs.push_back({o.out, p.out, {p.Sq, p.N, p.Dv}, o.out});
+  r.outputs.push_back({o.max, ElemType::F32, {p.Sq, p.N, 8}, o.max});
+  r.outputs.push_back({o.sum, ElemType::F32, {p.Sq, p.N, 8}, o.sum});
+  m.gm().allocate(pl.gm.workspace, pl.ws_core_bytes * uint64_t(pl.t.block_dim));
   r.tiling = tiling.used();
   r.min_gm_bytes = in_bytes + out_bytes + 2 * stat_bytes;
   attn::launch_plan("flash_attention_var_len_score", std::move(pl), m.hw(), r);

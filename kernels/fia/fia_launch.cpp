@@ -75,20 +75,21 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   const ElemType out_t = p.out;
   const auto shape = out_shape(p);
   uint64_t out_bytes = uint64_t(p.B * p.Sq * p.N * p.Dv * elem_bytes(out_t));
-  m.gm().allocate("attention_out", out_bytes);
-  r.outputs.push_back({"attention_out", out_t, shape, "attention_out"});
+  const attn::OutputDesc& o = pl.outputs;  // the GM names the kernel writes
+  m.gm().allocate(o.out, out_bytes);
+  r.outputs.push_back({o.out, out_t, shape, o.out});
   if (p.lse) {
-    m.gm().allocate("softmax_lse", uint64_t(p.B * p.N * p.Sq * 4));
-    r.outputs.push_back({"softmax_lse", ElemType::F32, {p.B, p.N, p.Sq, 1}, "softmax_lse"});
+    m.gm().allocate(o.lse, uint64_t(p.B * p.N * p.Sq * 4));
+    r.outputs.push_back({o.lse, ElemType::F32, {p.B, p.N, p.Sq, 1}, o.lse});
     out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
   }
-  m.gm().allocate("workspace", pl.ws_core_bytes * uint64_t(pl.t.block_dim));
+  m.gm().allocate(pl.gm.workspace, pl.ws_core_bytes * uint64_t(pl.t.block_dim));
   if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
     attn::plan_dequant(pl, m.hw());
     m.gm().allocate(pl.gm.key, attn::dequant_bytes(pl));
     m.gm().allocate(pl.gm.value, attn::dequant_bytes(pl));
   }
-  if (pl.has_splits()) m.gm().allocate("fd_workspace", pl.fd_bytes);
+  if (pl.has_splits()) m.gm().allocate(pl.gm.fd_workspace, pl.fd_bytes);
   r.tiling = tiling.used();
   if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks
     std::string used;

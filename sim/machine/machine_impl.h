@@ -116,6 +116,7 @@ class PipeRunner {
 
  private:
   bool run_popped(CoreState& c, PipeState& p);  // false: blocked in a wait
+  bool run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t& start);  // false: blocked in a wait
   PipeCost execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start);
   void check_bounds(const CoreState& c, const std::vector<isa::Access>& acc);
   void finished(CoreState& c, PipeState& p, const PipeCost& cost, uint64_t slice_start, uint64_t bytes);

@@ -2,6 +2,9 @@
 // time has come and the pipe is free (sync instructions also wait for earlier results); it executes at its
 // start cycle (arithmetic, checks, cost), and the next one is popped at once. Only a wait_flag can stop a pipe
 // in the middle; the set that satisfies it schedules the pipe's next event.
+#include <stdexcept>
+
+#include "isa/instr/overloaded.h"
 #include "isa/instr/traits.h"
 #include "isa/text/asm.h"
 #include "sim/machine/machine_impl.h"
@@ -57,6 +60,37 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
   }
 }
 
+// A sync instruction on its pipe at `start` (a wait_flag moves it to its release); false while a wait_flag must keep
+// waiting. One overload per sync kind: a new one fails to compile here until it is handled.
+bool PipeRunner::run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t& start) {
+  return std::visit(
+      Overloaded{
+          [&](const WaitFlag& w) {
+            p.activity = PipeActivity::Waiting;
+            if (!sync_.wait_flag(c, p, w, q, p.start)) return false;
+            start = m_.now();  // the wait has no cost of its own
+            c.stats.pipes[size_t(p.pipe)].flag_wait_cycles += start - p.start;
+            return true;
+          },
+          [&](const SetFlag& f) { return sync_.set_flag(c, p, f, q), true; },
+          [&](const CrossSet& x) { return sync_.cross_set(c, p, x, q), true; },
+          [&](const PipeBarrier&) {
+            if (m_.checking()) {  // its timing is the start rule; its pipe's results have all landed
+              const uint32_t before = m_.hb->done(p.agent), epoch = m_.hb->tick(p.agent);
+              m_.hb->complete(p.agent);
+              m_.races->on_barrier(p.agent, epoch, before, AccessEvent{q.id, c.index, p.pipe, start, q.instr()});
+            }
+            return true;
+          },
+          // The scalar unit runs these (scalar_unit.cpp, is_scalar_side), as it runs every instruction of no pipe.
+          [](const CrossWait&) -> bool { throw std::logic_error("cross_wait reached a pipe queue"); },
+          [](const SyncAll&) -> bool { throw std::logic_error("sync_all reached a pipe queue"); },
+          []<class T>(const T&) -> bool requires(InstrRow<T>::side != Side::Sync) {
+            throw std::logic_error("run_sync called for an instruction that is not a sync kind");
+          }},
+      q.instr());
+}
+
 // Runs the popped instruction at its start cycle; false when it is a wait_flag that must keep waiting.
 bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
   const QueuedInstr& q = p.cur();
@@ -72,20 +106,7 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
   uint64_t bytes = 0;
   switch (side_of(q.instr())) {
     case Side::Sync:
-      if (auto* w = std::get_if<WaitFlag>(&q.instr())) {
-        p.activity = PipeActivity::Waiting;
-        if (!sync_.wait_flag(c, p, *w, q, p.start)) return false;
-        start = m_.now();  // the wait has no cost of its own
-        c.stats.pipes[size_t(p.pipe)].flag_wait_cycles += start - p.start;
-      } else if (auto* f = std::get_if<SetFlag>(&q.instr())) {
-        sync_.set_flag(c, p, *f, q);
-      } else if (auto* s = std::get_if<CrossSet>(&q.instr())) {
-        sync_.cross_set(c, p, *s, q);
-      } else if (m_.checking()) {  // pipe_barrier: its timing is the start rule; its results have all landed
-        const uint32_t before = m_.hb->done(p.agent), epoch = m_.hb->tick(p.agent);
-        m_.hb->complete(p.agent);
-        m_.races->on_barrier(p.agent, epoch, before, AccessEvent{q.id, c.index, p.pipe, start, q.instr()});
-      }
+      if (!run_sync(c, p, q, start)) return false;
       break;
     case Side::Pipe:
       cost = execute_and_cost(c, p, q, start);

@@ -15,8 +15,10 @@
 // program can observe depends on simulated time, so running it early changes no result. With a trace the
 // program does not run ahead (its stage labels are numbered as it opens them).
 #include <algorithm>
+#include <stdexcept>
 
 #include "isa/instr/operand.h"
+#include "isa/instr/overloaded.h"
 #include "isa/instr/traits.h"
 #include "isa/text/asm.h"
 #include "sim/machine/core_ctx.h"
@@ -316,38 +318,45 @@ void ScalarRunner::invalidate(CoreState& c, const Dcci& d, const QueuedInstr& q)
 void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr& q) {
   PipeState& s = c.pipes[static_cast<size_t>(Pipe::S)];
   const uint64_t begin = m_.now();
-  if (std::holds_alternative<SLoad>(in) || std::holds_alternative<SStore>(in)) {
-    memory_access(c, in, q, std::holds_alternative<SLoad>(in));
-  } else if (auto* d = std::get_if<Dcci>(&in)) {
-    invalidate(c, *d, q);
-  } else if (auto* f = std::get_if<SetFlag>(&in)) {
-    sync_.set_flag(c, s, *f, q);
-  } else if (auto* w = std::get_if<WaitFlag>(&in)) {
-    for (;;) {
-      c.wait = ScalarWait::Flag, c.wait_pipe = w->src, c.wait_arg = w->event;
-      if (sync_.wait_flag(c, s, *w, q, begin)) break;
-      block(c, ScalarWait::Flag, q.id, &c.stats.pipes[size_t(Pipe::S)].flag_wait_cycles);
-    }
-    c.wait = ScalarWait::None;
-  } else if (auto* x = std::get_if<CrossSet>(&in)) {
-    sync_.cross_set(c, s, *x, q);
-  } else if (auto* x = std::get_if<CrossWait>(&in)) {
-    for (;;) {
-      c.wait = ScalarWait::Cross, c.wait_arg = x->flag_id;
-      if (sync_.cross_wait(c, s, *x, q, begin)) break;
-      block(c, ScalarWait::Cross, q.id, &c.stats.scalar_waits.cross_wait);
-    }
-    c.wait = ScalarWait::None;
-  } else if (auto* b = std::get_if<PipeBarrier>(&in)) {
-    if (b->pipe == Pipe::ALL) drain(c);
-  } else if (std::holds_alternative<SyncAll>(in)) {
-    drain(c);
-    const uint64_t arrived = m_.now();
-    c.wait = ScalarWait::SyncAll;
-    sync_.sync_all_arrive(c, s, q);  // the last arrival schedules every core's release
-    block(c, ScalarWait::SyncAll, q.id, &c.stats.scalar_waits.sync_all);
-    sync_.sync_all_leave(c, s, q, arrived);
-  }
+  // One overload per scalar-memory and sync kind: a new one fails to compile here until it is handled.
+  std::visit(Overloaded{
+                 [&](const SLoad&) { memory_access(c, in, q, true); },
+                 [&](const SStore&) { memory_access(c, in, q, false); },
+                 [&](const Dcci& d) { invalidate(c, d, q); },
+                 [&](const SetFlag& f) { sync_.set_flag(c, s, f, q); },
+                 [&](const WaitFlag& w) {
+                   for (;;) {
+                     c.wait = ScalarWait::Flag, c.wait_pipe = w.src, c.wait_arg = w.event;
+                     if (sync_.wait_flag(c, s, w, q, begin)) break;
+                     block(c, ScalarWait::Flag, q.id, &c.stats.pipes[size_t(Pipe::S)].flag_wait_cycles);
+                   }
+                   c.wait = ScalarWait::None;
+                 },
+                 [&](const CrossSet& x) { sync_.cross_set(c, s, x, q); },
+                 [&](const CrossWait& x) {
+                   for (;;) {
+                     c.wait = ScalarWait::Cross, c.wait_arg = x.flag_id;
+                     if (sync_.cross_wait(c, s, x, q, begin)) break;
+                     block(c, ScalarWait::Cross, q.id, &c.stats.scalar_waits.cross_wait);
+                   }
+                   c.wait = ScalarWait::None;
+                 },
+                 [&](const PipeBarrier& b) {
+                   if (b.pipe == Pipe::ALL) drain(c);
+                 },
+                 [&](const SyncAll&) {
+                   drain(c);
+                   const uint64_t arrived = m_.now();
+                   c.wait = ScalarWait::SyncAll;
+                   sync_.sync_all_arrive(c, s, q);  // the last arrival schedules every core's release
+                   block(c, ScalarWait::SyncAll, q.id, &c.stats.scalar_waits.sync_all);
+                   sync_.sync_all_leave(c, s, q, arrived);
+                 },
+                 // issue() queues pipe kinds and runs the scalar ALU itself: neither comes here.
+                 []<class T>(const T&) requires(InstrRow<T>::side == Side::Pipe || InstrRow<T>::side == Side::ScalarAlu) {
+                   throw std::logic_error("scalar_side called for a pipe or scalar-ALU instruction");
+                 }},
+             in);
   if (m_.fatal) throw AbortLaunch{};
   const bool is_set = std::holds_alternative<SetFlag>(in) || std::holds_alternative<CrossSet>(in);
   // Every scalar-side instruction gets a row (zero-length when it took no simulated time: the scalar unit runs
