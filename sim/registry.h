@@ -22,7 +22,8 @@ class ImplRegistry {
   bool add(const std::string& name, Factory f) { return factories_.emplace(name, std::move(f)).second; }
   std::unique_ptr<Interface> create(const std::string& key, const std::string& name, const HwConfig& hw) const {
     const auto it = factories_.find(name);
-    if (it == factories_.end()) throw ConfigError(key + " = '" + name + "' is not a registered implementation (valid: " + names() + ")");
+    if (it == factories_.end())
+      throw ConfigError(key + " = '" + name + "' is not a registered implementation (valid: " + names() + ")");
     return it->second(hw);
   }
   std::string names() const {
@@ -35,8 +36,9 @@ class ImplRegistry {
   std::map<std::string, Factory> factories_;  // sorted: the listing is stable
 };
 
-#define NPUSIM_REGISTER_IMPL(Interface, Name, Class)                                                        \
+#define NPUSIM_REGISTER_IMPL(Interface, Name, Class)                                                         \
   static const bool npusim_impl_registered_##Class = ::npusim::sim::ImplRegistry<Interface>::instance().add( \
-      Name, [](const ::npusim::sim::HwConfig& hw) -> std::unique_ptr<Interface> { return std::make_unique<Class>(hw); })
+      Name,                                                                                                  \
+      [](const ::npusim::sim::HwConfig& hw) -> std::unique_ptr<Interface> { return std::make_unique<Class>(hw); })
 
 }  // namespace npusim::sim

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages npusim needs, only those that are missing.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
-#   tools/install-deps.sh [--fuzz] [--slurm] [--report]   --fuzz: clang with its sanitizer and libFuzzer runtimes (the
-#   asan tree: tools/build.sh asan); --slurm: the one-node Slurm test; --report: headless Chromium for the npusim
-#   report render test (cli.ReportRendersInChromium). tools/test.sh (the CI) asks for all three.
+#   tools/install-deps.sh [--fuzz] [--slurm] [--report] [--format]   --fuzz: clang with its sanitizer and libFuzzer
+#   runtimes (the asan tree: tools/build.sh asan); --slurm: the one-node Slurm test; --report: headless Chromium for
+#   the npusim report render test (cli.ReportRendersInChromium); --format: clang-format 14 (tools/check_format.sh).
+#   tools/test.sh (the CI) asks for all four.
 set -euo pipefail
 PKGS=(cmake g++ make pkg-config libsystemc-dev libyaml-cpp-dev libboost-program-options-dev libboost-context-dev
       googletest libgtest-dev nlohmann-json3-dev libopenblas-dev libxxhash-dev
@@ -13,7 +14,8 @@ for a in "$@"; do
     --fuzz) PKGS+=(clang libclang-rt-14-dev) ;;  # the runtimes are only recommended by clang-14
     --slurm) PKGS+=(slurm-wlm munge bc) ;;
     --report) PKGS+=(chromium) ;;
-    *) echo "usage: tools/install-deps.sh [--fuzz] [--slurm] [--report]" >&2; exit 2 ;;
+    --format) PKGS+=(clang-format-14) ;;
+    *) echo "usage: tools/install-deps.sh [--fuzz] [--slurm] [--report] [--format]" >&2; exit 2 ;;
   esac
 done
 missing=()

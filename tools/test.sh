@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set-up command 2: installs what is missing, builds, and runs every check the README claims, in three trees:
+# Set-up command 2: installs what is missing, checks the house style (tools/check_format.sh: clang-format 14, 120
+# columns), builds, and runs every check the README claims, in three trees:
 #   1. release (build/): every suite, with Chromium rendering the report and a one-node Slurm cluster on loopback;
 #   2. asan (build-asan/, clang): the unit tests again under AddressSanitizer (stack checks on) +
 #      UndefinedBehaviorSanitizer, and a 30 s libFuzzer smoke of every fuzz target seeded from the corpus;
@@ -15,7 +16,8 @@ run_ctest() {  # run_ctest TREE [CTEST ARGS...]: runs, keeps the output, fails o
   (cd "$tree" && ctest -j "$jobs" --output-on-failure --timeout 900 "$@" | tee ctest-output.txt)
   tools/check_skips.py "$tree/ctest-output.txt"
 }
-tools/install-deps.sh --fuzz --slurm --report
+tools/install-deps.sh --fuzz --slurm --report --format
+tools/check_format.sh
 tools/build.sh release -DNPUSIM_SLURM_TESTS=ON
 run_ctest build
 tools/build.sh asan

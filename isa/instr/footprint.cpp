@@ -78,7 +78,7 @@ void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats
   const int epb = div_by(kBlockBytes, elem);
   const int blocks = div_by(lanes, epb);
   if (st.rep == 0 && repeats > 1) {  // every repeat addresses the same blocks: the first repeat's enabled lanes
-    VecMask first = m;                // cover them (counter mode enables a prefix, normal mode the same lanes)
+    VecMask first = m;               // cover them (counter mode enables a prefix, normal mode the same lanes)
     if (m.counter) first.lo = std::min<uint64_t>(m.lo, uint64_t(lanes));
     return vec_operand(s, a, st, first, 1, lanes, elem, write);
   }
@@ -105,7 +105,10 @@ void vec_operand(Sink& s, Addr a, VStride st, const VecMask& m, uint32_t repeats
         s.add(a.buf, a.off + (uint64_t{r} * st.rep + uint64_t(b) * st.blk) * kBlockBytes, kBlockBytes, write);
 }
 
-struct VecShape { uint32_t repeats; int lanes; };
+struct VecShape {
+  uint32_t repeats;
+  int lanes;
+};
 VecShape shape(const VecMask& m, uint8_t repeat, DType t) {
   const int lanes = lanes_per_repeat(std::max(1, bytes_of(t)));
   return {effective_repeats(m, repeat, lanes), lanes};
@@ -117,7 +120,8 @@ void data_copy(Sink& s, const DataCopy& d) {
   auto stride = [&](Buf b, uint32_t gap) {
     return b == Buf::GM ? uint64_t{d.burst_bytes} + gap : (local_blocks + gap) * kBlockBytes;
   };
-  s.add_pattern(d.src.buf, d.src.off, d.burst_bytes, d.nburst, stride(d.src.buf, d.src_gap), false, d.src.buf == Buf::GM);
+  s.add_pattern(d.src.buf, d.src.off, d.burst_bytes, d.nburst, stride(d.src.buf, d.src_gap), false,
+                d.src.buf == Buf::GM);
   const uint64_t wlen = (d.pad && d.dst.buf != Buf::GM) ? local_blocks * kBlockBytes : d.burst_bytes;
   s.add_pattern(d.dst.buf, d.dst.off, wlen, d.nburst, stride(d.dst.buf, d.dst_gap), true, d.dst.buf == Buf::GM);
 }
@@ -125,7 +129,8 @@ void data_copy(Sink& s, const DataCopy& d) {
 void nd2nz(Sink& s, const Nd2Nz& n) {
   const uint64_t es = esize(n.dtype), c0 = kBlockBytes / es, groups = ceil_div(n.d_value, c0);
   for (uint64_t i = 0; i < n.nd_num; ++i)
-    s.add_pattern(Buf::GM, n.src.off + i * n.src_nd_matrix_stride * es, n.d_value * es, n.n_value, n.src_d_value * es, false);
+    s.add_pattern(Buf::GM, n.src.off + i * n.src_nd_matrix_stride * es, n.d_value * es, n.n_value, n.src_d_value * es,
+                  false);
   for (uint64_t i = 0; i < n.nd_num; ++i) {
     const uint64_t base = n.dst.off + i * n.dst_nz_matrix_stride * es, group_stride = n.dst_nz_c0_stride * c0 * es;
     if (n.dst_nz_n_stride == 1) {  // a group's rows are consecutive blocks: one piece per group
@@ -165,7 +170,8 @@ void fixpipe(Sink& s, const Fixpipe& f) {
     s.add_pattern(f.dst.buf, f.dst.off, f.n * es, f.m, uint64_t{f.dst_stride} * es, true);
   } else {
     const uint64_t c0 = kBlockBytes / es;
-    for (uint64_t g = 0; g < ceil_div(f.n, c0); ++g) s.add(f.dst.buf, f.dst.off + g * f.dst_stride * kBlockBytes, f.m * kBlockBytes, true);
+    for (uint64_t g = 0; g < ceil_div(f.n, c0); ++g)
+      s.add(f.dst.buf, f.dst.off + g * f.dst_stride * kBlockBytes, f.m * kBlockBytes, true);
   }
 }
 
@@ -201,83 +207,91 @@ uint32_t effective_repeats(const VecMask& mask, uint32_t repeat, int lanes) {
 
 void footprint(const Instr& in, const ScalarRegs* regs, std::vector<Access>& out) {
   Sink s(out);
-  std::visit(
-      Overloaded{
-          [&](const DataCopy& d) { data_copy(s, d); },
-          [&](const Nd2Nz& n) { nd2nz(s, n); },
-          [&](const Load2d& l) { load2d(s, l); },
-          [&](const Mmad& m) { mmad(s, m); },
-          [&](const Fixpipe& f) { fixpipe(s, f); },
-          [&](const VBinary& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            const int e = std::max(1, bytes_of(v.dtype));
-            vec_operand(s, v.src0, v.src0_s, v.mask, sh.repeats, sh.lanes, e, false);
-            vec_operand(s, v.src1, v.src1_s, v.mask, sh.repeats, sh.lanes, e, false);
-            vec_operand(s, v.dst, v.dst_s, v.mask, sh.repeats, sh.lanes, e, true);
-          },
-          [&](const VScalar& v) { unary_like(s, v, v.dtype); },
-          [&](const VUnary& v) { unary_like(s, v, v.dtype); },
-          [&](const VCopy& v) { unary_like(s, v, v.dtype); },
-          [&](const VReduce& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            const int e = std::max(1, bytes_of(v.dtype));
-            vec_operand(s, v.src, v.src_s, v.mask, sh.repeats, sh.lanes, e, false);
-            reduce_dst(s, v.dst, sh.repeats, e, uint64_t{v.dst_rep} * e);
-          },
-          [&](const VBlockReduce& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            const int e = std::max(1, bytes_of(v.dtype));
-            vec_operand(s, v.src, v.src_s, v.mask, sh.repeats, sh.lanes, e, false);
-            reduce_dst(s, v.dst, sh.repeats, 8 * e, uint64_t{v.dst_rep} * 8 * e);
-          },
-          [&](const VPairAdd& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            const int e = std::max(1, bytes_of(v.dtype));
-            vec_operand(s, v.src, v.src_s, v.mask, sh.repeats, sh.lanes, e, false);
-            reduce_dst(s, v.dst, sh.repeats, uint64_t(sh.lanes / 2) * e, uint64_t{v.dst_rep} * kBlockBytes);
-          },
-          [&](const VBrcb& v) {
-            const int e = std::max(1, bytes_of(v.dtype));
-            s.add(v.src.buf, v.src.off, uint64_t{v.repeat} * 8 * e, false);
-            VecMask all;
-            vec_operand(s, v.dst, v.dst_s, all, v.repeat, lanes_per_repeat(e), e, true);
-          },
-          [&](const VDup& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            vec_operand(s, v.dst, v.dst_s, v.mask, sh.repeats, sh.lanes, std::max(1, bytes_of(v.dtype)), true);
-          },
-          [&](const VCast& v) {
-            const int se = std::max(1, bytes_of(v.src_dtype)), de = std::max(1, bytes_of(v.dst_dtype));
-            const int lanes = lanes_per_repeat(std::max(se, de));
-            const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            vec_operand(s, v.src, v.src_s, v.mask, reps, lanes, se, false);
-            if (v.dst_dtype == DType::I4)  // packed: 64 bytes per repeat (isa/README.md "vconv")
-              return s.add_pattern(v.dst.buf, v.dst.off, kRepeatBytes / 4, reps, uint64_t{v.dst_s.rep} * kBlockBytes, true);
-            vec_operand(s, v.dst, v.dst_s, v.mask, reps, lanes, de, true);
-          },
-          [&](const VCmp& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            const int e = std::max(1, bytes_of(v.dtype));
-            vec_operand(s, v.src0, v.src0_s, v.mask, sh.repeats, sh.lanes, e, false);
-            vec_operand(s, v.src1, v.src1_s, v.mask, sh.repeats, sh.lanes, e, false);
-            s.add(v.dst.buf, v.dst.off, ceil_div(uint64_t{sh.repeats} * sh.lanes, 8), true);
-          },
-          [&](const VSel& v) {
-            const auto sh = shape(v.mask, v.repeat, v.dtype);
-            const int e = std::max(1, bytes_of(v.dtype));
-            vec_operand(s, v.src0, v.src0_s, v.mask, sh.repeats, sh.lanes, e, false);
-            if (!v.scalar_mode) vec_operand(s, v.src1, v.src1_s, v.mask, sh.repeats, sh.lanes, e, false);
-            s.add(v.sel.buf, v.sel.off, ceil_div(uint64_t{sh.repeats} * sh.lanes, 8), false);
-            vec_operand(s, v.dst, v.dst_s, v.mask, sh.repeats, sh.lanes, e, true);
-          },
-          [&](const SLoad& l) { scalar_mem(s, l.addr, l.index_reg, l.dtype, regs, false); },
-          [&](const SStore& st) { scalar_mem(s, st.addr, st.index_reg, st.dtype, regs, true); },
-          // Register-only and ordering instructions touch no buffer. Listing them (no catch-all) keeps this
-          // visitor exhaustive: a new instruction kind without a footprint does not compile.
-          // dcci moves no data the checkers see (the cache it drops is the machine's, sim/machine/dcache.h).
-          [&](const SMov&) {}, [&](const SAlu&) {}, [&](const Dcci&) {}, [&](const SetFlag&) {}, [&](const WaitFlag&) {},
-          [&](const PipeBarrier&) {}, [&](const CrossSet&) {}, [&](const CrossWait&) {}, [&](const SyncAll&) {}},
-      in);
+  std::visit(Overloaded{
+                 [&](const DataCopy& d) { data_copy(s, d); },
+                 [&](const Nd2Nz& n) { nd2nz(s, n); },
+                 [&](const Load2d& l) { load2d(s, l); },
+                 [&](const Mmad& m) { mmad(s, m); },
+                 [&](const Fixpipe& f) { fixpipe(s, f); },
+                 [&](const VBinary& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   vec_operand(s, v.src0, v.src0_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   vec_operand(s, v.src1, v.src1_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   vec_operand(s, v.dst, v.dst_s, v.mask, sh.repeats, sh.lanes, e, true);
+                 },
+                 [&](const VScalar& v) { unary_like(s, v, v.dtype); },
+                 [&](const VUnary& v) { unary_like(s, v, v.dtype); },
+                 [&](const VCopy& v) { unary_like(s, v, v.dtype); },
+                 [&](const VReduce& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   vec_operand(s, v.src, v.src_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   reduce_dst(s, v.dst, sh.repeats, e, uint64_t{v.dst_rep} * e);
+                 },
+                 [&](const VBlockReduce& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   vec_operand(s, v.src, v.src_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   reduce_dst(s, v.dst, sh.repeats, 8 * e, uint64_t{v.dst_rep} * 8 * e);
+                 },
+                 [&](const VPairAdd& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   vec_operand(s, v.src, v.src_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   reduce_dst(s, v.dst, sh.repeats, uint64_t(sh.lanes / 2) * e, uint64_t{v.dst_rep} * kBlockBytes);
+                 },
+                 [&](const VBrcb& v) {
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   s.add(v.src.buf, v.src.off, uint64_t{v.repeat} * 8 * e, false);
+                   VecMask all;
+                   vec_operand(s, v.dst, v.dst_s, all, v.repeat, lanes_per_repeat(e), e, true);
+                 },
+                 [&](const VDup& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   vec_operand(s, v.dst, v.dst_s, v.mask, sh.repeats, sh.lanes, std::max(1, bytes_of(v.dtype)), true);
+                 },
+                 [&](const VCast& v) {
+                   const int se = std::max(1, bytes_of(v.src_dtype)), de = std::max(1, bytes_of(v.dst_dtype));
+                   const int lanes = lanes_per_repeat(std::max(se, de));
+                   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
+                   vec_operand(s, v.src, v.src_s, v.mask, reps, lanes, se, false);
+                   if (v.dst_dtype == DType::I4)  // packed: 64 bytes per repeat (isa/README.md "vconv")
+                     return s.add_pattern(v.dst.buf, v.dst.off, kRepeatBytes / 4, reps,
+                                          uint64_t{v.dst_s.rep} * kBlockBytes, true);
+                   vec_operand(s, v.dst, v.dst_s, v.mask, reps, lanes, de, true);
+                 },
+                 [&](const VCmp& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   vec_operand(s, v.src0, v.src0_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   vec_operand(s, v.src1, v.src1_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   s.add(v.dst.buf, v.dst.off, ceil_div(uint64_t{sh.repeats} * sh.lanes, 8), true);
+                 },
+                 [&](const VSel& v) {
+                   const auto sh = shape(v.mask, v.repeat, v.dtype);
+                   const int e = std::max(1, bytes_of(v.dtype));
+                   vec_operand(s, v.src0, v.src0_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   if (!v.scalar_mode) vec_operand(s, v.src1, v.src1_s, v.mask, sh.repeats, sh.lanes, e, false);
+                   s.add(v.sel.buf, v.sel.off, ceil_div(uint64_t{sh.repeats} * sh.lanes, 8), false);
+                   vec_operand(s, v.dst, v.dst_s, v.mask, sh.repeats, sh.lanes, e, true);
+                 },
+                 [&](const SLoad& l) { scalar_mem(s, l.addr, l.index_reg, l.dtype, regs, false); },
+                 [&](const SStore& st) { scalar_mem(s, st.addr, st.index_reg, st.dtype, regs, true); },
+                 // Register-only and ordering instructions touch no buffer. Listing them (no catch-all) keeps this
+                 // visitor exhaustive: a new instruction kind without a footprint does not compile.
+                 // dcci moves no data the checkers see (the cache it drops is the machine's, sim/machine/dcache.h).
+                 [&](const SMov&) {},
+                 [&](const SAlu&) {},
+                 [&](const Dcci&) {},
+                 [&](const SetFlag&) {},
+                 [&](const WaitFlag&) {},
+                 [&](const PipeBarrier&) {},
+                 [&](const CrossSet&) {},
+                 [&](const CrossWait&) {},
+                 [&](const SyncAll&) {},
+             },
+             in);
 }
 
 }  // namespace npusim::isa

@@ -44,19 +44,17 @@ enum class Pipe : uint8_t { S, V, M, MTE1, MTE2, MTE3, FIX, ALL };
 inline constexpr int kNumPipes = 8;
 std::string_view pipe_name(Pipe p);  // s v m mte1 mte2 mte3 fix all
 
-inline constexpr int kBlockBytes = 32;       // vector block, UB / L1 alignment unit
-inline constexpr int kRepeatBlocks = 8;      // blocks per vector repeat (256 bytes)
-inline constexpr int kFractalBytes = 512;    // L0A / L0B fractal
-inline constexpr int kFractalRows = 16;      // rows of every fractal; L0C fractals are 16 x 16
+inline constexpr int kBlockBytes = 32;     // vector block, UB / L1 alignment unit
+inline constexpr int kRepeatBlocks = 8;    // blocks per vector repeat (256 bytes)
+inline constexpr int kFractalBytes = 512;  // L0A / L0B fractal
+inline constexpr int kFractalRows = 16;    // rows of every fractal; L0C fractals are 16 x 16
 inline constexpr int kMaxRepeat = 255;
 inline constexpr int kRepeatBytes = kBlockBytes * kRepeatBlocks;  // one vector repeat: 256 bytes
 inline constexpr int kL0cFractalBytes = 1024;                     // 16 x 16 fp32 / s32 accumulators
 inline constexpr int kL0cElemBytes = 4;
 
 // K elements of one 16-row L0A / L0B fractal (512 bytes): f16 / bf16 16, s8 32, s4 64, f32 8.
-constexpr int fractal_k(DType t) {
-  return t == DType::I8 ? 32 : t == DType::I4 ? 64 : t == DType::F32 ? 8 : 16;
-}
+constexpr int fractal_k(DType t) { return t == DType::I8 ? 32 : t == DType::I4 ? 64 : t == DType::F32 ? 8 : 16; }
 // Elements of one 32-byte block (the NZ column-group width c0): f16 16, f32 8, s8 32, s4 64.
 constexpr int block_elems(DType t) { return kBlockBytes * 8 / bits_of(t); }
 
@@ -86,13 +84,13 @@ struct Nd2Nz {
   Addr dst, src;
   DType dtype = DType::F16;
   uint16_t nd_num = 1;
-  uint16_t n_value = 16;             // rows
-  uint32_t d_value = 16;             // columns (elements)
-  uint32_t src_nd_matrix_stride = 0; // elements
-  uint32_t src_d_value = 16;         // source row stride, elements
-  uint16_t dst_nz_c0_stride = 16;    // 32-byte blocks between column groups
-  uint16_t dst_nz_n_stride = 1;      // 32-byte blocks between rows
-  uint32_t dst_nz_matrix_stride = 0; // elements
+  uint16_t n_value = 16;              // rows
+  uint32_t d_value = 16;              // columns (elements)
+  uint32_t src_nd_matrix_stride = 0;  // elements
+  uint32_t src_d_value = 16;          // source row stride, elements
+  uint16_t dst_nz_c0_stride = 16;     // 32-byte blocks between column groups
+  uint16_t dst_nz_n_stride = 1;       // 32-byte blocks between rows
+  uint32_t dst_nz_matrix_stride = 0;  // elements
   bool operator==(const Nd2Nz&) const = default;
 };
 
@@ -105,8 +103,8 @@ struct Load2d {
   DType dtype = DType::F16;
   uint16_t start_index = 0;  // fractals
   uint8_t repeat = 1;
-  uint16_t src_stride = 1;   // fractals
-  uint16_t dst_gap = 0;      // fractals
+  uint16_t src_stride = 1;  // fractals
+  uint16_t dst_gap = 0;     // fractals
   bool transpose = false;
   // 8-bit / 4-bit transpose only: a repeat transposes a 32 x 32-byte square (two consecutive source fractals; s4:
   // a 64 x 64-nibble square of four) into two (four) destination fractals, each (1 + dst_frac_gap) fractals after
@@ -145,14 +143,14 @@ struct Fixpipe {
   DType src_dtype = DType::F32;  // f32 or s32
   DType dst_dtype = DType::F16;  // f32 f16 bf16 s8 (from f32); s32 f16 s8 (from s32)
   uint16_t m = 16, n = 16;
-  uint16_t src_m_stride = 16;    // rows per column block in L0C; multiple of 16, >= m
-  uint32_t dst_stride = 16;      // ND: elements between rows; NZ: rows per column group
+  uint16_t src_m_stride = 16;  // rows per column block in L0C; multiple of 16, >= m
+  uint32_t dst_stride = 16;    // ND: elements between rows; NZ: rows per column group
   bool nz2nd = true;
   Quant quant = Quant::None;
-  double quant_scale = 1.0;      // Quant::Scalar: fp32 scale
-  Addr quant_addr{Buf::FB, 0};   // Quant::Vector: n fp32 scales, one per column
+  double quant_scale = 1.0;     // Quant::Scalar: fp32 scale
+  Addr quant_addr{Buf::FB, 0};  // Quant::Vector: n fp32 scales, one per column
   bool relu = false;
-  bool sat = true;               // Overflow::Saturate (vendor default) or IEEE
+  bool sat = true;  // Overflow::Saturate (vendor default) or IEEE
   bool operator==(const Fixpipe&) const = default;
 };
 
@@ -303,7 +301,11 @@ struct VCopy {
 
 // ---- S: scalar unit ----------------------------------------------------------------------------
 inline constexpr int kNumScalarRegs = 32;
-struct SMov { uint8_t rd = 0; int64_t imm = 0; bool operator==(const SMov&) const = default; };
+struct SMov {
+  uint8_t rd = 0;
+  int64_t imm = 0;
+  bool operator==(const SMov&) const = default;
+};
 enum class SAluOp : uint8_t { Add, Sub, Mul, Div, Rem, Min, Max, And, Or, Xor, Shl, Shr };
 struct SAlu {
   SAluOp op = SAluOp::Add;
@@ -313,28 +315,65 @@ struct SAlu {
   bool operator==(const SAlu&) const = default;
 };
 // GM scalar load / store: effective address = addr.off + (index_reg >= 0 ? r[index_reg] : 0).
-struct SLoad { DType dtype = DType::I32; uint8_t rd = 0; Addr addr; int8_t index_reg = -1; bool operator==(const SLoad&) const = default; };
-struct SStore { DType dtype = DType::I32; uint8_t rs = 0; Addr addr; int8_t index_reg = -1; bool operator==(const SStore&) const = default; };
+struct SLoad {
+  DType dtype = DType::I32;
+  uint8_t rd = 0;
+  Addr addr;
+  int8_t index_reg = -1;
+  bool operator==(const SLoad&) const = default;
+};
+struct SStore {
+  DType dtype = DType::I32;
+  uint8_t rs = 0;
+  Addr addr;
+  int8_t index_reg = -1;
+  bool operator==(const SStore&) const = default;
+};
 // DataCacheCleanAndInvalid: writes back and drops the scalar data cache's line holding GM byte `addr` (or every
 // line, `all`), so the next scalar load of it reads GM again -- what a scalar read of GM that a DMA (MTE3,
 // FixPipe) wrote needs after the writer's completion (isa/README.md section 6; Ascend C 缓存一致性).
-struct Dcci { Addr addr{Buf::GM, 0}; bool all = false; bool operator==(const Dcci&) const = default; };
+struct Dcci {
+  Addr addr{Buf::GM, 0};
+  bool all = false;
+  bool operator==(const Dcci&) const = default;
+};
 
 // ---- sync --------------------------------------------------------------------------------------
 inline constexpr int kNumEventIds = 8;
 inline constexpr int kNumCrossFlags = 11;  // ids 0-10 (hardware.md §1)
-struct SetFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; bool operator==(const SetFlag&) const = default; };
-struct WaitFlag { Pipe src = Pipe::MTE2, dst = Pipe::V; uint8_t event = 0; bool operator==(const WaitFlag&) const = default; };
-struct PipeBarrier { Pipe pipe = Pipe::ALL; bool operator==(const PipeBarrier&) const = default; };
+struct SetFlag {
+  Pipe src = Pipe::MTE2, dst = Pipe::V;
+  uint8_t event = 0;
+  bool operator==(const SetFlag&) const = default;
+};
+struct WaitFlag {
+  Pipe src = Pipe::MTE2, dst = Pipe::V;
+  uint8_t event = 0;
+  bool operator==(const WaitFlag&) const = default;
+};
+struct PipeBarrier {
+  Pipe pipe = Pipe::ALL;
+  bool operator==(const PipeBarrier&) const = default;
+};
 // Cross-core flags (CrossCoreSetFlag / CrossCoreWaitFlag): mode 0 all cores of a kind, 1 the two AIVs of
 // a core, 2 AIC <-> its AIV pair. The set runs on `pipe` after that pipe's earlier work.
-struct CrossSet { uint8_t mode = 2; uint8_t flag_id = 0; Pipe pipe = Pipe::S; bool operator==(const CrossSet&) const = default; };
-struct CrossWait { uint8_t flag_id = 0; bool operator==(const CrossWait&) const = default; };
-struct SyncAll { bool operator==(const SyncAll&) const = default; };
+struct CrossSet {
+  uint8_t mode = 2;
+  uint8_t flag_id = 0;
+  Pipe pipe = Pipe::S;
+  bool operator==(const CrossSet&) const = default;
+};
+struct CrossWait {
+  uint8_t flag_id = 0;
+  bool operator==(const CrossWait&) const = default;
+};
+struct SyncAll {
+  bool operator==(const SyncAll&) const = default;
+};
 
-using Instr = std::variant<DataCopy, Nd2Nz, Load2d, Mmad, Fixpipe, VBinary, VScalar, VUnary, VReduce,
-                           VBlockReduce, VPairAdd, VBrcb, VDup, VCast, VCmp, VSel, VCopy, SMov, SAlu, SLoad,
-                           SStore, Dcci, SetFlag, WaitFlag, PipeBarrier, CrossSet, CrossWait, SyncAll>;
+using Instr = std::variant<DataCopy, Nd2Nz, Load2d, Mmad, Fixpipe, VBinary, VScalar, VUnary, VReduce, VBlockReduce,
+                           VPairAdd, VBrcb, VDup, VCast, VCmp, VSel, VCopy, SMov, SAlu, SLoad, SStore, Dcci, SetFlag,
+                           WaitFlag, PipeBarrier, CrossSet, CrossWait, SyncAll>;
 
 // The pipe whose queue executes the instruction (SetFlag: its src pipe; WaitFlag: its dst pipe).
 Pipe pipe_of(const Instr& in);

@@ -15,9 +15,13 @@ std::string hex(uint64_t v) {
 uint64_t buf_alignment(Buf b) {
   switch (b) {
     case Buf::GM: return 1;
-    case Buf::L1: case Buf::UB: return kBlockBytes;
-    case Buf::L0A: case Buf::L0B: return kFractalBytes;
-    case Buf::L0C: case Buf::BT: case Buf::FB: return 64;
+    case Buf::L1:
+    case Buf::UB: return kBlockBytes;
+    case Buf::L0A:
+    case Buf::L0B: return kFractalBytes;
+    case Buf::L0C:
+    case Buf::BT:
+    case Buf::FB: return 64;
   }
   return 1;
 }
@@ -30,8 +34,9 @@ uint8_t* operand_bytes(const ExecContext& ctx, const char* operand, Addr a, uint
     ok |= b == a.buf;
     names += (names.empty() ? "" : " or ") + std::string(buf_name(b));
   }
-  if (!ok) isa_fail("operand " + std::string(operand) + ": buffer " + std::string(buf_name(a.buf)) +
-                    " is not allowed here (expected " + names + ")");
+  if (!ok)
+    isa_fail("operand " + std::string(operand) + ": buffer " + std::string(buf_name(a.buf)) +
+             " is not allowed here (expected " + names + ")");
   const auto& span = ctx.mem[a.buf];
   if (span.empty())
     isa_fail("operand " + std::string(operand) + ": buffer " + std::string(buf_name(a.buf)) +
@@ -41,8 +46,8 @@ uint8_t* operand_bytes(const ExecContext& ctx, const char* operand, Addr a, uint
     isa_fail("operand " + std::string(operand) + ": address " + hex(a.off) + " in " + std::string(buf_name(a.buf)) +
              " is not aligned to " + std::to_string(al) + " bytes");
   if (a.off > span.size() || len > span.size() - a.off)
-    isa_fail("operand " + std::string(operand) + ": " + std::string(buf_name(a.buf)) + " range [" + hex(a.off) +
-             ", " + hex(a.off + len) + ") exceeds the buffer size " + hex(span.size()));
+    isa_fail("operand " + std::string(operand) + ": " + std::string(buf_name(a.buf)) + " range [" + hex(a.off) + ", " +
+             hex(a.off + len) + ") exceeds the buffer size " + hex(span.size()));
   return span.data() + a.off;
 }
 

@@ -14,9 +14,9 @@ constexpr std::pair<Pipe, Pipe> kCubePairs[] = {
     {P::MTE3, P::MTE2}, {P::FIX, P::MTE3},  {P::S, P::MTE2},    {P::MTE2, P::S},    {P::S, P::MTE3},
     {P::MTE3, P::S},    {P::FIX, P::S},     {P::M, P::S},       {P::FIX, P::FIX}};
 constexpr std::pair<Pipe, Pipe> kVectorPairs[] = {
-    {P::MTE2, P::V},    {P::V, P::MTE2},   {P::V, P::MTE3},  {P::MTE3, P::V},   {P::MTE2, P::MTE3},
-    {P::MTE3, P::MTE2}, {P::S, P::V},      {P::V, P::S},     {P::S, P::MTE2},   {P::MTE2, P::S},
-    {P::S, P::MTE3},    {P::MTE3, P::S},   {P::V, P::V}};
+    {P::MTE2, P::V},    {P::V, P::MTE2}, {P::V, P::MTE3}, {P::MTE3, P::V}, {P::MTE2, P::MTE3},
+    {P::MTE3, P::MTE2}, {P::S, P::V},    {P::V, P::S},    {P::S, P::MTE2}, {P::MTE2, P::S},
+    {P::S, P::MTE3},    {P::MTE3, P::S}, {P::V, P::V}};
 // A coupled core has both sets plus the vector <-> cube hand-over of L0C -> UB (executed by V).
 constexpr std::pair<Pipe, Pipe> kCoupledExtra[] = {{P::M, P::V}, {P::V, P::M}, {P::V, P::MTE1}, {P::MTE1, P::V}};
 
@@ -64,9 +64,13 @@ bool event_pair_valid(Pipe src, Pipe dst, CoreKind kind) {
 
 bool core_has_pipe(CoreKind kind, Pipe p) {
   switch (p) {
-    case Pipe::S: case Pipe::ALL: case Pipe::MTE2: case Pipe::MTE3: return true;
+    case Pipe::S:
+    case Pipe::ALL:
+    case Pipe::MTE2:
+    case Pipe::MTE3: return true;
     case Pipe::V: return kind != CoreKind::Cube;
-    case Pipe::M: case Pipe::MTE1: return kind != CoreKind::Vector;
+    case Pipe::M:
+    case Pipe::MTE1: return kind != CoreKind::Vector;
     case Pipe::FIX: return kind == CoreKind::Cube;
   }
   return false;

@@ -39,14 +39,14 @@ enum class CostClass : uint8_t {
 template <class T>
 struct InstrRow;
 
-#define NPUSIM_ROW(T, NAME, SIDE, COST)                            \
-  template <>                                                      \
-  struct InstrRow<T> {                                             \
-    static constexpr std::string_view mnemonics = NAME;                \
-    static constexpr Side side = Side::SIDE;                       \
-    static constexpr CostClass cost = CostClass::COST;             \
-    static Pipe pipe(const T& x);                                  \
-    static std::string_view mnemonic(const T& x);                  \
+#define NPUSIM_ROW(T, NAME, SIDE, COST)                 \
+  template <>                                           \
+  struct InstrRow<T> {                                  \
+    static constexpr std::string_view mnemonics = NAME; \
+    static constexpr Side side = Side::SIDE;            \
+    static constexpr CostClass cost = CostClass::COST;  \
+    static Pipe pipe(const T& x);                       \
+    static std::string_view mnemonic(const T& x);       \
   }
 
 NPUSIM_ROW(DataCopy, "copy", Pipe, Dma);

@@ -1,7 +1,7 @@
 #include "isa/interp/program.h"
 
-#include "isa/text/asm.h"
 #include "isa/instr/operand.h"
+#include "isa/text/asm.h"
 
 namespace npusim::isa {
 
@@ -21,8 +21,8 @@ void FunctionalCore::check_pipe(const Instr& in) const {
     isa_fail("an " + std::string(core_kind_name(kind_)) + " core has no " + std::string(pipe_name(p)) + " pipe");
   auto check_pair = [&](Pipe s, Pipe d) {
     if (!event_pair_valid(s, d, kind_))
-      isa_fail("an " + std::string(core_kind_name(kind_)) + " core has no event " + std::string(pipe_name(s)) +
-               "->" + std::string(pipe_name(d)));
+      isa_fail("an " + std::string(core_kind_name(kind_)) + " core has no event " + std::string(pipe_name(s)) + "->" +
+               std::string(pipe_name(d)));
   };
   if (auto* f = std::get_if<SetFlag>(&in)) check_pair(f->src, f->dst);
   if (auto* f = std::get_if<WaitFlag>(&in)) check_pair(f->src, f->dst);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/semantics/exec.h"
 #include "isa/instr/sync_rules.h"
+#include "isa/semantics/exec.h"
 
 namespace npusim::isa {
 

@@ -8,7 +8,7 @@ namespace npusim::isa {
 
 float hw_exp(float x);
 float hw_ln(float x);
-float hw_rec(float x);    // 1 / x
+float hw_rec(float x);  // 1 / x
 float hw_sqrt(float x);
 float hw_rsqrt(float x);  // 1 / sqrt(x)
 float hw_div(float a, float b);

@@ -7,8 +7,9 @@
 
 namespace npusim::isa::mathfn_detail {
 
-constexpr float kLog2e = from_bits(0x3fb8aa3bu);       // 1.44269502 = log2(e) rounded
-constexpr float kLn2Hi = from_bits(0x3f317200u);       // 0.693145752: 15 significant bits, so k*kLn2Hi is exact for |k| < 512
+constexpr float kLog2e = from_bits(0x3fb8aa3bu);  // 1.44269502 = log2(e) rounded
+constexpr float kLn2Hi =
+    from_bits(0x3f317200u);  // 0.693145752: 15 significant bits, so k*kLn2Hi is exact for |k| < 512
 constexpr float kLn2Lo = from_bits(0x35bfbe8eu);       // 1.42860677e-06 = ln 2 - kLn2Hi rounded
 constexpr float kRoundMagic = from_bits(0x4b400000u);  // 1.5 * 2^23: (t + it) - it rounds t to an integer, ties to even
 // exp argument clamps: below -104 the result rounds to +0, above 89 it is +inf (exp(88.7228) ~ FLT_MAX).
@@ -60,8 +61,9 @@ NPUSIM_MATHFN_INLINE float ln_kernel(float x) {
   const float m = from_bits(mantissa | select_bits(halve, 0x3f000000u, 0x3f800000u));
   const float e = float(s.e + int32_t(halve));
   const float f = m - 1.0f;  // exact (Sterbenz)
-  const float q = kLnQ0 + f * (kLnQ1 + f * (kLnQ2 + f * (kLnQ3 + f * (kLnQ4 +
-                  f * (kLnQ5 + f * (kLnQ6 + f * (kLnQ7 + f * kLnQ8)))))));
+  const float q =
+      kLnQ0 +
+      f * (kLnQ1 + f * (kLnQ2 + f * (kLnQ3 + f * (kLnQ4 + f * (kLnQ5 + f * (kLnQ6 + f * (kLnQ7 + f * kLnQ8)))))));
   const float log1p_f = f + (f * f) * q;
   // ln x = e ln2 + log1p(f); e*kLn2Hi is exact (|e| <= 149), the small parts are added first.
   const float r = e * kLn2Hi + (log1p_f + e * kLn2Lo);

@@ -41,7 +41,7 @@ NPUSIM_MATHFN_INLINE float round_quotient(float a, float b, float q) {
   const bool power_of_two = (to_bits(q) & 0x007fffffu) == 0;  // the step below q is half the step above
   const float ulp_up = from_bits(exponent - (23u << 23));
   const float ulp_down = from_bits(exponent - select_bits(power_of_two, 24u << 23, 23u << 23));
-  const bool above = r > b * (0.5f * ulp_up);     // a/b > q + ulp_up/2
+  const bool above = r > b * (0.5f * ulp_up);       // a/b > q + ulp_up/2
   const bool below = r < -(b * (0.5f * ulp_down));  // a/b < q - ulp_down/2
   return select(above, q + ulp_up, select(below, q - ulp_down, q));
 }

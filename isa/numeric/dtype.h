@@ -12,9 +12,13 @@ enum class DType : uint8_t { F16, BF16, F32, I8, U8, I4, I16, I32 };
 constexpr int bits_of(DType t) {
   switch (t) {
     case DType::I4: return 4;
-    case DType::I8: case DType::U8: return 8;
-    case DType::F16: case DType::BF16: case DType::I16: return 16;
-    case DType::F32: case DType::I32: return 32;
+    case DType::I8:
+    case DType::U8: return 8;
+    case DType::F16:
+    case DType::BF16:
+    case DType::I16: return 16;
+    case DType::F32:
+    case DType::I32: return 32;
   }
   return 0;
 }

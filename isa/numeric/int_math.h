@@ -24,7 +24,9 @@ constexpr std::common_type_t<A, B> ceil_div(A a, B b) {
   return (T(a) + T(b) - 1) / T(b);
 }
 template <std::integral A, std::integral B>
-constexpr std::common_type_t<A, B> round_up(A a, B m) { return ceil_div(a, m) * m; }
+constexpr std::common_type_t<A, B> round_up(A a, B m) {
+  return ceil_div(a, m) * m;
+}
 template <std::integral A, std::integral B>
 constexpr std::common_type_t<A, B> round_down(A a, B m) {
   using T = std::common_type_t<A, B>;

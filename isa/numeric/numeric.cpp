@@ -31,10 +31,12 @@ uint64_t round_magnitude(uint64_t n, double frac, bool negative, RoundMode m) {
 // towards zero for this sign.
 bool overflow_gives_inf(bool negative, RoundMode m) {
   switch (m) {
-    case RoundMode::RINT: case RoundMode::ROUND: return true;
+    case RoundMode::RINT:
+    case RoundMode::ROUND: return true;
     case RoundMode::FLOOR: return negative;
     case RoundMode::CEIL: return !negative;
-    case RoundMode::TRUNC: case RoundMode::ODD: return false;
+    case RoundMode::TRUNC:
+    case RoundMode::ODD: return false;
   }
   return true;
 }
@@ -80,7 +82,10 @@ float f16_to_f32(uint16_t h) {
   if (exp != 0) return f32_from_bits(sign | ((exp + 112) << 23) | (man << 13));
   if (man == 0) return f32_from_bits(sign);
   int e = 113;  // subnormal: normalise the significand
-  while (!(man & 0x400)) { man <<= 1; --e; }
+  while (!(man & 0x400)) {
+    man <<= 1;
+    --e;
+  }
   return f32_from_bits(sign | (static_cast<uint32_t>(e) << 23) | ((man & 0x3ff) << 13));
 }
 
@@ -91,7 +96,10 @@ namespace {
 uint32_t encode_rounded(uint32_t sign, uint64_t n, int q, int exp_bits, int man_bits, RoundMode m, Overflow o) {
   const int bias = (1 << (exp_bits - 1)) - 1;
   const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
-  if (n >> (man_bits + 1)) { n >>= 1; ++q; }  // rounding carried into a new binade
+  if (n >> (man_bits + 1)) {
+    n >>= 1;
+    ++q;
+  }  // rounding carried into a new binade
   const int biased = (n >> man_bits) ? q + man_bits + bias : 0;
   if (biased >= (1 << exp_bits) - 1) {
     const bool to_inf = o == Overflow::Ieee && overflow_gives_inf(sign != 0, m);
@@ -109,11 +117,17 @@ uint32_t round_significand(uint32_t sign, uint64_t sig, int e2, int lead, int ex
   const int shift = q - e2;
   uint64_t n, rem, half;
   if (shift <= 0) {
-    n = sig << -shift; rem = 0; half = 1;
+    n = sig << -shift;
+    rem = 0;
+    half = 1;
   } else if (shift >= 63) {
-    n = 0; rem = 1; half = uint64_t{1} << 62;  // far below the last bit: sticky only
+    n = 0;
+    rem = 1;
+    half = uint64_t{1} << 62;  // far below the last bit: sticky only
   } else {
-    n = sig >> shift; rem = sig & ((uint64_t{1} << shift) - 1); half = uint64_t{1} << (shift - 1);
+    n = sig >> shift;
+    rem = sig & ((uint64_t{1} << shift) - 1);
+    half = uint64_t{1} << (shift - 1);
   }
   const double frac = rem == 0 ? 0.0 : (rem < half ? 0.25 : (rem == half ? 0.5 : 0.75));
   return encode_rounded(sign, round_magnitude(n, frac, sign != 0, m), q, exp_bits, man_bits, m, o);
@@ -124,7 +138,8 @@ uint32_t narrow_f32(uint32_t u, int exp_bits, int man_bits, RoundMode m, Overflo
   const uint32_t sign = (u >> 31) << (exp_bits + man_bits);
   const uint32_t e = (u >> 23) & 0xff, man = u & 0x7fffff;
   const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
-  if (e == 0xff) return o == Overflow::Saturate ? (man ? 0u : sign | (inf - 1)) : (sign | inf | (man ? 1u << (man_bits - 1) : 0));
+  if (e == 0xff)
+    return o == Overflow::Saturate ? (man ? 0u : sign | (inf - 1)) : (sign | inf | (man ? 1u << (man_bits - 1) : 0));
   if (e == 0 && man == 0) return sign;
   if (e == 0) return round_significand(sign, man, -149, 31 - __builtin_clz(man) - 149, exp_bits, man_bits, m, o);
   return round_significand(sign, man | 0x800000u, static_cast<int>(e) - 150, static_cast<int>(e) - 127, exp_bits,
@@ -139,8 +154,8 @@ uint32_t round_to_binary(double x, int exp_bits, int man_bits, RoundMode m, Over
   if (std::isinf(x)) return sign | (o == Overflow::Saturate ? inf - 1 : inf);
   if (x == 0.0) return sign;
   int e;
-  const double f = std::frexp(std::fabs(x), &e);                        // |x| = f * 2^e, f in [0.5, 1)
-  const auto sig = static_cast<uint64_t>(std::ldexp(f, 53));            // exact 53-bit significand
+  const double f = std::frexp(std::fabs(x), &e);              // |x| = f * 2^e, f in [0.5, 1)
+  const auto sig = static_cast<uint64_t>(std::ldexp(f, 53));  // exact 53-bit significand
   return round_significand(sign, sig, e - 53, e - 1, exp_bits, man_bits, m, o);
 }
 

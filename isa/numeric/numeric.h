@@ -36,13 +36,13 @@ uint16_t f32_to_bf16(float x, RoundMode m = RoundMode::RINT, Overflow o = Overfl
 uint16_t s32_to_f16(int32_t x, RoundMode m = RoundMode::RINT, Overflow o = Overflow::Saturate);
 // Float -> integer: rounded by m (ODD is rejected), then clamped to the type's range; NaN -> 0.
 int8_t f32_to_s8(float x, RoundMode m = RoundMode::RINT);
-int8_t f32_to_s4(float x, RoundMode m = RoundMode::RINT);   // result in [-8, 7]
+int8_t f32_to_s4(float x, RoundMode m = RoundMode::RINT);  // result in [-8, 7]
 int8_t f16_to_s8(uint16_t h, RoundMode m = RoundMode::RINT);
 int32_t f32_to_s32(float x, RoundMode m = RoundMode::RINT);
 // fp32 rounded to an integral fp32 value by m (ODD is rejected): sign kept (-0.3 -> -0); |x| >= 2^23, infinities
 // and NaN are returned unchanged (vconv f32 -> f32; the MSD antiquant limbs).
 float f32_round_integral(float x, RoundMode m);
-int8_t s32_to_s8(int32_t x);                                // saturating
+int8_t s32_to_s8(int32_t x);  // saturating
 // The shared rounding core: x (finite or not) rounded to a binary format with exp_bits / man_bits.
 uint32_t round_to_binary(double x, int exp_bits, int man_bits, RoundMode m, Overflow o);
 
@@ -56,11 +56,11 @@ inline uint16_t bf16_round(float x) { return f32_to_bf16(x, RoundMode::RINT, Ove
 // bits 4j..4j+3).
 int8_t s4_get(const uint8_t* packed, uint64_t index);
 void s4_set(uint8_t* packed, uint64_t index, int8_t value);  // value must be in [-8, 7]
-int8_t s4_from_s32_word(int32_t word, int j);                 // j in [0, 8)
+int8_t s4_from_s32_word(int32_t word, int j);                // j in [0, 8)
 int32_t s4_pack_s32_word(const int8_t values[8]);
 
 // Constants that name fp16 / bf16 bit patterns used by tests and kernels.
-inline constexpr uint16_t kF16MaxBits = 0x7bff;   // 65504
+inline constexpr uint16_t kF16MaxBits = 0x7bff;  // 65504
 inline constexpr uint16_t kF16InfBits = 0x7c00;
 inline constexpr uint16_t kBf16MaxBits = 0x7f7f;
 inline constexpr uint16_t kBf16InfBits = 0x7f80;

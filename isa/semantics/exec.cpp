@@ -2,8 +2,8 @@
 
 #include <atomic>
 
-#include "isa/text/asm.h"
 #include "isa/semantics/exec_impl.h"
+#include "isa/text/asm.h"
 
 namespace npusim::isa {
 

@@ -7,7 +7,8 @@ namespace npusim::isa {
 
 AsmError::AsmError(int line, int column, const std::string& msg)
     : std::runtime_error("line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + msg),
-      line_(line), column_(column) {}
+      line_(line),
+      column_(column) {}
 
 // Lines are split on '\n'; a '#' ends the line's instruction text. Columns stay those of the original
 // line because only the tail is cut.

@@ -14,8 +14,8 @@
 namespace npusim::isa::asm_detail {
 
 // A reference to one field of an instruction; the pointee type selects the value syntax.
-using ValueRef = std::variant<bool*, uint8_t*, int8_t*, uint16_t*, uint32_t*, uint64_t*, int64_t*, double*,
-                              DType*, Pipe*, RoundMode*, Quant*, CmpOp*, Addr*, VecMask*>;
+using ValueRef = std::variant<bool*, uint8_t*, int8_t*, uint16_t*, uint32_t*, uint64_t*, int64_t*, double*, DType*,
+                              Pipe*, RoundMode*, Quant*, CmpOp*, Addr*, VecMask*>;
 
 enum class Role : uint8_t {
   Suffix,   // a dtype written as .suffix after the mnemonic; required, in table order
@@ -46,8 +46,8 @@ struct ValueError {
   size_t offset;
   std::string msg;
 };
-void append_value(std::string& out, const ValueRef& v);  // canonical text
-bool same_value(const ValueRef& a, const ValueRef& b);   // bit-exact (doubles compared by bits)
+void append_value(std::string& out, const ValueRef& v);      // canonical text
+bool same_value(const ValueRef& a, const ValueRef& b);       // bit-exact (doubles compared by bits)
 void parse_value(const ValueRef& v, std::string_view text);  // throws ValueError
 
 // ---- mnemonics (asm_mnemonics.cpp) --------------------------------------------------------------

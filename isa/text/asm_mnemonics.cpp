@@ -67,8 +67,7 @@ int edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::span<const MnemonicEntry> mnemonic_table() {
-  static const std::vector<MnemonicEntry> table =
-      build_table(std::make_index_sequence<std::variant_size_v<Instr>>{});
+  static const std::vector<MnemonicEntry> table = build_table(std::make_index_sequence<std::variant_size_v<Instr>>{});
   return table;
 }
 

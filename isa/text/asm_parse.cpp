@@ -112,8 +112,7 @@ class LineParser {
     if (eq == 0) fail(tok.column, "missing key before '=' in " + in_quotes(tok.text));
     const std::string_view key = tok.text.substr(0, eq);
     const int index = find_key(key);
-    if (index < 0)
-      fail(tok.column, name_ + ": unknown key " + in_quotes(key) + " (valid keys: " + valid_keys() + ")");
+    if (index < 0) fail(tok.column, name_ + ": unknown key " + in_quotes(key) + " (valid keys: " + valid_keys() + ")");
     if (seen_[index]) fail(tok.column, name_ + ": duplicate key " + in_quotes(key));
     seen_[index] = true;
     parse_field_value(fields_.items[index], tok.text.substr(eq + 1), tok.column + static_cast<int>(eq) + 1);

@@ -190,8 +190,8 @@ Addr parse_addr(std::string_view text) {
   if (colon == std::string_view::npos) fail(0, "malformed address " + in_quotes(text) + " (expected buf:0xOFFSET)");
   const uint64_t off = parse_u64_part(text.substr(colon + 1), colon + 1, "address offset");
   if (off > Addr::kMaxOff)
-    fail(colon + 1, "address offset " + in_quotes(text.substr(colon + 1)) + " is beyond 2^" + std::to_string(Addr::kOffBits) +
-                        " - 1 (the largest offset an address holds)");
+    fail(colon + 1, "address offset " + in_quotes(text.substr(colon + 1)) + " is beyond 2^" +
+                        std::to_string(Addr::kOffBits) + " - 1 (the largest offset an address holds)");
   return Addr{parse_enum<Buf>(text.substr(0, colon)), off};
 }
 
@@ -232,14 +232,11 @@ VecMask parse_mask(std::string_view text) {
   return m;
 }
 
-
 }  // namespace
 
 void append_value(std::string& out, const ValueRef& v) {
-  std::visit(Overloaded{[&](const bool* p) { out += *p ? '1' : '0'; },
-                        [&](const double* p) { append_double(out, *p); },
-                        [&](const Addr* p) { append_addr(out, *p); },
-                        [&](const VecMask* p) { append_mask(out, *p); },
+  std::visit(Overloaded{[&](const bool* p) { out += *p ? '1' : '0'; }, [&](const double* p) { append_double(out, *p); },
+                        [&](const Addr* p) { append_addr(out, *p); }, [&](const VecMask* p) { append_mask(out, *p); },
                         [&]<class T>(const T* p) {
                           if constexpr (std::is_enum_v<T>) append_enum(out, *p);
                           else out += std::to_string(*p);
@@ -259,10 +256,8 @@ bool same_value(const ValueRef& a, const ValueRef& b) {
 }
 
 void parse_value(const ValueRef& v, std::string_view text) {
-  std::visit(Overloaded{[&](bool* p) { *p = parse_bool(text); },
-                        [&](double* p) { *p = parse_double(text); },
-                        [&](Addr* p) { *p = parse_addr(text); },
-                        [&](VecMask* p) { *p = parse_mask(text); },
+  std::visit(Overloaded{[&](bool* p) { *p = parse_bool(text); }, [&](double* p) { *p = parse_double(text); },
+                        [&](Addr* p) { *p = parse_addr(text); }, [&](VecMask* p) { *p = parse_mask(text); },
                         [&]<class T>(T* p) {
                           if constexpr (std::is_enum_v<T>) *p = parse_enum<T>(text);
                           else *p = parse_integer<T>(text);

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kernels/accuracy/indexing.h"
 #include <limits>
 #include <stdexcept>
+#include "kernels/accuracy/indexing.h"
 
 namespace npusim::op {
 
@@ -31,8 +31,9 @@ double cann_threshold(ElemType working, int64_t reduction_len) {
     case ElemType::F16: t = 0x1p-8; break;
     case ElemType::BF16: t = 0x1p-7; break;
     case ElemType::F32: t = 0x1p-11; break;
-    default: throw std::invalid_argument("accuracy: working dtype must be float16, bfloat16 or float32, not " +
-                                         elem_type_name(working));
+    default:
+      throw std::invalid_argument("accuracy: working dtype must be float16, bfloat16 or float32, not " +
+                                  elem_type_name(working));
   }
   return reduction_len >= 2048 ? 2 * t : t;
 }
@@ -86,8 +87,8 @@ AccuracyReport compare_accuracy(const std::string& output_name, const HostTensor
                                 " elements but the references have " + std::to_string(ref64.size()) + " / " +
                                 std::to_string(naive.size()));
   if (!unspecified.empty() && int64_t(unspecified.size()) != r.elements)
-    throw std::invalid_argument("accuracy: " + output_name + " has " + std::to_string(r.elements) +
-                                " elements but " + std::to_string(unspecified.size()) + " unspecified flags");
+    throw std::invalid_argument("accuracy: " + output_name + " has " + std::to_string(r.elements) + " elements but " +
+                                std::to_string(unspecified.size()) + " unspecified flags");
   r.int8_rule = working == ElemType::I8;
   r.cann_threshold = r.int8_rule ? 0 : cann_threshold(working, reduction_len) * tolerance.t_factor;
   r.int8_limit = r.int8_rule ? tolerance.t_factor : 1;
@@ -137,8 +138,9 @@ const char* verdict(bool ok) { return ok ? "pass" : "FAIL"; }
 
 std::string tolerance_text(const AccuracyReport& r, const char* unit) {
   if (r.tolerated_fraction <= 0) return "";
-  return " (widened " + num(r.t_factor) + "x; tolerated: " + num(100 * r.tolerated_fraction) + "% of the elements, none over " +
-         num(kToleratedCap) + " " + unit + " unwidened; " + std::to_string(r.cap_failures) + " are)";
+  return " (widened " + num(r.t_factor) + "x; tolerated: " + num(100 * r.tolerated_fraction) +
+         "% of the elements, none over " + num(kToleratedCap) + " " + unit + " unwidened; " +
+         std::to_string(r.cap_failures) + " are)";
 }
 
 }  // namespace
@@ -150,28 +152,29 @@ std::string format_report(const AccuracyReport& r) {
   if (r.int8_rule) {
     const double frac = r.elements > r.unspecified ? double(r.int8_off_by_one) / double(r.elements - r.unspecified) : 0;
     s += "  int8 rule: " + std::string(verdict(r.int8_pass())) + ", " + std::to_string(r.int8_failures) +
-         " elements more than " + num(r.int8_limit) + " from the rounded reference" + tolerance_text(r, "units") + "; " +
-         std::to_string(r.int8_off_by_one) + " at distance 1" + (r.int8_limit > 1 ? " to " + num(r.int8_limit) : "") +
-         " (" + num(100 * frac) + "%)\n";
-    s += "             (a quantised output may differ from round(truth) by one unit where the truth is near a rounding edge)\n";
+         " elements more than " + num(r.int8_limit) + " from the rounded reference" + tolerance_text(r, "units") +
+         "; " + std::to_string(r.int8_off_by_one) + " at distance 1" +
+         (r.int8_limit > 1 ? " to " + num(r.int8_limit) : "") + " (" + num(100 * frac) + "%)\n";
+    s += "             (a quantised output may differ from round(truth) by one unit where the truth is near a rounding "
+         "edge)\n";
   } else {
-  s += "  FA rule:   " + std::string(verdict(r.fa_pass)) + (r.fa_gated ? "" : " (reported, not gated)") + ", ratio " +
-       num(r.fa_ratio()) + ": max err " + num(r.max_abs_err) + " <= 2 * naive " + num(r.naive_max_abs_err) +
-       " + 1e-5 = " + num(r.fa_bound) + "\n";
-  s += "             (at most twice the error of the textbook formula in the working dtype; ratio <= 1 passes)\n";
-  // T is a power of two by construction; ilogb gives its exponent exactly.
-  s += "  CANN rule: " + std::string(verdict(r.cann_pass)) + ", " + std::to_string(r.cann_failures) + " of " +
-       std::to_string(r.elements) + " elements over T = 2^" + std::to_string(std::ilogb(r.cann_threshold)) +
-       tolerance_text(r, "T") + "\n";
-  s += "             (every |out - ref| <= T * max(1, |ref|), T from the working dtype and the reduction length)\n";
+    s += "  FA rule:   " + std::string(verdict(r.fa_pass)) + (r.fa_gated ? "" : " (reported, not gated)") + ", ratio " +
+         num(r.fa_ratio()) + ": max err " + num(r.max_abs_err) + " <= 2 * naive " + num(r.naive_max_abs_err) +
+         " + 1e-5 = " + num(r.fa_bound) + "\n";
+    s += "             (at most twice the error of the textbook formula in the working dtype; ratio <= 1 passes)\n";
+    // T is a power of two by construction; ilogb gives its exponent exactly.
+    s += "  CANN rule: " + std::string(verdict(r.cann_pass)) + ", " + std::to_string(r.cann_failures) + " of " +
+         std::to_string(r.elements) + " elements over T = 2^" + std::to_string(std::ilogb(r.cann_threshold)) +
+         tolerance_text(r, "T") + "\n";
+    s += "             (every |out - ref| <= T * max(1, |ref|), T from the working dtype and the reduction length)\n";
   }
-  s += "  relative:  " + std::to_string(r.rel_count) + " elements with |ref| >= " + num(r.rel_floor) + " (1e-3 of max |ref| " +
-       num(r.max_abs_ref) + "): max " + num(r.rel_max) + ", mean " + num(r.rel_mean) + "\n";
+  s += "  relative:  " + std::to_string(r.rel_count) + " elements with |ref| >= " + num(r.rel_floor) +
+       " (1e-3 of max |ref| " + num(r.max_abs_ref) + "): max " + num(r.rel_max) + ", mean " + num(r.rel_mean) + "\n";
   s += "  absolute:  " + std::to_string(r.abs_count) + " elements below that floor: max |out - ref| " +
        num(r.abs_below_max) + " (relative error means nothing near 0)\n";
-  s += "  all:       max abs err " + num(r.max_abs_err) + ", max rel err " + num(r.max_rel_err) + ", MERE " + num(r.mere) +
-       ", MARE " + num(r.mare) + " (relative over every element, +1e-7), error balance " + num(r.error_balance) +
-       " (mean signed error / max(1, |ref|): near 0 = no bias)\n";
+  s += "  all:       max abs err " + num(r.max_abs_err) + ", max rel err " + num(r.max_rel_err) + ", MERE " +
+       num(r.mere) + ", MARE " + num(r.mare) + " (relative over every element, +1e-7), error balance " +
+       num(r.error_balance) + " (mean signed error / max(1, |ref|): near 0 = no bias)\n";
   if (!r.exact_special_pass) s += "  special values (inf / NaN) differ from the reference: FAIL\n";
   if (!r.worst_index.empty())  // empty when every reference is non-finite (and matched)
     s += "  worst element " + coords(r.worst_index) + ": out " + num(r.worst_out) + ", ref " + num(r.worst_ref) + "\n";

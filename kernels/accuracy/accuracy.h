@@ -34,18 +34,18 @@ struct AccuracyReport {
   // row max vs the kernel's running max): up to this fraction of the checked elements may exceed the widened
   // T (the int8 rule: unit), none kToleratedCap times the unwidened one. 0: every element must be within T.
   double tolerated_fraction = 0, t_factor = 1;  // t_factor: T (or the int8 unit) is widened by this
-  int64_t cap_failures = 0;                      // elements beyond kToleratedCap times the unwidened limit
+  int64_t cap_failures = 0;                     // elements beyond kToleratedCap times the unwidened limit
   // int8 rule (working dtype int8)
   bool int8_rule = false;
-  double int8_limit = 1;                            // units (a Tolerance's t_factor)
+  double int8_limit = 1;                           // units (a Tolerance's t_factor)
   int64_t int8_off_by_one = 0, int8_failures = 0;  // elements at distance 1 .. int8_limit / beyond int8_limit
-  bool exact_special_pass = true;  // non-finite values must sit where the reference has them
+  bool exact_special_pass = true;                  // non-finite values must sit where the reference has them
   // Relative errors only where |ref| >= rel_floor = 1e-3 * max |ref| (kRelFloorFraction): near zero a relative
   // error says nothing (|out - ref| / |ref| blows up as ref -> 0), so those elements report absolute error.
   double max_abs_ref = 0, rel_floor = 0;
-  int64_t rel_count = 0, abs_count = 0;        // finite-reference elements above / below the floor
-  double rel_max = 0, rel_mean = 0;            // |out - ref| / |ref| above the floor
-  double abs_below_max = 0;                    // |out - ref| below the floor
+  int64_t rel_count = 0, abs_count = 0;  // finite-reference elements above / below the floor
+  double rel_max = 0, rel_mean = 0;      // |out - ref| / |ref| above the floor
+  double abs_below_max = 0;              // |out - ref| below the floor
   // max |out - ref| over the FlashAttention bound: <= 1 passes the rule.
   double fa_ratio() const { return fa_bound > 0 ? max_abs_err / fa_bound : 0; }
   int64_t tolerated() const { return int64_t(tolerated_fraction * double(elements - unspecified)); }
@@ -57,9 +57,9 @@ struct AccuracyReport {
 };
 
 // `out` is the op output; `ref64` and `naive` have out.numel() elements in C order. `working` is the output's
-// working dtype (F16, BF16, F32, or I8 for the int8 rule) and `reduction_len` the length of the longest reduction behind an element.
-// `unspecified` is empty or has out.numel() flags; a nonzero flag skips that element (no statistic, no rule).
-// For outputs whose reference rounds differently by construction: the per-element limit (T, or 1 unit for the
+// working dtype (F16, BF16, F32, or I8 for the int8 rule) and `reduction_len` the length of the longest reduction
+// behind an element. `unspecified` is empty or has out.numel() flags; a nonzero flag skips that element (no statistic,
+// no rule). For outputs whose reference rounds differently by construction: the per-element limit (T, or 1 unit for the
 // int8 rule) times t_factor, exceeded by at most `fraction` of the checked elements and by none beyond
 // kToleratedCap times the unwidened limit.
 struct Tolerance {

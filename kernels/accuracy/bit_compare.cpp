@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "kernels/accuracy/indexing.h"
 #include <cstring>
 #include <map>
+#include "kernels/accuracy/indexing.h"
 
 namespace npusim::op {
 
@@ -151,7 +151,8 @@ std::string format_bit_compare(const BitCompare& r) {
   const std::string differ = std::to_string(r.elements - r.exact) + " differ";
   if (!r.tolerance.any()) s += ": MISMATCH (" + differ + ")\n";
   else if (r.match()) s += ": WITHIN TOLERANCE (" + differ + ", all within " + r.tolerance.text() + ")\n";
-  else s += ": MISMATCH (" + differ + ", " + std::to_string(r.beyond_tolerance) + " beyond " + r.tolerance.text() + ")\n";
+  else
+    s += ": MISMATCH (" + differ + ", " + std::to_string(r.beyond_tolerance) + " beyond " + r.tolerance.text() + ")\n";
   s += "  first  " + mismatch_text(r.first, r.type) + "\n";
   s += "  worst  " + mismatch_text(r.worst, r.type) + "\n";
   s += "  ULP distance:";
@@ -162,13 +163,15 @@ std::string format_bit_compare(const BitCompare& r) {
               ? "  by leading index " + coords(std::vector<int64_t>(r.shape.begin(), r.shape.begin() + r.group_rank))
               : "  by " + r.group_label) +
          ": " + std::to_string(r.groups_with_mismatch) + " of " + std::to_string(r.groups_total) + " differ;";
-    for (const auto& g : r.groups) s.append(" ").append(coords(g.key)).append(" ").append(std::to_string(g.count)).append(";");
+    for (const auto& g : r.groups)
+      s.append(" ").append(coords(g.key)).append(" ").append(std::to_string(g.count)).append(";");
     s += "\n";
   }
   if (!r.rows.empty()) {
     s += "  by row (every index but the last): " + std::to_string(r.rows_with_mismatch) + " of " +
          std::to_string(r.rows_total) + " differ;";
-    for (const auto& g : r.rows) s.append(" ").append(coords(g.key)).append(" ").append(std::to_string(g.count)).append(";");
+    for (const auto& g : r.rows)
+      s.append(" ").append(coords(g.key)).append(" ").append(std::to_string(g.count)).append(";");
     s += "\n";
   }
   return s;

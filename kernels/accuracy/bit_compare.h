@@ -52,13 +52,13 @@ struct BitCompare {
   bool has_mismatch = false;
   BitMismatch first, worst;  // valid when has_mismatch; worst = largest ULP distance (NaN counts as largest)
   std::vector<std::pair<std::string, int64_t>> ulp_histogram;  // buckets of ULP distance over the mismatches
-  int64_t group_rank = 0;         // leading dims forming a group (2 for rank >= 3, else 1; 0 for rank <= 1)
+  int64_t group_rank = 0;          // leading dims forming a group (2 for rank >= 3, else 1; 0 for rank <= 1)
   std::vector<IndexCount> groups;  // the groups with the most mismatches, most first
   int64_t groups_with_mismatch = 0, groups_total = 0;
-  std::vector<IndexCount> rows;    // rows (every index but the last) with the most mismatches
+  std::vector<IndexCount> rows;  // rows (every index but the last) with the most mismatches
   int64_t rows_with_mismatch = 0, rows_total = 0;
-  std::string group_label;         // what a group key means: "(b, n)", or empty for the leading indices
-  BitTolerance tolerance;          // as given; beyond_tolerance counts the mismatches outside it
+  std::string group_label;  // what a group key means: "(b, n)", or empty for the leading indices
+  BitTolerance tolerance;   // as given; beyond_tolerance counts the mismatches outside it
   int64_t beyond_tolerance = 0;
   bool match() const {
     return shape_error.empty() && (exact == elements || (tolerance.any() && beyond_tolerance == 0));

@@ -158,9 +158,10 @@ void plan_dequant(Plan& pl, const sim::HwConfig& hw) {
   if (q.slab > 0) q.chunk = std::min(q.chunk, std::max<int64_t>(1, q.slab));
   if (q.seg > cap)
     throw CaseError("KV antiquantisation streams runs of " + std::to_string(q.seg) + " elements (" +
-                    (bnsd ? std::string("D") : std::string("KV_N * D")) + ") through UB at " + std::to_string(per_elem) +
-                    " bytes each; a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) + " and one vector "
-                    "instruction (" + std::to_string(kMaxChunkElems) + " elements)");
+                    (bnsd ? std::string("D") : std::string("KV_N * D")) + ") through UB at " +
+                    std::to_string(per_elem) +
+                    " bytes each; a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) +
+                    " and one vector instruction (" + std::to_string(kMaxChunkElems) + " elements)");
   pl.gm.key = "key_fp16", pl.gm.value = "value_fp16";
 }
 

@@ -15,8 +15,8 @@ namespace {
 // must not read neighbouring memory silently.
 double at(const HostTensor& t, int64_t idx, const char* name) {
   if (idx < 0 || idx >= t.numel())
-    throw std::out_of_range(std::string("attention data: ") + name + " index " + std::to_string(idx) +
-                            " outside its " + std::to_string(t.numel()) + " elements");
+    throw std::out_of_range(std::string("attention data: ") + name + " index " + std::to_string(idx) + " outside its " +
+                            std::to_string(t.numel()) + " elements");
   return t.get(idx);
 }
 
@@ -26,8 +26,8 @@ void require(bool ok, const std::string& what) {
 
 void require_size(const HostTensor* t, int64_t min_numel, const std::string& name) {
   require(t != nullptr, name + " is missing");
-  require(t->numel() >= min_numel, name + " has " + std::to_string(t->numel()) + " elements, the problem needs " +
-                                       std::to_string(min_numel));
+  require(t->numel() >= min_numel,
+          name + " has " + std::to_string(t->numel()) + " elements, the problem needs " + std::to_string(min_numel));
 }
 
 // Index (row, col) of a (rows, cols) matrix, rejecting columns past the row (they would alias the next row).
@@ -55,17 +55,20 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
     require_size(t_.key_rope, (p_.layout == Layout::TND ? 1 : p_.B) * p_.kv_s * p_.KV_N * p_.Dr, "key_rope");
   }
   if (p_.antiquant.on) {
-    require(p_.Dv == p_.D && (!p_.prefix || p_.antiquant.msd), "KV antiquantisation needs Dv = D (and no shared prefix but with MSD)");
+    require(p_.Dv == p_.D && (!p_.prefix || p_.antiquant.msd),
+            "KV antiquantisation needs Dv = D (and no shared prefix but with MSD)");
     for (const bool value : {false, true}) {
       // Every element the mode can address: the last index of the tensor's (K's or V's) part, plus one (per-token
       // parameters of an empty K / V: nothing).
       const int m = p_.antiquant.mode(value);
       if (((m == 1 || m == 3) && p_.antiquant.token_s == 0) || (m >= 4 && p_.block_num == 0)) continue;
-      const int64_t t_last = std::max<int64_t>(p_.antiquant.mode(value) >= 4 ? p_.block_size : p_.antiquant.token_s, 1) - 1;
+      const int64_t t_last =
+          std::max<int64_t>(p_.antiquant.mode(value) >= 4 ? p_.block_size : p_.antiquant.token_s, 1) - 1;
       const int64_t last =
           p_.antiquant_index(value, p_.B - 1, p_.KV_N - 1, t_last, std::max<int64_t>(p_.block_num, 1) - 1, p_.D - 1);
       for (const bool offset : {false, true})
-        if (!offset || p_.antiquant.offset) require_size(antiquant_param(value, offset), last + 1, p_.antiquant_tensor(value, offset));
+        if (!offset || p_.antiquant.offset)
+          require_size(antiquant_param(value, offset), last + 1, p_.antiquant_tensor(value, offset));
     }
   }
   if (p_.post_quant.on) {

@@ -22,8 +22,8 @@ struct AttnTensors {
   const HostTensor* value_prefix = nullptr;
   const HostTensor* query_rope = nullptr;  // the second Q / K pair (Dr > 0): query's / key's layout with Dr
   const HostTensor* key_rope = nullptr;
-  const HostTensor* quant_scale2 = nullptr;   // post-quant (p.post_quant.on): 1 or N * Dv elements
-  const HostTensor* quant_offset2 = nullptr;  // ... optional, same size
+  const HostTensor* quant_scale2 = nullptr;      // post-quant (p.post_quant.on): 1 or N * Dv elements
+  const HostTensor* quant_offset2 = nullptr;     // ... optional, same size
   const HostTensor* antiquant_scale = nullptr;   // KV antiquant (p.antiquant.on): (2, ...) K's then V's
   const HostTensor* antiquant_offset = nullptr;  // ... optional, same shape
   // Separated (p.antiquant.separated): K's and V's parameters in tensors of their own.
@@ -88,7 +88,9 @@ class AttnData {
   std::vector<int64_t> lse_shape() const;
   // softmax_max / softmax_sum (FA, TND): (T1, N, 8) fp32 whose words are laid out per batch segment as
   // [n][i][8] from q_start(b) * N * 8 (spec FA V3 §2.3); the first of the 8 copies of row i of head n.
-  int64_t stat_index(int64_t b, int64_t n, int64_t i) const { return (p_.q_start(b) * p_.N + n * p_.act_q[size_t(b)] + i) * 8; }
+  int64_t stat_index(int64_t b, int64_t n, int64_t i) const {
+    return (p_.q_start(b) * p_.N + n * p_.act_q[size_t(b)] + i) * 8;
+  }
   std::vector<int64_t> stat_shape() const { return {p_.Sq, p_.N, 8}; }
 
  private:
@@ -99,7 +101,7 @@ class AttnData {
     int64_t tok = 0, blk = -1;  // physical row of batch b's own K / V (or of the prefix); its page (paged storage)
   };
   KvPos kv_pos(int64_t b, int64_t j) const;
-  const HostTensor* antiquant_param(bool value, bool offset) const;        // K's / V's scale or offset tensor
+  const HostTensor* antiquant_param(bool value, bool offset) const;  // K's / V's scale or offset tensor
   KvValues kv_values_ = KvValues::Exact;
   void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,
                 const char* name) const;

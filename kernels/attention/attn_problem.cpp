@@ -26,8 +26,7 @@ Strides layout_strides(Layout l, int64_t heads, int64_t rows, int64_t d) {
     case Layout::TND:  // (T, N, D): batches are concatenated along T, so b has no stride (q_start / kv_start)
       return {0, d, heads * d};
     case Layout::BSH:
-    case Layout::BSND:
-      break;
+    case Layout::BSND: break;
   }
   return {rows * heads * d, d, heads * d};
 }

@@ -23,10 +23,10 @@ std::string layout_name(Layout l);
 
 // How K and V are stored.
 enum class KvStorage {
-  Dense,        // one tensor (B, ...) in the query's layout with KV_N heads and kv_s rows
-  List,         // B tensors of batch 1, each in the query's layout with its own S (list_s[b])
-  PagedBsH,     // (block_num, block_size, KV_N*D) addressed through block_table
-  PagedNBsD,    // (block_num, KV_N, block_size, D) addressed through block_table
+  Dense,      // one tensor (B, ...) in the query's layout with KV_N heads and kv_s rows
+  List,       // B tensors of batch 1, each in the query's layout with its own S (list_s[b])
+  PagedBsH,   // (block_num, block_size, KV_N*D) addressed through block_table
+  PagedNBsD,  // (block_num, KV_N, block_size, D) addressed through block_table
 };
 
 // Element strides (in elements) of a (b, n, s, d) tensor stored in a layout; d has stride 1.
@@ -47,9 +47,9 @@ enum class MaskKind { None, Full, Compressed };
 // The roundings follow the vendor kernel of each branch (kernels/fia/README.md "Post-quantisation").
 struct PostQuant {
   bool on = false;
-  bool per_channel = false;            // the scale has N * Dv elements (else one)
-  bool offset = false;                 // quant_offset2 given (else 0 is added)
-  ElemType dtype = ElemType::F32;      // of quant_scale2 / quant_offset2: F32, or BF16 with a BF16 query
+  bool per_channel = false;              // the scale has N * Dv elements (else one)
+  bool offset = false;                   // quant_offset2 given (else 0 is added)
+  ElemType dtype = ElemType::F32;        // of quant_scale2 / quant_offset2: F32, or BF16 with a BF16 query
   double scale = 1.0, offset_value = 0;  // per-tensor: the values (the kernel takes them as scalars)
 };
 
@@ -71,24 +71,24 @@ struct FullQuant {
 // (2, ...) float16 with the key's at [0] and the value's at [1], or, with page attention, the separated
 // key_antiquant_scale / value_antiquant_scale (and offsets) of shape (1, ...), per-channel. No offset adds 0.
 //
-// Query S = 1, and a bfloat16 query with S <= 16 (msd): the vendor's decode kernel (IFA) and its prompt kernel's MSD mode
-// (PFA) never dequantise K / V; they split the query (and P) into int8 limbs,
-// multiplies them with the int8 K / V on the cube into int32 and recombines in fp32 (MSD; kernels/attention/msd.h
-// and kernels/fia/msd_research.md give the order of operations). There the parameters follow the modes of spec
-// §1.6 (k_mode / v_mode: 0 per-channel (per_tensor: one value), 1 per-token, 2 per-tensor + per-head, 3 per-token +
-// per-head, 4 / 5 the per-token ones managed by page attention); per-channel dtypes are the query's, per-token fp32.
+// Query S = 1, and a bfloat16 query with S <= 16 (msd): the vendor's decode kernel (IFA) and its prompt kernel's MSD
+// mode (PFA) never dequantise K / V; they split the query (and P) into int8 limbs, multiplies them with the int8 K / V
+// on the cube into int32 and recombines in fp32 (MSD; kernels/attention/msd.h and kernels/fia/msd_research.md give the
+// order of operations). There the parameters follow the modes of spec §1.6 (k_mode / v_mode: 0 per-channel (per_tensor:
+// one value), 1 per-token, 2 per-tensor + per-head, 3 per-token + per-head, 4 / 5 the per-token ones managed by page
+// attention); per-channel dtypes are the query's, per-token fp32.
 struct AntiQuant {
   bool on = false;
-  bool per_tensor = false;  // mode 0 with one scale per K and V (shape (2) combined, (1) separated)
-  bool offset = false;      // antiquant_offset (key_ / value_antiquant_offset) given
-  bool separated = false;   // key_antiquant_* / value_antiquant_* instead of the combined antiquant_*
-  bool msd = false;         // query S = 1: the MSD kernel
-  bool int4 = false;        // MSD with int4 K / V (decode only): int4 limbs, 4 of them, 7.49 / 14.98
+  bool per_tensor = false;     // mode 0 with one scale per K and V (shape (2) combined, (1) separated)
+  bool offset = false;         // antiquant_offset (key_ / value_antiquant_offset) given
+  bool separated = false;      // key_antiquant_* / value_antiquant_* instead of the combined antiquant_*
+  bool msd = false;            // query S = 1: the MSD kernel
+  bool int4 = false;           // MSD with int4 K / V (decode only): int4 limbs, 4 of them, 7.49 / 14.98
   int k_mode = 0, v_mode = 0;  // spec §1.6 modes of K's and V's parameters (the prompt path: 0)
-  int limbs = 2;            // MSD: int8 limbs of q and of P (decode: 3 with inner_precise 0, else 2; prompt: 2)
-  float coef = 127.0f;      // MSD: limb scale (127 / amax; P * coef) -- decode 127, prompt (S <= 16) 127.49
-  float expand = 254.0f;    // MSD: residual factor per limb -- decode 254, prompt 254.98
-  int64_t token_s = 0;      // S of the per-token parameters of modes 1 and 3 (their last dim)
+  int limbs = 2;               // MSD: int8 limbs of q and of P (decode: 3 with inner_precise 0, else 2; prompt: 2)
+  float coef = 127.0f;         // MSD: limb scale (127 / amax; P * coef) -- decode 127, prompt (S <= 16) 127.49
+  float expand = 254.0f;       // MSD: residual factor per limb -- decode 254, prompt 254.98
+  int64_t token_s = 0;         // S of the per-token parameters of modes 1 and 3 (their last dim)
   ElemType k_dtype = ElemType::F16, v_dtype = ElemType::F16;  // K's / V's parameter dtype
   int mode(bool value) const { return value ? v_mode : k_mode; }
   // Per-token (modes 1, 3, 4, 5): one value per KV token, applied to the scores (K) or to P (V).
@@ -100,53 +100,53 @@ struct AntiQuant {
 struct AttnProblem {
   // ---- shapes and types ----
   int64_t B = 0, N = 0, KV_N = 0, G = 1;  // G = N / KV_N query heads per KV head
-  int64_t Sq = 0;                          // query S dimension (the tensor's, padded)
-  int64_t kv_s = 0;                        // dense K/V S dimension (List: max of list_s; paged: unused)
-  int64_t D = 0, Dv = 0;                   // head dims of Q/K and of V / the output
-  int64_t Dr = 0;                          // head dim of a second Q/K pair (rope), 0 = none
-  Layout layout = Layout::BSH;             // of query (and of dense / list K, V)
-  Layout out_layout = Layout::BSH;         // BNSD_BSND -> BSND, else = layout
-  ElemType in = ElemType::F16;             // query / key / value dtype (F16, BF16; I8 with full_quant)
-  ElemType out = ElemType::F16;            // attention_out dtype
+  int64_t Sq = 0;                         // query S dimension (the tensor's, padded)
+  int64_t kv_s = 0;                       // dense K/V S dimension (List: max of list_s; paged: unused)
+  int64_t D = 0, Dv = 0;                  // head dims of Q/K and of V / the output
+  int64_t Dr = 0;                         // head dim of a second Q/K pair (rope), 0 = none
+  Layout layout = Layout::BSH;            // of query (and of dense / list K, V)
+  Layout out_layout = Layout::BSH;        // BNSD_BSND -> BSND, else = layout
+  ElemType in = ElemType::F16;            // query / key / value dtype (F16, BF16; I8 with full_quant)
+  ElemType out = ElemType::F16;           // attention_out dtype
 
   // ---- K / V storage ----
   KvStorage kv = KvStorage::Dense;
-  std::vector<int64_t> list_s;             // List: S of each batch's tensor
-  int64_t block_size = 0, block_num = 0;   // paged
-  int64_t max_blocks = 0;                  // paged: block_table columns (block_table is int32 (B, max_blocks))
+  std::vector<int64_t> list_s;            // List: S of each batch's tensor
+  int64_t block_size = 0, block_num = 0;  // paged
+  int64_t max_blocks = 0;                 // paged: block_table columns (block_table is int32 (B, max_blocks))
 
   // ---- lengths ----
-  std::vector<int64_t> act_q, act_kv;      // per batch; act_kv excludes the prefix. Defaults: Sq, kv S.
-  bool left_pad = false;                   // query_padding_size / kv_padding_size given
-  int64_t q_pad = 0, kv_pad = 0;           // max(padding[0], 0)
-  bool prefix = false;                     // key_shared_prefix / value_shared_prefix given
-  int64_t prefix_s = 0;                    // the prefix tensors' S
-  int64_t prefix_len = 0;                  // P = actual_shared_prefix_len[0] (default prefix_s)
+  std::vector<int64_t> act_q, act_kv;  // per batch; act_kv excludes the prefix. Defaults: Sq, kv S.
+  bool left_pad = false;               // query_padding_size / kv_padding_size given
+  int64_t q_pad = 0, kv_pad = 0;       // max(padding[0], 0)
+  bool prefix = false;                 // key_shared_prefix / value_shared_prefix given
+  int64_t prefix_s = 0;                // the prefix tensors' S
+  int64_t prefix_len = 0;              // P = actual_shared_prefix_len[0] (default prefix_s)
 
   // ---- scores ----
   double scale = 1.0;
   bool pse = false;
-  int64_t pse_b = 1;                       // 1 (shared) or B
-  int64_t pse_sq = 0, pse_skv = 0;         // the pse tensor's last two dims
+  int64_t pse_b = 1;                // 1 (shared) or B
+  int64_t pse_sq = 0, pse_skv = 0;  // the pse tensor's last two dims
   MaskKind mask = MaskKind::None;
-  ElemType mask_dtype = ElemType::Bool;    // Bool, I8 or U8 (one byte, nonzero = masked)
-  bool mask_per_batch = false;             // first dim is B (> 1), else shared
-  bool mask_global = false;                // TND (T1, T2) mask: row q_start(b) + i, column kv_start(b) + j
-  int64_t mask_sq = 0, mask_skv = 0;       // the mask tensor's last two dims (2048 x 2048 when compressed)
+  ElemType mask_dtype = ElemType::Bool;  // Bool, I8 or U8 (one byte, nonzero = masked)
+  bool mask_per_batch = false;           // first dim is B (> 1), else shared
+  bool mask_global = false;              // TND (T1, T2) mask: row q_start(b) + i, column kv_start(b) + j
+  int64_t mask_sq = 0, mask_skv = 0;     // the mask tensor's last two dims (2048 x 2048 when compressed)
   int sparse_mode = 0;
   int64_t pre_tokens = 2147483647, next_tokens = 2147483647;  // as given
-  int64_t band_batch = -1;                 // modes 7 / 8: the batch that takes the mode-4 band
+  int64_t band_batch = -1;                                    // modes 7 / 8: the batch that takes the mode-4 band
 
   // ---- precision and outputs ----
   int inner_precise = 0;
-  bool high_perf = false;                  // fp16 vector math: F16 input, bit0 set, no pse
-  bool row_fix = false;                    // invalid-row correction: bit1, or forced where rows must be empty
-  bool lse = false;                        // softmax_lse_flag
-  bool max_sum = false;                    // FA: softmax_max / softmax_sum (T1, N, 8) instead of lse
-  bool cast_round = false;                 // P and the output cast with CAST_ROUND (FA) instead of RINT
-  PostQuant post_quant;                    // int8 attention_out (out = I8)
-  FullQuant full_quant;                    // int8 Q / K / V (in = I8)
-  AntiQuant antiquant;                     // int8 K / V dequantised to the query's fp16 (in = F16)
+  bool high_perf = false;   // fp16 vector math: F16 input, bit0 set, no pse
+  bool row_fix = false;     // invalid-row correction: bit1, or forced where rows must be empty
+  bool lse = false;         // softmax_lse_flag
+  bool max_sum = false;     // FA: softmax_max / softmax_sum (T1, N, 8) instead of lse
+  bool cast_round = false;  // P and the output cast with CAST_ROUND (FA) instead of RINT
+  PostQuant post_quant;     // int8 attention_out (out = I8)
+  FullQuant full_quant;     // int8 Q / K / V (in = I8)
+  AntiQuant antiquant;      // int8 K / V dequantised to the query's fp16 (in = F16)
 
   // ---- derived (attn_problem.cpp) ----
   // Query S = 1 in a padded layout: FIA's incremental (IFA) branch. TND with T1 = 1 stays a prompt problem.

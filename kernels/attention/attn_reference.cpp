@@ -106,7 +106,7 @@ void ref64_row(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, in
   std::vector<double> s(cols.size());
   double m = -kInf;
   const FullQuant& fq = p.full_quant;  // truth of full quantisation: P quantised against the row's max
-  const int64_t w = p.qk_dim();  // D, then the rope pair's Dr
+  const int64_t w = p.qk_dim();        // D, then the rope pair's Dr
   for (size_t c = 0; c < cols.size(); ++c) {
     const int64_t j = cols[c];
     double dot = 0;  // products of fp16 / bf16 values are exact in fp64
@@ -220,7 +220,13 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   const bool gate = !p.high_perf;
   const OutputDesc names;  // the GM names the kernels write (plan.h)
   std::vector<Reference> r;
-  r.push_back(Reference{names.out, std::move(ref.out), std::move(naive.out), p.out, longest_kv(p), gate, {},
+  r.push_back(Reference{names.out,
+                        std::move(ref.out),
+                        std::move(naive.out),
+                        p.out,
+                        longest_kv(p),
+                        gate,
+                        {},
                         std::move(ref.out_unspecified)});
   // Full quantisation (spec §1.7): the truth quantises P against the row max, the kernel against the running max
   // of each S2 block (as the vendor's kernel does), so P8 values round differently: by one unit, and where the
@@ -244,12 +250,30 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   // result's worse; the FA rule passed).
   const ElemType lse_working = p.high_perf || p.antiquant.on ? ElemType::F16 : ElemType::F32;
   if (p.lse)
-    r.push_back(Reference{names.lse, std::move(ref.lse), std::move(naive.lse), lse_working, longest_kv(p), gate, {},
+    r.push_back(Reference{names.lse,
+                          std::move(ref.lse),
+                          std::move(naive.lse),
+                          lse_working,
+                          longest_kv(p),
+                          gate,
+                          {},
                           std::move(ref.lse_unspecified)});
   if (p.max_sum) {
-    r.push_back(Reference{names.max, std::move(ref.max), std::move(naive.max), ElemType::F32, longest_kv(p), gate, {},
+    r.push_back(Reference{names.max,
+                          std::move(ref.max),
+                          std::move(naive.max),
+                          ElemType::F32,
+                          longest_kv(p),
+                          gate,
+                          {},
                           std::move(ref.max_unspecified)});
-    r.push_back(Reference{names.sum, std::move(ref.sum), std::move(naive.sum), ElemType::F32, longest_kv(p), gate, {},
+    r.push_back(Reference{names.sum,
+                          std::move(ref.sum),
+                          std::move(naive.sum),
+                          ElemType::F32,
+                          longest_kv(p),
+                          gate,
+                          {},
                           std::move(ref.sum_unspecified)});
   }
   return r;
@@ -270,8 +294,14 @@ std::vector<Reference> fia_references(const attn::AttnProblem& p, const CaseFile
       for (const TensorEntry& e : it->second) r.push_back(&e.data);
     return r;
   };
-  attn::AttnTensors t{first("query"), list("key"), list("value"), first("pse_shift"), first("atten_mask"),
-                      first("block_table"), first("key_shared_prefix"), first("value_shared_prefix")};
+  attn::AttnTensors t{first("query"),
+                      list("key"),
+                      list("value"),
+                      first("pse_shift"),
+                      first("atten_mask"),
+                      first("block_table"),
+                      first("key_shared_prefix"),
+                      first("value_shared_prefix")};
   t.quant_scale2 = first("quant_scale2"), t.quant_offset2 = first("quant_offset2");
   t.antiquant_scale = first("antiquant_scale"), t.antiquant_offset = first("antiquant_offset");
   t.key_antiquant_scale = first("key_antiquant_scale"), t.key_antiquant_offset = first("key_antiquant_offset");

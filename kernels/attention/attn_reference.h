@@ -50,7 +50,8 @@ AttnValues attention_ref64(const AttnProblem& p, const AttnData& d);
 AttnValues attention_naive(const AttnProblem& p, const AttnData& d);
 
 // "attention_out" (working dtype = out dtype, FA rule gated except in fp16 high-performance mode) and, when
-// p.lse, "softmax_lse" (working fp32, fp16 in high-performance mode where m and l are fp16; same gating). reduction_len = the longest skv_eff.
+// p.lse, "softmax_lse" (working fp32, fp16 in high-performance mode where m and l are fp16; same gating). reduction_len
+// = the longest skv_eff.
 std::vector<Reference> attention_references(const AttnProblem& p, const AttnData& d);
 
 }  // namespace npusim::op::attn

@@ -15,12 +15,14 @@ constexpr int64_t kMaxKStep = 256;       // K per mmad: beyond this the L0 halve
 // ... and at most 8 fractals (128 fp16, 256 int8): a longer step only coarsens the MTE1 / cube overlap (D 512 with a
 // doubled L0B took 256 and ran 1.5% slower, issue 12)
 constexpr int64_t kMaxKFractals = 8;
-constexpr int64_t kMaxNSub = 128;        // N per L0C half
-constexpr int64_t kZeroRows = 8;         // rows of the zero output staging (stored 8 at a time)
-constexpr int64_t kMsdQueryRows = 8;     // MSD: query rows pre-processed at a time (one vbrcb group)
+constexpr int64_t kMaxNSub = 128;     // N per L0C half
+constexpr int64_t kZeroRows = 8;      // rows of the zero output staging (stored 8 at a time)
+constexpr int64_t kMsdQueryRows = 8;  // MSD: query rows pre-processed at a time (one vbrcb group)
 
 // Bits per element of the cube's input tiles (Q, K, V, P): int4 MSD 4, int8 8, else 16.
-int64_t in_bits(const AttnProblem& p) { return p.antiquant.int4 ? 4 : p.in == ElemType::I8 || p.antiquant.msd ? 8 : 16; }
+int64_t in_bits(const AttnProblem& p) {
+  return p.antiquant.int4 ? 4 : p.in == ElemType::I8 || p.antiquant.msd ? 8 : 16;
+}
 // Bytes of `elems` cube elements.
 int64_t in_bytes(const AttnProblem& p, int64_t elems) { return elems * in_bits(p) / 8; }
 
@@ -94,7 +96,9 @@ int64_t l0_n_unit(const AttnProblem& p) { return in_bits(p) < 16 ? l0_k_unit(p) 
 uint64_t l0a_slice_bytes(const AttnProblem& p, const BlockTiling& t, int64_t kstep) {
   return uint64_t(in_bytes(p, cube_rows(p, t) * kstep));
 }
-uint64_t l0b_slice_bytes(const AttnProblem& p, int64_t kstep, int64_t nsub) { return uint64_t(in_bytes(p, kstep * nsub)); }
+uint64_t l0b_slice_bytes(const AttnProblem& p, int64_t kstep, int64_t nsub) {
+  return uint64_t(in_bytes(p, kstep * nsub));
+}
 
 L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t) {
   L1Layout l;
@@ -117,27 +121,33 @@ uint64_t l1_bytes(const AttnProblem& p, const BlockTiling& t) { return l1_layout
 UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   UbLayout u;
   u.hm = round_up((t.s1_block + 1) / 2, kRows);
-  if (p.incremental()) u.hm = std::max(u.hm, round_up(p.G, kRows));  // the flash-decoding combine takes all G rows on one AIV
+  if (p.incremental())
+    u.hm = std::max(u.hm, round_up(p.G, kRows));  // the flash-decoding combine takes all G rows on one AIV
   u.cw = Plan::cw_of(t.s2_block);
-  const int64_t es = p.high_perf ? 2 : kF32, pe = std::max<int64_t>(1, in_bytes(p, 1)), vr = t.vec_rows, dv = round_up(p.Dv, kRows);
+  const int64_t es = p.high_perf ? 2 : kF32, pe = std::max<int64_t>(1, in_bytes(p, 1)), vr = t.vec_rows,
+                dv = round_up(p.Dv, kRows);
   int64_t x_bytes = std::max(vr * u.cw * es, kRows * dv * kF32);
   if (p.incremental()) {  // decode: the combine stages m, l, w of every split in x[0] and one split's O in x[1]
     const int64_t gp = round_up(p.G, kRows);
     x_bytes = std::max({x_bytes, 3 * t.kv_splits * gp * kF32, gp * dv * kF32});
   }
-  u.o_rows = std::min(u.hm, x_bytes / (dv * kF32) / kRows * kRows);  // a multiple of 16: f16 alpha rows stay 32-byte aligned
+  u.o_rows =
+      std::min(u.hm, x_bytes / (dv * kF32) / kRows * kRows);  // a multiple of 16: f16 alpha rows stay 32-byte aligned
   // P rows in the input dtype; output rows of at most 2 bytes (fp16 / bf16, or int8 output)
   int64_t pb_bytes = std::max(vr * u.cw * pe, u.o_rows * dv * 2);
   if (p.antiquant.msd)  // MSD: the L int8 limbs of P, or of a query chunk
-    pb_bytes = std::max({pb_bytes, p.antiquant.limbs * vr * u.cw, p.antiquant.limbs * kMsdQueryRows * round_up(p.D, int64_t(64))});
-  if (p.incremental()) pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * 2);  // the combine casts all G rows at once
+    pb_bytes = std::max(
+        {pb_bytes, p.antiquant.limbs * vr * u.cw, p.antiquant.limbs * kMsdQueryRows * round_up(p.D, int64_t(64))});
+  if (p.incremental())
+    pb_bytes = std::max(pb_bytes, round_up(p.G, kRows) * dv * 2);  // the combine casts all G rows at once
   Bump b;
   for (int i = 0; i < 2; ++i) u.x[i] = b.take(x_bytes), u.pb[i] = b.take(pb_bytes);
   u.acc = b.take(vr * kRepeatBytes);  // one repeat per row: the folded lane groups of a row reduction
   u.rmax = b.take(vr * kF32);
   u.rsum = b.take(vr * kF32);
   u.brcb = b.take(vr * kBlockBytes);  // one broadcast block per row
-  for (int i = 0; i < 2; ++i) u.m[i] = b.take(u.hm * kF32), u.l[i] = b.take(u.hm * kF32), u.alpha[i] = b.take(u.hm * kF32);
+  for (int i = 0; i < 2; ++i)
+    u.m[i] = b.take(u.hm * kF32), u.l[i] = b.take(u.hm * kF32), u.alpha[i] = b.take(u.hm * kF32);
   u.mnew = b.take(u.hm * kF32);
   u.lse = b.take(u.hm * kF32);
   u.tmp = b.take(u.hm * kF32);

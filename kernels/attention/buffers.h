@@ -33,16 +33,16 @@ L1Layout l1_layout(const AttnProblem& p, const BlockTiling& t);
 
 // UB (one AIV). Offsets in bytes; every buffer starts on a 32-byte block.
 struct UbLayout {
-  int64_t hm = 0;                    // rows of the larger AIV half
-  int64_t cw = 0;                    // score row width (multiple of 128)
-  int64_t o_rows = 0;                // rows per O chunk (V2 / final), staged in x
-  uint64_t x[2]{}, pb[2]{};          // score sub-tiles (vector type); P / output cast staging
+  int64_t hm = 0;            // rows of the larger AIV half
+  int64_t cw = 0;            // score row width (multiple of 128)
+  int64_t o_rows = 0;        // rows per O chunk (V2 / final), staged in x
+  uint64_t x[2]{}, pb[2]{};  // score sub-tiles (vector type); P / output cast staging
   uint64_t acc = 0, rmax = 0, rsum = 0, brcb = 0;
   uint64_t m[2]{}, l[2]{}, alpha[2]{}, mnew = 0, lse = 0, tmp = 0;
   uint64_t oacc = 0, obrcb = 0;
   uint64_t mask_u8 = 0, mask_h = 0;  // mask present
   uint64_t bits = 0, zero = 0;       // compare results; one repeat of f16 zeros
-  uint64_t pse_raw = 0, pse32 = 0;                                   // pse present
+  uint64_t pse_raw = 0, pse32 = 0;   // pse present
   uint64_t zout = 0, zlse = 0;       // 8 zero output rows; 64 x +inf for the lse of empty rows
   uint64_t stat[2]{};                // FA: max / sum of a row set, 8 copies per row (one block per row)
   uint64_t zmax = 0, zsum = 0;       // FA: 64 x the statistics of rows nobody computes (-FLT_MAX / +FLT_MAX)
@@ -51,12 +51,13 @@ struct UbLayout {
   // qz: zero rows quantised for a batch with empty KV.
   int64_t q_rows = 0;
   uint64_t qh = 0, q32[2]{}, q16[2]{}, qz = 0;
-  uint64_t l16 = 0;                  // full quantisation: fp16 row sums for the final divide
+  uint64_t l16 = 0;  // full quantisation: fp16 row sums for the final divide
   // MSD antiquant (p.antiquant.msd; msd_block.cpp): a chunk of msd_q_rows query rows as loaded (dw = D rounded
-  // up to 64), A and R in fp32 (inside the limb region; their int8 limbs go out through pb); K's per-channel scale / offset rows (fp32, dw) and V's (dv); per unit
-  // parity amax1 and rq (K per-token offset: the query's row sum; K per-channel offset: the lse correction); per
-  // step parity amax2 and r2 (V per-token); the limb scale (127 / 127.49) for the divide; the L int32 limb tiles of S or of O (scratch after
-  // the combine); per-token parameter rows of a block: K scale, K offset, V scale, V offset.
+  // up to 64), A and R in fp32 (inside the limb region; their int8 limbs go out through pb); K's per-channel scale /
+  // offset rows (fp32, dw) and V's (dv); per unit parity amax1 and rq (K per-token offset: the query's row sum; K
+  // per-channel offset: the lse correction); per step parity amax2 and r2 (V per-token); the limb scale (127 / 127.49)
+  // for the divide; the L int32 limb tiles of S or of O (scratch after the combine); per-token parameter rows of a
+  // block: K scale, K offset, V scale, V offset.
   int64_t msd_q_rows = 0, msd_o_rows = 0;  // query rows per pre-processing chunk; O rows per limb chunk
   uint64_t q_in = 0, q_a = 0, q_r = 0;
   uint64_t kch[2]{}, vch[2]{}, ch_raw = 0, ch_half = 0;

@@ -7,6 +7,7 @@ namespace npusim::op::attn {
 inline constexpr int kFlagSReady = 0;  // AIC -> AIVs: scores of a block are in the workspace
 inline constexpr int kFlagPReady = 1;  // AIVs -> AIC: P of a block is in the workspace
 inline constexpr int kFlagOReady = 2;  // AIC -> AIVs: P V of a block is in the workspace
-inline constexpr int kFlagQReady = 3;  // AIVs -> AIC: MSD: the query limbs of a unit are in the workspace (once per unit)
+inline constexpr int kFlagQReady =
+    3;  // AIVs -> AIC: MSD: the query limbs of a unit are in the workspace (once per unit)
 
 }  // namespace npusim::op::attn

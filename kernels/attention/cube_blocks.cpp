@@ -29,7 +29,10 @@ int64_t fractals(int64_t v) { return ceil_div(v, int64_t(kFractalRows)); }  // M
 }  // namespace
 
 CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
-    : c_(c), pl_(pl), l1_(l1_layout(pl.p, pl.t)), l0_(l0_split(pl.p, pl.t, c.hw())),
+    : c_(c),
+      pl_(pl),
+      l1_(l1_layout(pl.p, pl.t)),
+      l0_(l0_split(pl.p, pl.t, c.hw())),
       acc_(pl.cube == DType::I8 || pl.cube == DType::I4 ? DType::I32 : DType::F32) {
   const Addr base = c_.alloc(Buf::L1, l1_.total, "tiling.s1_block / s2_block L1 blocks (Q, K, V, P)");
   auto nz = [&](uint64_t off, int64_t rows_cap) { return NzTile{tile::plus(base, int64_t(off)), pl_.cube, rows_cap}; };
@@ -48,10 +51,12 @@ CubeBlocks::CubeBlocks(sim::CoreCtx& c, const Plan& pl)
 void CubeBlocks::load_rows(const RowRun& r, const NzTile& dst, int64_t d, int64_t dst_col) {
   if (pl_.cube == DType::I4) {  // as int8 bytes: an int4 NZ column group (64 elements) is one int8 group (32 bytes)
     const NzTile bytes{dst.at, DType::I8, dst.rows_cap};
-    c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem / 2), DType::I8, r.rows, d / 2, r.stride / 2}, bytes, r.dst_row, dst_col / 2));
+    c_.issue(
+        tile::nd2nz({c_.gm(r.gm, r.elem / 2), DType::I8, r.rows, d / 2, r.stride / 2}, bytes, r.dst_row, dst_col / 2));
     return;
   }
-  c_.issue(tile::nd2nz({c_.gm(r.gm, r.elem * bytes_of(pl_.cube)), pl_.cube, r.rows, d, r.stride}, dst, r.dst_row, dst_col));
+  c_.issue(
+      tile::nd2nz({c_.gm(r.gm, r.elem * bytes_of(pl_.cube)), pl_.cube, r.rows, d, r.stride}, dst, r.dst_row, dst_col));
 }
 
 // L1 -> L0A / L0B for K fractals [kb0, kb0 + kbs) and N columns [n0, n0 + nn).
@@ -75,14 +80,21 @@ void CubeBlocks::gemm(const L1Operand& a, const L1Operand& b, int64_t m, int64_t
       tile::wait(c_, kSliceFree.at(slot_));
       load_slices(a, b, m, n0, nn, k0 / kb, ceil_div(kk, kb));
       tile::handover(c_, kSliceLoaded.at(slot_));
-      c_.issue(Mmad{.c = l0c_[half_], .a = l0a_[slot_], .b = l0b_[slot_], .a_dtype = pl_.cube, .m = uint16_t(m),
-                    .n = uint16_t(nn), .k = uint16_t(kk), .init = k0 == 0});
+      c_.issue(Mmad{.c = l0c_[half_],
+                    .a = l0a_[slot_],
+                    .b = l0b_[slot_],
+                    .a_dtype = pl_.cube,
+                    .m = uint16_t(m),
+                    .n = uint16_t(nn),
+                    .k = uint16_t(kk),
+                    .init = k0 == 0});
       tile::set(c_, kSliceFree.at(slot_));
       slot_ ^= 1;
     }
     tile::handover(c_, kHalfDone.at(half_));
     Fixpipe f = tile::fixpipe_nd(l0c_[half_], acc_, m, nn, tile::plus(out, n0 * bytes_of(out_t)), out_t, out_stride);
-    if (acc_ == DType::I32 && out_t != DType::I32) f.quant = Quant::Scalar, f.quant_scale = deq, f.sat = true;  // full quant: DEQF16
+    if (acc_ == DType::I32 && out_t != DType::I32)
+      f.quant = Quant::Scalar, f.quant_scale = deq, f.sat = true;  // full quant: DEQF16
     c_.issue(f);
     tile::set(c_, kHalfFree.at(half_));
     half_ ^= 1;
@@ -114,8 +126,9 @@ void CubeBlocks::qk(const Step& st, int64_t s) {
   if (early_v_) load_v(st, s);
   tile::wait(c_, kL1Loaded.at(k_slot(ks)));
   if (st.first) tile::wait(c_, kL1Loaded.at(kSlotQ));
-  gemm({q_, false}, {k_[ks], false}, m, cols, pl_.p.qk_dim(), c_.gm(pl_.gm.workspace, pl_.ws_s(c_.block_idx(), s % pl_.s_slots())),
-       pl_.cw_max, pl_.score, pl_.p.full_quant.deq1);
+  gemm({q_, false}, {k_[ks], false}, m, cols, pl_.p.qk_dim(),
+       c_.gm(pl_.gm.workspace, pl_.ws_s(c_.block_idx(), s % pl_.s_slots())), pl_.cw_max, pl_.score,
+       pl_.p.full_quant.deq1);
   tile::set(c_, kL1Free.at(k_slot(ks)));
   if (st.last) tile::set(c_, kL1Free.at(kSlotQ));
   c_.cross_set(2, kFlagSReady, Pipe::FIX);
@@ -142,8 +155,8 @@ void CubeBlocks::pv(const Step& st, int64_t s) {
   tile::set(c_, kL1Loaded.at(kSlotP));
   tile::wait(c_, kL1Loaded.at(v_slot(vs)));
   tile::wait(c_, kL1Loaded.at(kSlotP));
-  gemm({pm_, false}, {v_[vs], true}, m, pl_.p.Dv, cols, c_.gm(pl_.gm.workspace, pl_.ws_o(c_.block_idx(), s % 2)), pl_.dv_pad,
-       pl_.msd.on ? DType::I32 : pl_.oblk, pl_.p.full_quant.deq2);
+  gemm({pm_, false}, {v_[vs], true}, m, pl_.p.Dv, cols, c_.gm(pl_.gm.workspace, pl_.ws_o(c_.block_idx(), s % 2)),
+       pl_.dv_pad, pl_.msd.on ? DType::I32 : pl_.oblk, pl_.p.full_quant.deq2);
   tile::set(c_, kL1Free.at(v_slot(vs)));
   tile::set(c_, kL1Free.at(kSlotP));
   c_.cross_set(2, kFlagOReady, Pipe::FIX);

@@ -133,7 +133,7 @@ Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
   Addr mf = ub(L_.m[mi]), lf = ub(L_.l[mi]);
   const bool wide_o = pl_.oblk == DType::F32;  // an fp16 O divides by the fp16 sums instead (half_divisor)
   const bool widen = vt_ == DType::F16 && (wide_o || p_.lse || p_.max_sum);  // then m / l are read after a barrier
-  fresh = widen;  // (a hand-over below completes it again)
+  fresh = widen;                                                             // (a hand-over below completes it again)
   if (widen) {
     ops_.cast(DType::F32, DType::F16, ub(L_.mnew), mf, cnt);
     ops_.cast(DType::F32, DType::F16, ub(L_.tmp), lf, cnt);
@@ -233,8 +233,8 @@ void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_
 // rows x Dv output rows from UB (rows dv_pad elements apart) to the output tensor.
 void VecBlocks::store_out(Addr src, const WorkUnit& u, int64_t row, int64_t rows) {
   c_.issue(tile::copy_out({src, pl_.out, rows, pl_.dv_pad},
-                          {c_.gm(pl_.outputs.out, row_out_elem(pl_, u, row) * uint64_t(bytes_of(pl_.out))), pl_.out, rows,
-                           p_.Dv, row_out_stride(pl_)}));
+                          {c_.gm(pl_.outputs.out, row_out_elem(pl_, u, row) * uint64_t(bytes_of(pl_.out))), pl_.out,
+                           rows, p_.Dv, row_out_stride(pl_)}));
 }
 
 // Rows nobody computes (past the actual length, empty band, units without work): out 0, lse the empty value.

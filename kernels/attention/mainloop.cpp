@@ -79,8 +79,9 @@ void vector_mainloop(sim::CoreCtx& c, const Plan& pl) {
 
 void check_split_topology(const sim::HwConfig& hw, const std::string& op) {
   if (hw.topology != sim::Topology::Split || hw.chip.aiv_per_core != 2)
-    throw CaseError("hw " + hw.name + ": the " + op + " kernel needs the split topology with 2 AIVs per AI core "
-                    "(1 AIC : 2 AIV); this config is " + std::string(hw.topology == sim::Topology::Split ? "split" : "coupled") +
+    throw CaseError("hw " + hw.name + ": the " + op +
+                    " kernel needs the split topology with 2 AIVs per AI core (1 AIC : 2 AIV); this config is " +
+                    std::string(hw.topology == sim::Topology::Split ? "split" : "coupled") +
                     " with aiv_per_core = " + std::to_string(hw.chip.aiv_per_core));
 }
 
@@ -89,8 +90,8 @@ void launch_plan(const std::string& op, Plan pl, const sim::HwConfig& hw, Prepar
   r.flops = f.algorithmic, r.executed_flops_bound = f.executed;
   r.cores = int(pl.t.block_dim);
   r.macs_per_cycle_per_core = pl.cube == isa::DType::I8   ? 16.0 * 16 * 32 / double(hw.cube.fractal_cycles_s8)
-                               : pl.cube == isa::DType::I4 ? 16.0 * 16 * 64 / double(hw.cube.fractal_cycles_s4)
-                                                           : 16.0 * 16 * 16 / double(hw.cube.fractal_cycles_b16);
+                              : pl.cube == isa::DType::I4 ? 16.0 * 16 * 64 / double(hw.cube.fractal_cycles_s4)
+                                                          : 16.0 * 16 * 16 / double(hw.cube.fractal_cycles_b16);
   r.launch = sim::LaunchSpec{.name = op, .block_dim = int(pl.t.block_dim), .mix = sim::MixMode::Mix1_2};
   auto shared = std::make_shared<const Plan>(std::move(pl));
   r.launch.cube = [shared](sim::CoreCtx& ctx) { cube_mainloop(ctx, *shared); };

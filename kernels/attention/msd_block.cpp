@@ -104,9 +104,9 @@ void VecBlocks::msd_channel_rows(bool value, int64_t n2, int64_t len, const uint
   }
   tile::wait(c_, kMsdFree);
   for (int k = 0; k < n_rows; ++k)
-    c_.issue(tile::copy_bytes(ub(L_.ch_raw, k * int64_t(L_.ch_half)), c_.gm(p_.antiquant_tensor(value, k == 1),
-                                                             uint64_t(p_.antiquant_index(value, 0, n2, 0, 0, 0) * e)),
-                              len * e));
+    c_.issue(tile::copy_bytes(
+        ub(L_.ch_raw, k * int64_t(L_.ch_half)),
+        c_.gm(p_.antiquant_tensor(value, k == 1), uint64_t(p_.antiquant_index(value, 0, n2, 0, 0, 0) * e)), len * e));
   tile::handover(c_, kMsdLoaded);
   for (int k = 0; k < n_rows; ++k) ops_.cast(DType::F32, t, ub(dst[k]), ub(L_.ch_raw, k * int64_t(L_.ch_half)), len);
   tile::set(c_, kMsdFree);
@@ -147,8 +147,8 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   const int64_t D = p_.D, dw = pl_.msd.dw, stride = u.r_hi - u.r_lo, n = r * dw;  // stride: limb-major rows
   const bool ktok = aq.per_token(false), kscalar = aq.scalar(false);
   tile::wait(c_, kMsdFree);
-  c_.issue(tile::copy_in({c_.gm(pl_.gm.query, row_q_elem(pl_, u, u.r_lo + a + r0) * uint64_t(bytes_of(pl_.in))), pl_.in, r,
-                          D, row_q_stride(pl_)},
+  c_.issue(tile::copy_in({c_.gm(pl_.gm.query, row_q_elem(pl_, u, u.r_lo + a + r0) * uint64_t(bytes_of(pl_.in))), pl_.in,
+                          r, D, row_q_stride(pl_)},
                          {ub(L_.q_in), pl_.in, r, dw}));
   tile::handover(c_, kMsdLoaded);
   const UbRows qa{ub(L_.q_a), DType::F32, r, dw}, qr{ub(L_.q_r), DType::F32, r, dw};
@@ -163,7 +163,7 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   if (!ktok && !kscalar) ops_.row_vec(qa, ub(L_.kch[0]), VBinOp::Mul, D), ops_.barrier();
   const Addr rq = ub(L_.rq[mi], r0 * 4), amax1 = ub(L_.amax1[mi], r0 * 4);
   if (ktok && aq.offset) reduce_rows(qa, rq, VRedOp::Sum);  // (acc: the barrier after the abs orders it)
-  if (!ktok && aq.offset && p_.lse) {  // cK * scale: the lse term of a per-channel K offset
+  if (!ktok && aq.offset && p_.lse) {                       // cK * scale: the lse term of a per-channel K offset
     ops_.copy(DType::F32, qr.at, qa.at, n);
     ops_.barrier();
     if (kscalar) ops_.scalar(VScalarOp::Muls, DType::F32, qr.at, qr.at, aq_scalar_[0][1], n);
@@ -189,8 +189,9 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   tile::handover(c_, kCastFull.at(pbi_));
   const Addr q_gm = ws(pl_.ws_q(c_.block_idx(), mi));
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
-    c_.issue(tile::copy_out({ub(L_.pb[pbi_], limb_bytes(i * n)), DType::I8, r, limb_bytes(dw)},
-                            {tile::plus(q_gm, limb_bytes((i * stride + a + r0) * D)), DType::I8, r, limb_bytes(D), limb_bytes(D)}));
+    c_.issue(tile::copy_out(
+        {ub(L_.pb[pbi_], limb_bytes(i * n)), DType::I8, r, limb_bytes(dw)},
+        {tile::plus(q_gm, limb_bytes((i * stride + a + r0) * D)), DType::I8, r, limb_bytes(D), limb_bytes(D)}));
   tile::set(c_, kCastFree.at(pbi_));
   pbi_ ^= 1;
 }
@@ -203,8 +204,9 @@ void VecBlocks::msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t 
   tile::wait(c_, kMsdFree);
   const uint64_t slot = pl_.ws_s(c_.block_idx(), s % pl_.s_slots());
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
-    c_.issue(tile::copy_in({ws(slot + uint64_t((i * (u.r_hi - u.r_lo) + row) * pl_.cw_max * 4)), DType::I32, r, cw, pl_.cw_max},
-                           {ub(L_.limb, i * r * cw * 4), DType::I32, r, cw}));
+    c_.issue(tile::copy_in(
+        {ws(slot + uint64_t((i * (u.r_hi - u.r_lo) + row) * pl_.cw_max * 4)), DType::I32, r, cw, pl_.cw_max},
+        {ub(L_.limb, i * r * cw * 4), DType::I32, r, cw}));
   const AntiQuant& aq = p_.antiquant;
   if (aq.mode(false) >= 4 || aq.mode(true) >= 4) tok_pages_.load(c_, pl_, u.b, j0, cols);
   for (const bool value : {false, true}) {
@@ -239,7 +241,8 @@ void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r,
 
 // P (x, fp32, pad columns 0) -> its L int8 limbs -> workspace P slot s % 2, rows i * stride + row (stride: the
 // unit's computed rows); per-token V also keeps amax2 and r2 of rows [lr, lr + r) for V2 (step parity).
-void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r) {
+void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr,
+                            int64_t r) {
   const int64_t n = x.rows * x.width, ai = s % 2;
   const UbRows t0{ub(L_.limb), DType::F32, r, x.width};
   const Addr t1 = ub(L_.limb, n * 4);
@@ -286,8 +289,8 @@ void VecBlocks::msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, 
   tile::wait(c_, kMsdFree);
   const uint64_t slot = pl_.ws_o(c_.block_idx(), s % 2);
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)  // limb 0 straight into dst
-    c_.issue(tile::copy_bytes(i ? ub(L_.limb, (i - 1) * n * 4) : dst.at, ws(slot + uint64_t((i * stride + row + r0) * dv * 4)),
-                              n * 4));
+    c_.issue(tile::copy_bytes(i ? ub(L_.limb, (i - 1) * n * 4) : dst.at,
+                              ws(slot + uint64_t((i * stride + row + r0) * dv * 4)), n * 4));
   tile::handover(c_, kMsdLoaded);
   msd_combine(dst.at, ub(L_.limb), dst.at, n);
   tile::set(c_, kMsdFree);

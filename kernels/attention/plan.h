@@ -17,13 +17,13 @@ namespace npusim::op::attn {
 
 // Block sizes of the kernel (the op's tiling keys map onto these).
 struct BlockTiling {
-  int64_t s1_block = 0;   // query rows per work unit (the cube's M); the two AIVs take half each
-  int64_t s2_block = 0;   // KV columns per score block
-  int64_t vec_rows = 0;   // rows per vector sub-tile of the softmax (multiple of 8)
-  int64_t preload = 1;    // score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)
-  int64_t block_dim = 0;  // AI cores used
-  int64_t kv_splits = 1;  // decode: KV splits per (b, KV head) (flash-decoding when > 1)
-  int64_t kv_buffers = 1; // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)
+  int64_t s1_block = 0;    // query rows per work unit (the cube's M); the two AIVs take half each
+  int64_t s2_block = 0;    // KV columns per score block
+  int64_t vec_rows = 0;    // rows per vector sub-tile of the softmax (multiple of 8)
+  int64_t preload = 1;     // score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)
+  int64_t block_dim = 0;   // AI cores used
+  int64_t kv_splits = 1;   // decode: KV splits per (b, KV head) (flash-decoding when > 1)
+  int64_t kv_buffers = 1;  // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)
   // The cube's L0 split (buffers.h l0_split): K per mmad slice and N per L0C half; 0 = the capacity rule.
   int64_t l0_k = 0, l0_n = 0;
 };
@@ -62,9 +62,9 @@ struct Operands {
 // output cast.
 struct OutputDesc {
   std::string out = "attention_out";
-  std::string lse = "softmax_lse";     // (B, N, Sq) fp32, written when the problem asks for it (p.lse)
+  std::string lse = "softmax_lse";  // (B, N, Sq) fp32, written when the problem asks for it (p.lse)
   std::string max = "softmax_max", sum = "softmax_sum";  // (T1, N, 8) fp32 (p.max_sum)
-  double empty_lse = 0;                // lse of rows nobody computes (FIA: +inf; at query S = 1 -3.4e38)
+  double empty_lse = 0;                             // lse of rows nobody computes (FIA: +inf; at query S = 1 -3.4e38)
   isa::RoundMode p_round = isa::RoundMode::RINT;    // P (fp32) -> input dtype before P V
   isa::RoundMode out_round = isa::RoundMode::RINT;  // O (fp32) -> output dtype
 };
@@ -86,8 +86,8 @@ struct DequantPlan {
 // i * G + g of every cube operand and result.
 struct MsdPlan {
   bool on = false;
-  int limbs = 0;         // L
-  int64_t dw = 0;        // D rounded up to 64: the fp32 query rows in UB are whole 256-byte repeats
+  int limbs = 0;            // L
+  int64_t dw = 0;           // D rounded up to 64: the fp32 query rows in UB are whole 256-byte repeats
   uint64_t ws_q_bytes = 0;  // one unit's query limbs (cube rows x D int8), two per core (unit parity)
 };
 
@@ -97,21 +97,21 @@ struct Plan {
   Operands gm;
   OutputDesc outputs;
   isa::DType in = isa::DType::F16, out = isa::DType::F16;
-  isa::DType vec = isa::DType::F32;  // softmax math type: F16 in fp16 high-performance mode
-  isa::DType oblk = isa::DType::F32; // P V block as the cube writes it: F16 with full quantisation (O in fp16)
-  isa::DType cube = isa::DType::F16; // the cube's operands (Q, K, V, P): = in, or I8 with MSD (limbs, int8 K / V)
+  isa::DType vec = isa::DType::F32;    // softmax math type: F16 in fp16 high-performance mode
+  isa::DType oblk = isa::DType::F32;   // P V block as the cube writes it: F16 with full quantisation (O in fp16)
+  isa::DType cube = isa::DType::F16;   // the cube's operands (Q, K, V, P): = in, or I8 with MSD (limbs, int8 K / V)
   isa::DType score = isa::DType::F32;  // S as the cube writes it: = vec, or I32 with MSD (and P V's limbs too)
   float mask_value = 0;
-  int64_t cw_max = 0;                // s2_block rounded up to 128: the width of a score row in workspace / UB
-  int64_t dv_pad = 0;                // Dv rounded up to 16
-  bool decode = false;               // query S = 1: rows are the G query heads of one KV head
+  int64_t cw_max = 0;   // s2_block rounded up to 128: the width of a score row in workspace / UB
+  int64_t dv_pad = 0;   // Dv rounded up to 16
+  bool decode = false;  // query S = 1: rows are the G query heads of one KV head
   std::vector<WorkUnit> units;
   // Flash-decoding: splits of batch b (min(kv_splits, its score blocks)) and the byte offset of each
   // (b, KV head) group's partials in GM fd_workspace (-1: one split, no partials). A group's partials are
   // splits x [O (G_pad x dv_pad fp32), m (G_pad fp32), l (G_pad fp32)].
   std::vector<int64_t> fd_splits, fd_off;
   uint64_t fd_bytes = 0;
-  std::vector<int64_t> core_first;   // units [core_first[k], core_first[k+1]) run on core k (block_dim + 1 entries)
+  std::vector<int64_t> core_first;  // units [core_first[k], core_first[k+1]) run on core k (block_dim + 1 entries)
   DequantPlan dequant;
   MsdPlan msd;
   // Workspace (one GM allocation): per core, S slots, P slots, O slots.
@@ -121,10 +121,12 @@ struct Plan {
   uint64_t fd_split_bytes() const { return uint64_t(g_pad() * (dv_pad + 2) * 4); }
   bool has_splits() const { return fd_bytes > 0; }
   int64_t s_slots() const { return t.preload + 1; }
-  int64_t blk_cols(int64_t b, int64_t k) const;   // columns of score block k of batch b
+  int64_t blk_cols(int64_t b, int64_t k) const;  // columns of score block k of batch b
   static int64_t cw_of(int64_t c) { return isa::round_up(c, int64_t(128)); }
   uint64_t ws_s(int core, int64_t slot) const { return core * ws_core_bytes + slot * ws_s_bytes; }
-  uint64_t ws_p(int core, int64_t slot) const { return core * ws_core_bytes + s_slots() * ws_s_bytes + slot * ws_p_bytes; }
+  uint64_t ws_p(int core, int64_t slot) const {
+    return core * ws_core_bytes + s_slots() * ws_s_bytes + slot * ws_p_bytes;
+  }
   uint64_t ws_o(int core, int64_t slot) const {
     return core * ws_core_bytes + s_slots() * ws_s_bytes + 2 * ws_p_bytes + slot * ws_o_bytes;
   }

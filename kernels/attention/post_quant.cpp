@@ -37,7 +37,8 @@ bool VecBlocks::load_quant_params(const WorkUnit& u, int64_t row, int64_t rows) 
   const bool barrier = t == DType::BF16;
   if (barrier) ops_.barrier();
   for (int i = 0; i < params; ++i)
-    ops_.cast(DType::F16, DType::F32, ub(L_.q16[i]), ub(L_.q32[i]), n, p_.high_perf ? RoundMode::ROUND : RoundMode::RINT);
+    ops_.cast(DType::F16, DType::F32, ub(L_.q16[i]), ub(L_.q32[i]), n,
+              p_.high_perf ? RoundMode::ROUND : RoundMode::RINT);
   return barrier;
 }
 

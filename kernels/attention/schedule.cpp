@@ -36,7 +36,8 @@ void decode_units(Plan& pl) {
     const int64_t ns = std::max<int64_t>(1, std::min(pl.t.kv_splits, nb));
     pl.fd_splits[size_t(b)] = ns;
     for (int64_t n2 = 0; n2 < p.KV_N; ++n2) {
-      if (ns > 1) pl.fd_off[size_t(b * p.KV_N + n2)] = int64_t(pl.fd_bytes), pl.fd_bytes += uint64_t(ns) * pl.fd_split_bytes();
+      if (ns > 1)
+        pl.fd_off[size_t(b * p.KV_N + n2)] = int64_t(pl.fd_bytes), pl.fd_bytes += uint64_t(ns) * pl.fd_split_bytes();
       for (int64_t k = 0; k < ns; ++k) {
         WorkUnit u{b, n2 * p.G, 0, p.G};
         u.n2 = n2;
@@ -120,8 +121,9 @@ void finish_plan(Plan& pl) {
   pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bits_of(pl.cube) / 8);
   pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * isa::bytes_of(pl.oblk));
   if (pl.msd.on) pl.msd.ws_q_bytes = uint64_t(m_cap * p.D * isa::bits_of(pl.cube) / 8);
-  pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + 2 * pl.msd.ws_q_bytes),
-                              int64_t(512));
+  pl.ws_core_bytes =
+      round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + 2 * pl.msd.ws_q_bytes),
+               int64_t(512));
 }
 
 PlanFlops plan_flops(const Plan& pl) {
@@ -136,7 +138,8 @@ PlanFlops plan_flops(const Plan& pl) {
   const auto pad = [](int64_t v) { return uint64_t(round_up(v, int64_t(16))); };
   for (const auto& u : pl.units)
     for (int64_t k = u.blk_first; u.computed() && k < u.blk_end; ++k)
-      exec += 2 * pad((u.r_hi - u.r_lo) * (pl.msd.on ? pl.msd.limbs : 1)) * pad(pl.blk_cols(u.b, k)) * (pad(p.qk_dim()) + pad(p.Dv));
+      exec += 2 * pad((u.r_hi - u.r_lo) * (pl.msd.on ? pl.msd.limbs : 1)) * pad(pl.blk_cols(u.b, k)) *
+              (pad(p.qk_dim()) + pad(p.Dv));
   return {2 * cells * uint64_t(p.qk_dim() + p.Dv), exec};
 }
 

@@ -6,7 +6,6 @@
 
 namespace npusim::op::attn {
 
-
 uint64_t q_elem(const Plan& pl, int64_t b, int64_t n, int64_t row) {
   const auto s = layout_strides(pl.p.layout, pl.p.N, pl.p.Sq, pl.p.D);
   return uint64_t(b * s.b + n * s.n + row * s.s);
@@ -35,9 +34,7 @@ uint64_t row_lse_elem(const Plan& pl, const WorkUnit& u, int64_t row) {
   return uint64_t((u.b * pl.p.N + u.n) * pl.p.Sq + row);  // decode: Sq = 1, rows are heads
 }
 int64_t row_head(const Plan& pl, const WorkUnit& u, int64_t row) { return pl.decode ? u.n + row : u.n; }
-int64_t row_logical(const Plan& pl, const WorkUnit& u, int64_t row) {
-  return pl.decode ? 0 : row - pl.p.q_start(u.b);
-}
+int64_t row_logical(const Plan& pl, const WorkUnit& u, int64_t row) { return pl.decode ? 0 : row - pl.p.q_start(u.b); }
 
 RowRun q_rope_run(const Plan& pl, const WorkUnit& u, int64_t row, int64_t rows) {
   const auto s = layout_strides(pl.p.layout, pl.p.N, pl.p.Sq, pl.p.Dr);
@@ -81,8 +78,8 @@ RowRun page_run(const Plan& pl, bool value, int64_t blk, int64_t n2, int64_t off
   const auto& p = pl.p;
   const int64_t d = value ? p.Dv : p.D, bs = p.block_size;
   if (p.kv == KvStorage::PagedBsH)  // (block_num, block_size, KV_N * D)
-    return {value ? pl.gm.value : pl.gm.key, uint64_t(blk * bs * p.KV_N * d + off * p.KV_N * d + n2 * d), rows, p.KV_N * d,
-            dst_row};
+    return {value ? pl.gm.value : pl.gm.key, uint64_t(blk * bs * p.KV_N * d + off * p.KV_N * d + n2 * d), rows,
+            p.KV_N * d, dst_row};
   // (block_num, KV_N, block_size, D)
   return {value ? pl.gm.value : pl.gm.key, uint64_t(blk * p.KV_N * bs * d + n2 * bs * d + off * d), rows, d, dst_row};
 }
@@ -130,10 +127,11 @@ void PageIds::load(sim::CoreCtx& c, const Plan& pl, int64_t b, int64_t j0, int64
     // The vendor kernel does not validate ids either (a bad one reads outside the cache, a DMA fault); naming
     // the table element that produced the address is what lets the user find it.
     if (id < 0 || id >= p.block_num)
-      throw sim::KernelFault("bounds", "block_table[" + std::to_string(b) + "][" + std::to_string(page) + "] = " +
-                                           std::to_string(id) + " is not a block of the paged cache (block_num " +
-                                           std::to_string(p.block_num) + "): the K / V DMA of KV tokens " +
-                                           std::to_string(p.prefix_len + page * p.block_size) + ".. would read outside it");
+      throw sim::KernelFault(
+          "bounds", "block_table[" + std::to_string(b) + "][" + std::to_string(page) + "] = " + std::to_string(id) +
+                        " is not a block of the paged cache (block_num " + std::to_string(p.block_num) +
+                        "): the K / V DMA of KV tokens " + std::to_string(p.prefix_len + page * p.block_size) +
+                        ".. would read outside it");
     ids.emplace_back(page, id);
   }
 }

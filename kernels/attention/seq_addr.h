@@ -16,10 +16,10 @@ namespace npusim::op::attn {
 
 // A run of rows of one GM tensor with a fixed row stride (elements of the tensor's dtype).
 struct RowRun {
-  std::string gm;          // GM allocation name
-  uint64_t elem = 0;       // element offset of the first row's d = 0
+  std::string gm;     // GM allocation name
+  uint64_t elem = 0;  // element offset of the first row's d = 0
   int64_t rows = 0, stride = 0;
-  int64_t dst_row = 0;     // row index inside the block being gathered
+  int64_t dst_row = 0;  // row index inside the block being gathered
 };
 // Element offset of (b, n, physical row) in query / the output.
 uint64_t q_elem(const Plan& pl, int64_t b, int64_t n, int64_t row);
@@ -28,7 +28,6 @@ int64_t q_row_stride(const Plan& pl);
 int64_t out_row_stride(const Plan& pl);
 // Name of the key / value GM tensor holding batch b's own rows (tensor lists: one tensor per batch).
 std::string kv_gm(const Plan& pl, bool value, int64_t b);
-
 
 // The physical block ids of the pages a score block touches, read from block_table with scalar GM loads (as
 // the hardware does) when K is loaded and reused for V.
@@ -46,7 +45,7 @@ uint64_t row_out_elem(const Plan& pl, const WorkUnit& u, int64_t row);
 int64_t row_out_stride(const Plan& pl);
 uint64_t row_lse_elem(const Plan& pl, const WorkUnit& u, int64_t row);  // consecutive rows are contiguous
 int64_t row_head(const Plan& pl, const WorkUnit& u, int64_t row);
-int64_t row_logical(const Plan& pl, const WorkUnit& u, int64_t row);   // query row i (band, mask, pse)
+int64_t row_logical(const Plan& pl, const WorkUnit& u, int64_t row);  // query row i (band, mask, pse)
 
 // The second Q / K pair (rope, dense K only): rows of query_rope for a unit's query rows [row, row + rows) and
 // of key_rope for K rows [j0, j0 + cols) of head n2 of batch b (head dim p.Dr, the tensors' own layouts).

@@ -38,7 +38,8 @@ void VecBlocks::v1(const Step& st, int64_t s, int64_t parity) {
   c_.cross_wait(kFlagSReady);
   if (st.first) zero_through(st.unit + 1);
   const auto [a, cnt] = share(u);
-  for (int64_t lr = 0; lr < cnt; lr += pl_.t.vec_rows) v1_subtile(st, s, lr, std::min(pl_.t.vec_rows, cnt - lr), a, parity);
+  for (int64_t lr = 0; lr < cnt; lr += pl_.t.vec_rows)
+    v1_subtile(st, s, lr, std::min(pl_.t.vec_rows, cnt - lr), a, parity);
   c_.cross_set(2, kFlagPReady, Pipe::MTE3);
 }
 

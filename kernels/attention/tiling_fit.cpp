@@ -75,11 +75,11 @@ void check_fit(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& 
   const uint64_t l1 = l1_bytes(p, t), ub = ub_bytes(p, t);
   if (l1 > uint64_t(hw.core.l1_bytes))
     throw CaseError("tiling: s1_block = " + std::to_string(t.s1_block) + ", s2_block = " + std::to_string(t.s2_block) +
-                    " with D = " + std::to_string(p.D) + (p.Dr ? " + Dr = " + std::to_string(p.Dr) : std::string()) + ": " +
-                    fits_msg("L1 (Q, K, V and P blocks)", l1, hw.core.l1_bytes) + " (hw.core.l1_bytes)");
+                    " with D = " + std::to_string(p.D) + (p.Dr ? " + Dr = " + std::to_string(p.Dr) : std::string()) +
+                    ": " + fits_msg("L1 (Q, K, V and P blocks)", l1, hw.core.l1_bytes) + " (hw.core.l1_bytes)");
   if (ub > uint64_t(hw.core.ub_bytes))
-    throw CaseError("tiling: vec_rows = " + std::to_string(t.vec_rows) + " with s1_block = " + std::to_string(t.s1_block) +
-                    ", s2_block = " + std::to_string(t.s2_block) + ": " +
+    throw CaseError("tiling: vec_rows = " + std::to_string(t.vec_rows) + " with s1_block = " +
+                    std::to_string(t.s1_block) + ", s2_block = " + std::to_string(t.s2_block) + ": " +
                     fits_msg("UB (softmax sub-tiles, O accumulator)", ub, hw.core.ub_bytes) + " (hw.core.ub_bytes)");
   check_l0(p, t, hw);
 }
@@ -89,39 +89,48 @@ void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& h
   const int64_t kq = l0_k_unit(p), nq = l0_n_unit(p), rows = cube_rows(p, t);
   auto str = [](auto v) { return std::to_string(v); };
   if (!t.l0_k && !t.l0_n && (s.kstep < kq || s.nsub < nq))
-    throw CaseError("tiling: s1_block = " + str(t.s1_block) + " leaves no room for a " + str(kq) + "-wide slice in L0A / L0B / "
-                    "L0C (hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
+    throw CaseError("tiling: s1_block = " + str(t.s1_block) + " leaves no room for a " + str(kq) +
+                    "-wide slice in L0A / L0B / L0C (hw.core.l0a_bytes, l0b_bytes, l0c_bytes)");
   if (s.kstep % kq)
-    throw CaseError("tiling.l0_k_step = " + str(s.kstep) + " must be a multiple of " + str(kq) + " (the K of one L0 fractal "
-                    "of the cube's operands)");
+    throw CaseError("tiling.l0_k_step = " + str(s.kstep) + " must be a multiple of " + str(kq) +
+                    " (the K of one L0 fractal of the cube's operands)");
   if (s.nsub % nq)
     throw CaseError("tiling.l0_n_sub = " + str(s.nsub) + " must be a multiple of " + str(nq) +
                     (nq > 16 ? " (the side of the transposing V load's square)" : ""));
   if (2 * l0a_slice_bytes(p, t, s.kstep) > uint64_t(hw.core.l0a_bytes))
     throw CaseError("tiling.l0_k_step = " + str(s.kstep) + ": two L0A slices of " + str(rows) + " cube rows need " +
-                    str(2 * l0a_slice_bytes(p, t, s.kstep)) + " bytes but hw.core.l0a_bytes = " + str(hw.core.l0a_bytes) +
-                    " (lower tiling.l0_k_step or tiling.s1_block)");
+                    str(2 * l0a_slice_bytes(p, t, s.kstep)) + " bytes but hw.core.l0a_bytes = " +
+                    str(hw.core.l0a_bytes) + " (lower tiling.l0_k_step or tiling.s1_block)");
   if (2 * l0b_slice_bytes(p, s.kstep, s.nsub) > uint64_t(hw.core.l0b_bytes))
     throw CaseError("tiling.l0_k_step x l0_n_sub = " + str(s.kstep) + " x " + str(s.nsub) + ": two L0B slices need " +
-                    str(2 * l0b_slice_bytes(p, s.kstep, s.nsub)) + " bytes but hw.core.l0b_bytes = " + str(hw.core.l0b_bytes));
+                    str(2 * l0b_slice_bytes(p, s.kstep, s.nsub)) +
+                    " bytes but hw.core.l0b_bytes = " + str(hw.core.l0b_bytes));
   if (2 * rows * s.nsub * 4 > hw.core.l0c_bytes)
     throw CaseError("tiling.l0_n_sub = " + str(s.nsub) + ": two L0C halves of " + str(rows) + " x " + str(s.nsub) +
-                    " fp32 need " + str(2 * rows * s.nsub * 4) + " bytes but hw.core.l0c_bytes = " + str(hw.core.l0c_bytes));
+                    " fp32 need " + str(2 * rows * s.nsub * 4) +
+                    " bytes but hw.core.l0c_bytes = " + str(hw.core.l0c_bytes));
 }
 
 std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys) {
-  keys.push_back({.name = "l0_k_step", .lo = 16, .hi = 1024, .multiple_of = 16,
-                  .default_rule = "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose "
-                                  "cube-rows x K slice fills half of L0A and whose K x l0_n_sub slice half of L0B, at "
-                                  "most 8 fractals and 256",
+  keys.push_back({.name = "l0_k_step",
+                  .lo = 16,
+                  .hi = 1024,
+                  .multiple_of = 16,
+                  .default_rule =
+                      "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose cube-rows x K "
+                      "slice fills half of L0A and whose K x l0_n_sub slice half of L0B, at most 8 fractals and 256",
                   .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)",
                   .follows = {"s1_block", "l0_n_sub"}});
-  keys.push_back({.name = "l0_n_sub", .lo = 16, .hi = 1024, .multiple_of = 16,
-                  .default_rule = "the largest multiple of 16 (int8 32, int4 64) whose cube-rows x N fp32 fill half of "
-                                  "L0C, at most 128, chosen before l0_k_step (with l0_k_step set: whose K x N slice "
-                                  "also fills half of L0B)",
-                  .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)",
-                  .follows = {"s1_block", "l0_k_step"}});
+  keys.push_back(
+      {.name = "l0_n_sub",
+       .lo = 16,
+       .hi = 1024,
+       .multiple_of = 16,
+       .default_rule =
+           "the largest multiple of 16 (int8 32, int4 64) whose cube-rows x N fp32 fill half of L0C, at most 128, "
+           "chosen before l0_k_step (with l0_k_step set: whose K x N slice also fills half of L0B)",
+       .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)",
+       .follows = {"s1_block", "l0_k_step"}});
   return keys;
 }
 
@@ -135,8 +144,8 @@ void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Ti
 void check_vec_rows(const BlockTiling& t, int64_t a, bool high_perf) {
   if (t.vec_rows > half_rows(t.s1_block))
     throw CaseError("tiling.vec_rows = " + std::to_string(t.vec_rows) + " must be at most " +
-                    std::to_string(half_rows(t.s1_block)) + " (the rows of one AIV's half of tiling.s1_block = " +
-                    std::to_string(t.s1_block) + ")");
+                    std::to_string(half_rows(t.s1_block)) +
+                    " (the rows of one AIV's half of tiling.s1_block = " + std::to_string(t.s1_block) + ")");
   if (t.vec_rows % a)
     throw CaseError("tiling.vec_rows = " + std::to_string(t.vec_rows) + " must be a multiple of " + std::to_string(a) +
                     (high_perf ? " in fp16 high-performance mode (fp16 row arrays stay on 32-byte blocks)" : ""));

@@ -31,8 +31,8 @@ namespace npusim::op::attn {
 class VecBlocks {
  public:
   VecBlocks(sim::CoreCtx& c, const Plan& pl);
-  void start();   // "buffer free" events set once, constant rows written
-  void finish();  // ... and every event waited (no flag left set)
+  void start();                                        // "buffer free" events set once, constant rows written
+  void finish();                                       // ... and every event waited (no flag left set)
   void v1(const Step& st, int64_t s, int64_t parity);  // softmax of step s (parity: the unit's m / l buffers)
   void v2(const Step& st, int64_t s, int64_t parity);  // rescale of step s; the unit's last block writes it out
   void zero_through(int64_t unit_end);                 // empty rows of every unit before unit_end
@@ -80,9 +80,9 @@ class VecBlocks {
   void msd_scores(const tile::UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t mi);
   void msd_p_limbs(const tile::UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r);
   void msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, int64_t r, const tile::UbRows& dst);
-  void msd_v_rows(const WorkUnit& u);       // V's per-channel scale / offset of the unit's KV head
+  void msd_v_rows(const WorkUnit& u);         // V's per-channel scale / offset of the unit's KV head
   void msd_v_channel(const tile::UbRows& o);  // O = (O + offset) * scale, V per-channel (after a V barrier)
-  bool msd_lse_term() const;  // whether the lse carries the K per-channel offset's term (msd_lse_fix)
+  bool msd_lse_term() const;                  // whether the lse carries the K per-channel offset's term (msd_lse_fix)
   void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + that term
   bool msd_invalid_factor(int64_t cnt);
   void msd_limbs(const tile::UbRows& a, isa::Addr r, isa::Addr h16, isa::Addr dst8);
@@ -110,8 +110,8 @@ class VecBlocks {
   tile::VecOps ops_;
   isa::DType vt_;
   uint64_t base_ = 0;
-  int xb_ = 0, pbi_ = 0;    // ping-pong indices of the x staging and the cast buffers
-  int64_t zero_next_ = 0;   // first unit whose empty rows are not written yet
+  int xb_ = 0, pbi_ = 0;      // ping-pong indices of the x staging and the cast buffers
+  int64_t zero_next_ = 0;     // first unit whose empty rows are not written yet
   double aq_scalar_[2][2]{};  // MSD: K's [0] / V's [1] per-tensor (mode 2: per-head) scale [.][0] and offset [.][1]
   PageIds tok_pages_;         // MSD per-token parameters managed by page attention: the block's page ids
 };

@@ -25,7 +25,8 @@ void VecBlocks::load_side_inputs(const WorkUnit& u, int64_t row, int64_t r, int6
   if (!p_.uses_mask_tensor()) return;
   const uint64_t e = uint64_t(p_.mask_plane(u.b) + prow * p_.mask_skv + col);
   if (!pl_.decode) {
-    c_.issue(tile::copy_in({c_.gm(pl_.gm.mask, e), DType::U8, r, cols, p_.mask_skv}, {ub(L_.mask_u8), DType::U8, r, cw}));
+    c_.issue(
+        tile::copy_in({c_.gm(pl_.gm.mask, e), DType::U8, r, cols, p_.mask_skv}, {ub(L_.mask_u8), DType::U8, r, cw}));
     return;
   }
   for (int64_t k = 0; k < r; ++k)  // decode: every head of the group reads the batch's one mask row

@@ -16,11 +16,15 @@ bool needs_compressed(int mode) { return mode == 2 || mode == 3 || mode == 4 || 
 
 int check_mode(const Ctx& x) {
   const int64_t m = attr_int(x.c, "sparse_mode", 0);
-  if (m == 5) fail("attrs.sparse_mode = 5 (prefix) is not supported for variable-length sequences (vendor: 'Var len not support sparse mode 5')");
+  if (m == 5)
+    fail(
+        "attrs.sparse_mode = 5 (prefix) is not supported for variable-length sequences (vendor: 'Var len not support "
+        "sparse mode 5')");
   if (m == 6) fail("attrs.sparse_mode = 6 (prefix, compressed) is rejected by FA V3 (spec §2.4)");
   if (m < 0 || m > 8 || m == 5 || m == 6)
-    fail("attrs.sparse_mode = " + str(m) + " is invalid (0 mask + band, 1 all mask, 2 left-up causal, 3 right-down causal, "
-         "4 band, 7 / 8 causal with one band batch)");
+    fail("attrs.sparse_mode = " + str(m) +
+         " is invalid (0 mask + band, 1 all mask, 2 left-up causal, 3 right-down causal, 4 band, 7 / 8 causal with one "
+         "band batch)");
   return int(m);
 }
 
@@ -51,16 +55,18 @@ void check_band(const attn::AttnProblem& p, int mode) {
       fail("attrs.pre_tokens: " + batch_text(b, sq, skv) + " needs Skv + pre_tokens >= Sq in sparse_mode 0" + pn);
     const bool banded = mode == 4 || ((mode == 7 || mode == 8) && b == p.band_batch);
     if (banded && live && sq - next > skv)
-      fail("attrs.next_tokens: " + batch_text(b, sq, skv) + " needs Sq - next_tokens <= Skv (its first rows would see no "
-           "column)" + pn);
+      fail("attrs.next_tokens: " + batch_text(b, sq, skv) +
+           " needs Sq - next_tokens <= Skv (its first rows would see no column)" + pn);
     if ((mode == 7 || mode == 8) && b == p.band_batch && pre < skv)
-      fail("attrs.pre_tokens = " + str(pre) + " must be >= Skv = " + str(skv) + " of the band " + batch_text(b, sq, skv) +
-           " in sparse_mode " + str(mode));
+      fail("attrs.pre_tokens = " + str(pre) + " must be >= Skv = " + str(skv) + " of the band " +
+           batch_text(b, sq, skv) + " in sparse_mode " + str(mode));
   }
   if (mode == 0 && next < 0) fail("attrs.next_tokens = " + str(next) + " must be >= 0 in sparse_mode 0" + pn);
-  if (mode == 0 && pre < 0 && next < -pre) fail("attrs.pre_tokens: a negative pre_tokens needs next_tokens >= -pre_tokens" + pn);
+  if (mode == 0 && pre < 0 && next < -pre)
+    fail("attrs.pre_tokens: a negative pre_tokens needs next_tokens >= -pre_tokens" + pn);
   if (mode == 4 && pre < 0) fail("attrs.pre_tokens = " + str(pre) + " must be >= 0 in sparse_mode 4" + pn);
-  if (mode == 4 && next < 0 && pre + next < 0) fail("attrs.next_tokens: pre_tokens + next_tokens must be >= 0 in sparse_mode 4" + pn);
+  if (mode == 4 && next < 0 && pre + next < 0)
+    fail("attrs.next_tokens: pre_tokens + next_tokens must be >= 0 in sparse_mode 4" + pn);
   if (mode == 7 && next > 0) fail("attrs.next_tokens = " + str(next) + " must be <= 0 in sparse_mode 7" + pn);
 }
 
@@ -69,19 +75,23 @@ void check_mask(Ctx& x, int mode) {
   if (!has(x.c, "atten_mask")) {
     if (x.rope) fail("inputs.atten_mask is required with query_rope / key_rope (spec §2.4)");
     if (needs_compressed(mode))
-      fail("inputs.atten_mask is required with sparse_mode " + str(mode) + " (the compressed mask triu(ones(2048, 2048), 1))");
+      fail("inputs.atten_mask is required with sparse_mode " + str(mode) +
+           " (the compressed mask triu(ones(2048, 2048), 1))");
     p.mask = MaskKind::None;
     return;
   }
   const TensorEntry& t = single(x.c, "atten_mask");
   if (t.dtype != ElemType::Bool && t.dtype != ElemType::U8)
-    fail("inputs.atten_mask dtype " + elem_type_name(t.dtype) + " must be bool or uint8 (1 = masked; the vendor rejects int8)");
+    fail("inputs.atten_mask dtype " + elem_type_name(t.dtype) +
+         " must be bool or uint8 (1 = masked; the vendor rejects int8)");
   p.mask_dtype = t.dtype;
   const std::vector<int64_t> s = shape_of(t);
   if (s.size() == 4)
-    fail("inputs.atten_mask has shape " + dims(s) + ": the 4-D forms are not supported (the vendor kernel's 4-D offsets "
-         "agree with its row stride only for equal lengths); use (maxSq, maxSkv) or (T1, T2)");
-  if (s.size() != 2) fail("inputs.atten_mask has shape " + dims(s) + " (rank " + str(int64_t(s.size())) + "); it must be 2-D");
+    fail("inputs.atten_mask has shape " + dims(s) +
+         ": the 4-D forms are not supported (the vendor kernel's 4-D offsets agree with its row stride only for equal "
+         "lengths); use (maxSq, maxSkv) or (T1, T2)");
+  if (s.size() != 2)
+    fail("inputs.atten_mask has shape " + dims(s) + " (rank " + str(int64_t(s.size())) + "); it must be 2-D");
   if (needs_compressed(mode)) {
     if (s[0] != kCompressed || s[1] != kCompressed)
       fail("inputs.atten_mask has shape " + dims(s) + " but sparse_mode " + str(mode) +
@@ -102,8 +112,9 @@ void check_mask(Ctx& x, int mode) {
     p.mask_sq = p.Sq, p.mask_skv = p.kv_s;
     return;
   }
-  fail("inputs.atten_mask has shape " + dims(s) + " but sparse_mode " + str(mode) + " needs (maxSq, maxSkv) = [" + str(max_q) +
-       ", " + str(max_kv) + "] (per batch) or (T1, T2) = [" + str(p.Sq) + ", " + str(p.kv_s) + "] (global)");
+  fail("inputs.atten_mask has shape " + dims(s) + " but sparse_mode " + str(mode) + " needs (maxSq, maxSkv) = [" +
+       str(max_q) + ", " + str(max_kv) + "] (per batch) or (T1, T2) = [" + str(p.Sq) + ", " + str(p.kv_s) +
+       "] (global)");
 }
 
 void check_list_attr(const CaseFile& c, const std::string& name) {

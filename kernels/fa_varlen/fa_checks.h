@@ -20,10 +20,10 @@ struct Ctx {
 // The one tensor of a parameter (FA V3 takes no tensor lists).
 const TensorEntry& single(const CaseFile& c, const std::string& name);
 
-void check_absent(const Ctx& x);   // pse, padding_mask, drop_mask; keep_prob, pse_type, input_layout
-void check_tensors(Ctx& x);        // query / key / value / rope: dtypes, ranks, T / N / D rules, head_num
-void check_lengths(Ctx& x);        // actual_seq_qlen / actual_seq_kvlen: cumulative ends, B, the last = T
-void check_scores(Ctx& x);         // sparse_mode and its band rules, pre / next, atten_mask forms
-void check_precision(Ctx& x);      // scale, inner_precise, prefix / q_start_idx / kv_start_idx
+void check_absent(const Ctx& x);  // pse, padding_mask, drop_mask; keep_prob, pse_type, input_layout
+void check_tensors(Ctx& x);       // query / key / value / rope: dtypes, ranks, T / N / D rules, head_num
+void check_lengths(Ctx& x);       // actual_seq_qlen / actual_seq_kvlen: cumulative ends, B, the last = T
+void check_scores(Ctx& x);        // sparse_mode and its band rules, pre / next, atten_mask forms
+void check_precision(Ctx& x);     // scale, inner_precise, prefix / q_start_idx / kv_start_idx
 
 }  // namespace npusim::op::fa

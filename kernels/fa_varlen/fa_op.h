@@ -1,8 +1,8 @@
 #pragma once
-// Op `flash_attention_var_len_score` (aclnnFlashAttentionVarLenScoreV3, ../shared/spec/flash_attention_varlen_score_v3.md):
-// the training FlashAttention forward over packed variable-length sequences (TND) with an optional rope pair.
-// Parameters and checks in fa_params.h, the tiling in fa_tiling.h; the kernel is the attention blocks'
-// (kernels/attention/), the references kernels/attention/attn_reference.h.
+// Op `flash_attention_var_len_score` (aclnnFlashAttentionVarLenScoreV3,
+// ../shared/spec/flash_attention_varlen_score_v3.md): the training FlashAttention forward over packed variable-length
+// sequences (TND) with an optional rope pair. Parameters and checks in fa_params.h, the tiling in fa_tiling.h; the
+// kernel is the attention blocks' (kernels/attention/), the references kernels/attention/attn_reference.h.
 #include "kernels/attention/attn_data.h"
 #include "kernels/op/op.h"
 

@@ -15,8 +15,8 @@ std::vector<ParamSpec> fa_varlen_param_specs() {
       {"query_rope", "tensor", false, "none", "(T1, N1, Dr), bfloat16, Dr a multiple of 8, Dr <= D; with key_rope"},
       {"key_rope", "tensor", false, "none", "(T2, N2, Dr), bfloat16; with query_rope"},
       {"atten_mask", "tensor", false, "none",
-       "bool / uint8, 1 = masked: (maxSq, maxSkv) per batch, (T1, T2) global, or (2048, 2048) compressed for modes "
-       "2, 3, 4, 7, 8; required with rope"},
+       "bool / uint8, 1 = masked: (maxSq, maxSkv) per batch, (T1, T2) global, or (2048, 2048) compressed for modes 2, "
+       "3, 4, 7, 8; required with rope"},
       {"pse", "tensor", false, "none", "must be absent (FA V3 takes no position shift)"},
       {"padding_mask", "tensor", false, "none", "reserved: must be absent"},
       {"drop_mask", "tensor", false, "none", "must be absent (keep_prob must be 1)"},
@@ -33,7 +33,8 @@ std::vector<ParamSpec> fa_varlen_param_specs() {
       {"actual_seq_qlen", "int_list", true, "", "cumulative query ends per batch, e.g. [2, 4, 4, 6]; the last is T1"},
       {"actual_seq_kvlen", "int_list", true, "", "cumulative key / value ends per batch; the last is T2"},
       {"prefix", "int_list", false, "none", "modes 5 / 6 only (not available here): no effect"},
-      {"q_start_idx", "int_list", false, "none", "[1]: context-parallel start of the query (alibi pse only): no effect"},
+      {"q_start_idx", "int_list", false, "none",
+       "[1]: context-parallel start of the query (alibi pse only): no effect"},
       {"kv_start_idx", "int_list", false, "none", "[1]: context-parallel start of the KV (alibi pse only): no effect"},
   };
 }
@@ -42,7 +43,8 @@ attn::AttnProblem parse_fa_varlen(const CaseFile& c) {
   for (const char* t : {"query", "key", "value"})
     if (!has(c, t)) fail(std::string("inputs.") + t + " is required (flash_attention_var_len_score)");
   for (const char* a : {"head_num", "input_layout", "actual_seq_qlen", "actual_seq_kvlen"})
-    if (!c.attrs || !c.attrs.IsMap() || !c.attrs[a]) fail(std::string("attrs.") + a + " is required (flash_attention_var_len_score)");
+    if (!c.attrs || !c.attrs.IsMap() || !c.attrs[a])
+      fail(std::string("attrs.") + a + " is required (flash_attention_var_len_score)");
   fa::Ctx x{c, {}, false};
   fa::check_absent(x);
   fa::check_tensors(x);

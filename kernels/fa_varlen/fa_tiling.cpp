@@ -12,31 +12,52 @@ namespace npusim::op::fa {
 
 const TilingSpace& fa_tiling_space() {
   static const TilingSpace space(
-      "flash_attention_var_len_score", attn::with_l0_keys(
-      {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
-        .default_rule = "128 (the vendor's S1 base; 64 when D + Dr > 256), halved until L1 and UB fit, then lowered by 16 "
-                        "while the work units (segment x head x s1_block rows) are fewer than the AI cores",
-        .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
-       {.name = "s2_block", .lo = 128, .hi = 1024, .multiple_of = 128,
-        .default_rule = "the longest sequence's KV rounded up to 128, clamped to [128, 512] and to half the longest KV rounded "
-                        "up to 128 (two score blocks per unit); lowered by 128 (not below 256) "
-                        "until two K / V slots fit L1, else the longest with one slot, lowered until it fits",
-        .doc = "KV columns per score block (the vendor's S2 block is up to 1024)",
-        .follows = {"s1_block", "kv_buffers"}},
-       {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
-        .default_rule = "the largest multiple of 8 that divides the AIV half and whose UB layout fits, with vec_rows x "
-                        "s2_block <= core.ub_bytes / 24",
-        .doc = "rows per vector sub-tile of the softmax",
-        .follows = {"s1_block", "s2_block"}},
-       {.name = "preload", .lo = 1, .hi = 4, .default_rule = "2 with two K / V slots, else 1",
-        .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)",
-        .follows = {"kv_buffers"}},
-       {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
-        .doc = "AI cores used; units (segment, head, s1_block rows) split in contiguous ranges balancing score blocks",
-        .follows = {"s1_block"}},
-       {.name = "kv_buffers", .lo = 1, .hi = 2, .default_rule = "2 when both K / V slots fit L1 with s2_block >= 256, else 1",
-        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
-        .follows = {"s1_block"}}}));
+      "flash_attention_var_len_score",
+      attn::with_l0_keys(
+          {{.name = "s1_block",
+            .lo = 16,
+            .hi = 512,
+            .multiple_of = 16,
+            .default_rule =
+                "128 (the vendor's S1 base; 64 when D + Dr > 256), halved until L1 and UB fit, then lowered by 16 "
+                "while the work units (segment x head x s1_block rows) are fewer than the AI cores",
+            .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
+           {.name = "s2_block",
+            .lo = 128,
+            .hi = 1024,
+            .multiple_of = 128,
+            .default_rule = "the longest sequence's KV rounded up to 128, clamped to [128, 512] and to half the "
+                            "longest KV rounded up to 128 (two score blocks per unit); lowered by 128 (not below 256) "
+                            "until two K / V slots fit L1, else the longest with one slot, lowered until it fits",
+            .doc = "KV columns per score block (the vendor's S2 block is up to 1024)",
+            .follows = {"s1_block", "kv_buffers"}},
+           {.name = "vec_rows",
+            .lo = 8,
+            .hi = 256,
+            .multiple_of = 8,
+            .default_rule = "the largest multiple of 8 that divides the AIV half and whose UB layout fits, with "
+                            "vec_rows x s2_block <= core.ub_bytes / 24",
+            .doc = "rows per vector sub-tile of the softmax",
+            .follows = {"s1_block", "s2_block"}},
+           {.name = "preload",
+            .lo = 1,
+            .hi = 4,
+            .default_rule = "2 with two K / V slots, else 1",
+            .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)",
+            .follows = {"kv_buffers"}},
+           {.name = "block_dim",
+            .lo = 1,
+            .hi_is_ai_cores = true,
+            .default_rule = "min(AI cores, work units)",
+            .doc =
+                "AI cores used; units (segment, head, s1_block rows) split in contiguous ranges balancing score blocks",
+            .follows = {"s1_block"}},
+           {.name = "kv_buffers",
+            .lo = 1,
+            .hi = 2,
+            .default_rule = "2 when both K / V slots fit L1 with s2_block >= 256, else 1",
+            .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
+            .follows = {"s1_block"}}}));
   return space;
 }
 
@@ -93,7 +114,8 @@ attn::Plan make_fa_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Til
   attn::choose_l0(p, pl.t, hw, ov);
   attn::check_fit(p, pl.t, hw);
   attn::make_units(pl);
-  pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
+  pl.t.block_dim =
+      ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
   // Spec §2.3: a batch with Skv = 0 has m = l = 0 (the FA statistics; zero_rows picks them by batch).
   pl.outputs.empty_lse = 0;
   pl.outputs.p_round = pl.outputs.out_round = isa::RoundMode::ROUND;  // CAST_ROUND (README "Decisions")

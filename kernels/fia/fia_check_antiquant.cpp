@@ -12,7 +12,8 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet = ": not supported yet (npusim runs the prompt branch's float16 path and, at query S = 1, MSD)";
+const char* const kNotYet =
+    ": not supported yet (npusim runs the prompt branch's float16 path and, at query S = 1, MSD)";
 
 // The per-channel shape the vendor binds to the layout (PFA tiling: BNSD (2, N, 1, D), BSH (2, H), BSND
 // (2, N, D); N = KV heads; the separated parameters have 1 for the 2); per-tensor is (2).
@@ -39,10 +40,12 @@ void check_separated(Ctx& x) {
   const std::string given = "inputs.key_antiquant_scale / value_antiquant_scale";
   if (x.p.in == ElemType::BF16) return check_antiquant_prompt_msd_tensors(x);  // MSD (fia_check_antiquant_msd.cpp)
   if (x.p.in != ElemType::F16)
-    fail(given + " with an " + elem_type_name(x.p.in) + " query: KV antiquantisation needs a float16 or bfloat16 query (spec §1.6)");
+    fail(given + " with an " + elem_type_name(x.p.in) +
+         " query: KV antiquantisation needs a float16 or bfloat16 query (spec §1.6)");
   if (x.p.Sq <= 16)
-    fail(given + " with a float16 query and query S = " + str(x.p.Sq) + " <= 16: the separated prompt form needs a bfloat16 "
-         "query (spec §1.6; a float16 query with S > 16 takes them with page attention)");
+    fail(given + " with a float16 query and query S = " + str(x.p.Sq) +
+         " <= 16: the separated prompt form needs a bfloat16 query (spec §1.6; a float16 query with S > 16 takes them "
+         "with page attention)");
   if (has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset"))
     fail("inputs.antiquant_scale and " + given + " are both given" + std::string(kNotYet));
   for (const char* side : {"key", "value"})
@@ -51,9 +54,9 @@ void check_separated(Ctx& x) {
   if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
     fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
   if (!has(x.c, "block_table"))
-    fail(given + " with a float16 query and query S > 16 are read by the vendor's float16 path only with page "
-         "attention (without inputs.block_table it reads the combined inputs.antiquant_scale: \"antiquant scale is "
-         "nullptr\")");
+    fail(given +
+         " with a float16 query and query S > 16 are read by the vendor's float16 path only with page attention "
+         "(without inputs.block_table it reads the combined inputs.antiquant_scale: \"antiquant scale is nullptr\")");
   if (x.p.layout != attn::Layout::BSH && x.p.layout != attn::Layout::BSND)
     fail(given + " with page attention need input_layout BSH or BSND, not " + attn::layout_name(x.p.layout) +
          " (the vendor: \"not support antiquant when layout is not BSH or BSND\")");
@@ -62,10 +65,11 @@ void check_separated(Ctx& x) {
     const std::string s = std::string(side) + "_antiquant_scale", o = std::string(side) + "_antiquant_offset";
     const TensorEntry& st = single(x.c, s);
     if (st.dtype != ElemType::F16)
-      fail("inputs." + s + " dtype " + elem_type_name(st.dtype) + " must be float16 with a float16 query and query S > 16");
+      fail("inputs." + s + " dtype " + elem_type_name(st.dtype) +
+           " must be float16 with a float16 query and query S > 16");
     if (shape_of(st) != want)
-      fail("inputs." + s + " has shape " + dims(shape_of(st)) + " but must be " + dims(want) + " (per-channel with input_layout " +
-           attn::layout_name(x.p.layout) + "; spec §1.6)");
+      fail("inputs." + s + " has shape " + dims(shape_of(st)) + " but must be " + dims(want) +
+           " (per-channel with input_layout " + attn::layout_name(x.p.layout) + "; spec §1.6)");
     if (has(x.c, o)) {
       const TensorEntry& ot = single(x.c, o);
       if (ot.dtype != st.dtype || shape_of(ot) != want)
@@ -87,12 +91,15 @@ void check_antiquant_tensors(Ctx& x) {
   const TensorEntry& st = single(x.c, "antiquant_scale");
   const std::string given = "inputs.antiquant_scale (" + elem_type_name(st.dtype) + " " + dims(shape_of(st)) + ")";
   if (x.p.in == ElemType::BF16)
-    fail(given + " with a bfloat16 query and query S > 1: the combined parameters are the float16 query's; a bfloat16 "
-         "query takes key_antiquant_scale and value_antiquant_scale (spec §1.6)");
+    fail(given +
+         " with a bfloat16 query and query S > 1: the combined parameters are the float16 query's; a bfloat16 query "
+         "takes key_antiquant_scale and value_antiquant_scale (spec §1.6)");
   if (x.p.in != ElemType::F16)
-    fail(given + " with an " + elem_type_name(x.p.in) + " query: KV antiquantisation needs a float16 query (spec §1.6)");
+    fail(given + " with an " + elem_type_name(x.p.in) +
+         " query: KV antiquantisation needs a float16 query (spec §1.6)");
   if (st.dtype != ElemType::F16)
-    fail("inputs.antiquant_scale dtype " + elem_type_name(st.dtype) + " must be float16 with a float16 query (spec §1.6)");
+    fail("inputs.antiquant_scale dtype " + elem_type_name(st.dtype) +
+         " must be float16 with a float16 query (spec §1.6)");
   const std::vector<int64_t> shape = shape_of(st), channel = per_channel_shape(x.p);
   const bool per_tensor = shape == std::vector<int64_t>{2};
   if (!per_tensor && shape != channel)
@@ -118,25 +125,30 @@ void check_antiquant_rules(Ctx& x) {
     fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +
          " to be a multiple of 32 (D is 32-element aligned whenever int8 is involved; spec §1.6)");
   if (p.antiquant.msd) return x.decode() ? check_antiquant_decode_rules(x) : check_antiquant_prompt_msd_rules(x);
-  if (p.kv == attn::KvStorage::List) fail("inputs.antiquant_scale with a tensor list key / value" + std::string(kNotYet));
+  if (p.kv == attn::KvStorage::List)
+    fail("inputs.antiquant_scale with a tensor list key / value" + std::string(kNotYet));
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   if (paged && !p.antiquant.separated)
     fail(std::string("inputs.antiquant_scale with page attention (inputs.block_table): ") +
-         (p.antiquant.per_tensor ? "the vendor: \"not support antiquant when blockTable is not null and antiquant mode is not "
-                                   "perchannel\""
-                                 : "the vendor's page-attention path reads the separated key_antiquant_scale / "
-                                   "value_antiquant_scale (per-channel, modes 0) instead") + " (spec §1.6)");
+         (p.antiquant.per_tensor
+              ? "the vendor: \"not support antiquant when blockTable is not null and antiquant mode is not perchannel\""
+              : "the vendor's page-attention path reads the separated key_antiquant_scale / value_antiquant_scale "
+                "(per-channel, modes 0) instead") +
+         " (spec §1.6)");
   if (paged) {  // the vendor's CheckPAAntiquantSupportScenarios
     if (p.inner_precise != 1)
-      fail("attrs.inner_precise = " + str(p.inner_precise) + " with page attention and KV antiquantisation must be 1 "
-           "(the vendor: \"PA perchannel antiquant only support high performance\")");
+      fail("attrs.inner_precise = " + str(p.inner_precise) +
+           " with page attention and KV antiquantisation must be 1 (the vendor: \"PA perchannel antiquant only support "
+           "high performance\")");
     if (p.sparse_mode != 3 || p.mask == attn::MaskKind::None)
-      fail("attrs.sparse_mode = " + str(p.sparse_mode) + (p.mask == attn::MaskKind::None ? " without inputs.atten_mask" : "") +
-           ": page attention with KV antiquantisation needs sparse_mode 3 with an atten_mask (the vendor: \"PA perchannel "
-           "antiquant only support sparse mode 3\")");
+      fail("attrs.sparse_mode = " + str(p.sparse_mode) +
+           (p.mask == attn::MaskKind::None ? " without inputs.atten_mask" : "") +
+           ": page attention with KV antiquantisation needs sparse_mode 3 with an atten_mask (the vendor: \"PA "
+           "perchannel antiquant only support sparse mode 3\")");
     if (p.pse)
-      fail("inputs.pse_shift cannot be combined with page attention and KV antiquantisation (the vendor: \"PA perchannel "
-           "antiquant not support PSE\")");
+      fail(
+          "inputs.pse_shift cannot be combined with page attention and KV antiquantisation (the vendor: \"PA "
+          "perchannel antiquant not support PSE\")");
   }
   if (p.prefix) fail("inputs.antiquant_scale with a shared prefix (inputs.key_shared_prefix)" + std::string(kNotYet));
 }

@@ -31,8 +31,9 @@ float fixpipe_scale(uint32_t word) { return isa::f32_from_bits(word & 0xFFFFE000
 uint32_t check_scale_tensor(const Ctx& x, const char* name) {
   const std::string label = std::string("inputs.") + name;
   if (!has(x.c, name))
-    fail(label + " is required with an int8 query (full quantisation needs dequant_scale1, quant_scale1 and "
-         "dequant_scale2; spec §1.7)");
+    fail(label +
+         " is required with an int8 query (full quantisation needs dequant_scale1, quant_scale1 and dequant_scale2; "
+         "spec §1.7)");
   const TensorEntry& t = single(x.c, name);
   const bool deq = name[0] == 'd';
   if (t.dtype != ElemType::F32 && !(deq && t.dtype == ElemType::U64))
@@ -42,8 +43,7 @@ uint32_t check_scale_tensor(const Ctx& x, const char* name) {
     fail(label + " has shape " + dims(shape_of(t)) + ": it must not be empty (element 0 is the per-tensor scale)");
   const uint32_t w = low_word(t);
   const double v = deq ? double(fixpipe_scale(w)) : double(isa::f32_from_bits(w));
-  if (!std::isfinite(v))
-    fail(label + " element 0 = " + std::to_string(v) + " must be a finite scale");
+  if (!std::isfinite(v)) fail(label + " element 0 = " + std::to_string(v) + " must be a finite scale");
   return w;
 }
 }  // namespace
@@ -69,8 +69,8 @@ void check_full_quant_tensors(Ctx& x) {
   q.deq1 = fixpipe_scale(w[0]), q.qs1 = isa::f32_from_bits(w[1]), q.deq2 = fixpipe_scale(w[2]);
   q.given_deq1 = isa::f32_from_bits(w[0]), q.given_deq2 = isa::f32_from_bits(w[2]);
   if (x.p.D % 32 != 0)
-    fail("inputs.query dtype int8 needs D = " + str(x.p.D) + " to be a multiple of 32 (int8 tensors are 32-element "
-         "aligned; spec §1.7)");
+    fail("inputs.query dtype int8 needs D = " + str(x.p.D) +
+         " to be a multiple of 32 (int8 tensors are 32-element aligned; spec §1.7)");
 }
 
 // The prompt kernel's int8 restrictions (PFA tiling): no page attention, no shared prefix, no empty K / V (the pse
@@ -79,12 +79,11 @@ void check_full_quant_rules(const Ctx& x) {
   const attn::AttnProblem& p = x.p;
   if (!p.full_quant.on) return;
   if (p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD)
-    fail("inputs.block_table (page attention) is not allowed with an int8 query (\"Query DataType can't be INT8 when "
-         "PA enable\"; spec §1.7)");
-  if (p.prefix)
-    fail("inputs.key_shared_prefix is not allowed with an int8 query, key and value (spec §1.7)");
-  if (x.kv_rows == 0)
-    fail("inputs.key / inputs.value are empty (S = 0): not allowed with an int8 query (spec §1.7)");
+    fail(
+        "inputs.block_table (page attention) is not allowed with an int8 query (\"Query DataType can't be INT8 when PA "
+        "enable\"; spec §1.7)");
+  if (p.prefix) fail("inputs.key_shared_prefix is not allowed with an int8 query, key and value (spec §1.7)");
+  if (x.kv_rows == 0) fail("inputs.key / inputs.value are empty (S = 0): not allowed with an int8 query (spec §1.7)");
 }
 
 }  // namespace npusim::op::fia

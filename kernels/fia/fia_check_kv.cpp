@@ -24,22 +24,25 @@ void check_kv_dtype(const Ctx& x, const std::string& label, ElemType t) {
     if (t == ElemType::I8 || t == ElemType::I4)
       fail(label + " is " + elem_type_name(t) + " but inputs.key is " + elem_type_name(x.p.kv_in()) +
            ": key and value (and a shared prefix) are all int8 or all int4 (spec §1.6)");
-    fail("inputs.antiquant_scale is given but " + label + " is " + elem_type_name(t) + ": KV antiquantisation needs "
-         "int8 or int4 key and value (the vendor: \"KV antiquant is unenabled, but antiquant antiquantScale/antiquantOffset "
-         "exist\"; spec §1.6)");
+    fail("inputs.antiquant_scale is given but " + label + " is " + elem_type_name(t) +
+         ": KV antiquantisation needs int8 or int4 key and value (the vendor: \"KV antiquant is unenabled, but "
+         "antiquant antiquantScale/antiquantOffset exist\"; spec §1.6)");
   }
   if (t == x.p.in) return;
   if (t == ElemType::I8 && x.p.in == ElemType::F16)
-    fail(label + " dtype int8 with a float16 query is KV antiquantisation: it needs inputs.antiquant_scale or "
+    fail(label +
+         " dtype int8 with a float16 query is KV antiquantisation: it needs inputs.antiquant_scale or "
          "inputs.key_antiquant_scale / value_antiquant_scale (spec §1.6)");
   if (t == ElemType::I8 && x.p.in == ElemType::BF16)
-    fail(label + " dtype int8 with a bfloat16 query is KV antiquantisation: it needs inputs.key_antiquant_scale and "
-         "inputs.value_antiquant_scale (the vendor: \"The key's dequant scale and the value's dequant scale should not be "
-         "null, when data type of query is bf16 and data type of key/value is int8\"; at query S = 1 also the combined "
-         "inputs.antiquant_scale)");
+    fail(label +
+         " dtype int8 with a bfloat16 query is KV antiquantisation: it needs inputs.key_antiquant_scale and "
+         "inputs.value_antiquant_scale (the vendor: \"The key's dequant scale and the value's dequant scale should not "
+         "be null, when data type of query is bf16 and data type of key/value is int8\"; at query S = 1 also the "
+         "combined inputs.antiquant_scale)");
   if (t == ElemType::I4)
-    fail(label + " dtype int4 (or int32 packing 8 int4) with a " + elem_type_name(x.p.in) + " query is int4 KV "
-         "antiquantisation: it needs inputs.key_antiquant_scale and inputs.value_antiquant_scale (spec §1.6)");
+    fail(label + " dtype int4 (or int32 packing 8 int4) with a " + elem_type_name(x.p.in) +
+         " query is int4 KV antiquantisation: it needs inputs.key_antiquant_scale and inputs.value_antiquant_scale "
+         "(spec §1.6)");
   fail(label + " dtype " + elem_type_name(t) + " must equal the query dtype " + elem_type_name(x.p.in));
 }
 
@@ -189,12 +192,10 @@ void check_kv(Ctx& x) {
   }
   if (const int64_t bs = attr_int(x.c, "block_size", 0); bs != 0)
     fail("attrs.block_size = " + str(bs) +
-         " is given without inputs.block_table (block_size is the page-attention "
-         "block; without a block table K and V are dense)");
-  if (x.c.tensor_is_list("key") || x.c.tensor_is_list("value"))
-    check_list(x);
-  else
-    check_dense(x);
+         " is given without inputs.block_table (block_size is the page-attention block; without a block table K and V "
+         "are dense)");
+  if (x.c.tensor_is_list("key") || x.c.tensor_is_list("value")) check_list(x);
+  else check_dense(x);
 }
 
 }  // namespace npusim::op::fia

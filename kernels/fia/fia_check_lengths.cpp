@@ -48,8 +48,7 @@ void resolve_lengths(Ctx& x) {
     p.act_q = per_batch(x, "actual_seq_lengths", q, [&](int64_t) {
       return std::pair<int64_t, std::string>{p.Sq, "the query S"};
     });
-  else
-    p.act_q.assign(static_cast<size_t>(p.B), p.Sq);
+  else p.act_q.assign(static_cast<size_t>(p.B), p.Sq);
   if (paged(p) && !x.act_kv_given)
     fail("attrs.actual_seq_lengths_kv is required with page attention (inputs.block_table given; spec §1.8)");
   if (x.act_kv_given) {

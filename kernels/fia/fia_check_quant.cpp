@@ -11,7 +11,8 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet = " is not supported yet (npusim runs per-channel / per-tensor antiquant with a float16 query at query S > 1)";
+const char* const kNotYet =
+    " is not supported yet (npusim runs per-channel / per-tensor antiquant with a float16 query at query S > 1)";
 
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
 // with query S > 1 (all of 0-5 with S = 1, MSD), equal except K per-channel (0) + V per-token (1) (spec §1.6).
@@ -31,12 +32,14 @@ void check_modes(const Ctx& x) {
     fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) +
          " must be equal, or 0 and 1 (spec §1.6)");
   if (legacy != 0 && x.p.Sq != 1)
-    fail("attrs.antiquant_mode = " + str(legacy) + " is not allowed with query S > 1 (the vendor: \"antiquant_mode is "
-         "not supported!\"; the prompt branch's combined parameters are per-channel or per-tensor; spec §1.6)");
+    fail("attrs.antiquant_mode = " + str(legacy) +
+         " is not allowed with query S > 1 (the vendor: \"antiquant_mode is not supported!\"; the prompt branch's "
+         "combined parameters are per-channel or per-tensor; spec §1.6)");
   if (x.decode()) {  // every mode runs through MSD; K per-channel + V per-token only with the separated parameters
     if (km != vm && x.p.antiquant.on && !x.p.antiquant.separated)
-      fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) + " need the separated "
-           "key_ / value_antiquant parameters (the combined inputs.antiquant_scale takes attrs.antiquant_mode for both)");
+      fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) +
+           " need the separated key_ / value_antiquant parameters (the combined inputs.antiquant_scale takes "
+           "attrs.antiquant_mode for both)");
     return;
   }
   if (x.p.antiquant.msd) return;  // the bfloat16 separated form: modes 0 / 1 (fia_check_antiquant_msd.cpp)
@@ -52,18 +55,21 @@ void check_post_quant_tensors(Ctx& x) {
   attn::PostQuant& q = x.p.post_quant;
   const bool s = has(x.c, "quant_scale2"), o = has(x.c, "quant_offset2");
   if (o && !s)
-    fail("inputs.quant_offset2 is given without inputs.quant_scale2 (the output is int8 exactly when quant_scale2 is "
-         "given; spec §1.7)");
+    fail(
+        "inputs.quant_offset2 is given without inputs.quant_scale2 (the output is int8 exactly when quant_scale2 is "
+        "given; spec §1.7)");
   if (!s) return;
   const TensorEntry& st = single(x.c, "quant_scale2");
-  const std::string allowed = x.p.in == ElemType::BF16 ? "float32 or bfloat16" : "float32 (bfloat16 needs a bfloat16 query)";
+  const std::string allowed =
+      x.p.in == ElemType::BF16 ? "float32 or bfloat16" : "float32 (bfloat16 needs a bfloat16 query)";
   if (st.dtype != ElemType::F32 && !(st.dtype == ElemType::BF16 && x.p.in == ElemType::BF16))
     fail("inputs.quant_scale2 dtype " + elem_type_name(st.dtype) + " is not allowed: " + allowed + " (query " +
          elem_type_name(x.p.in) + "; spec §1.1)");
   const int64_t n = numel(shape_of(st)), hd = x.p.N * x.p.D;
   if (n != 1 && n != hd)
-    fail("inputs.quant_scale2 has shape " + dims(shape_of(st)) + " (" + str(n) + " elements) but must have 1 "
-         "(per-tensor) or N * D = " + str(x.p.N) + " * " + str(x.p.D) + " = " + str(hd) + " elements (per-channel)");
+    fail("inputs.quant_scale2 has shape " + dims(shape_of(st)) + " (" + str(n) +
+         " elements) but must have 1 (per-tensor) or N * D = " + str(x.p.N) + " * " + str(x.p.D) + " = " + str(hd) +
+         " elements (per-channel)");
   q.on = true, q.dtype = st.dtype, q.per_channel = n != 1;
   x.p.out = ElemType::I8;
   if (o) {
@@ -72,8 +78,8 @@ void check_post_quant_tensors(Ctx& x) {
       fail("inputs.quant_offset2 dtype " + elem_type_name(ot.dtype) + " must equal inputs.quant_scale2's " +
            elem_type_name(st.dtype));
     if (numel(shape_of(ot)) != n)
-      fail("inputs.quant_offset2 has shape " + dims(shape_of(ot)) + " but must have as many elements as "
-           "inputs.quant_scale2 " + dims(shape_of(st)) + " (" + str(n) + ")");
+      fail("inputs.quant_offset2 has shape " + dims(shape_of(ot)) +
+           " but must have as many elements as inputs.quant_scale2 " + dims(shape_of(st)) + " (" + str(n) + ")");
     q.offset = true;
   }
   if (!q.per_channel) {  // the kernel takes per-tensor values as scalars (read from GM by its scalar unit)
@@ -94,17 +100,18 @@ void check_skipped_rows(const Ctx& x) {
     bool bad = false;
     std::string rule;
     if (p.sparse_mode == 0 && p.mask != attn::MaskKind::None)
-      bad = p.pre_tokens + delta < 0 || p.next_tokens < 0, rule = "pre_tokens + Skv + prefix - Sq < 0 or next_tokens < 0";
-    else if (p.sparse_mode == 3)
-      bad = delta < 0, rule = "Skv + prefix - Sq < 0";
+      bad = p.pre_tokens + delta < 0 || p.next_tokens < 0,
+      rule = "pre_tokens + Skv + prefix - Sq < 0 or next_tokens < 0";
+    else if (p.sparse_mode == 3) bad = delta < 0, rule = "Skv + prefix - Sq < 0";
     else if (p.sparse_mode == 4)
-      bad = p.pre_tokens < 0 || p.next_tokens + delta < 0, rule = "pre_tokens < 0 or next_tokens + Skv + prefix - Sq < 0";
+      bad = p.pre_tokens < 0 || p.next_tokens + delta < 0,
+      rule = "pre_tokens < 0 or next_tokens + Skv + prefix - Sq < 0";
     if (bad)
       fail("inputs.quant_offset2 is given with attrs.sparse_mode = " + str(p.sparse_mode) + " where " + rule +
-           " (batch " + str(b) + ": Sq " + str(p.act_q[size_t(b)]) + ", Skv " + str(p.act_kv[size_t(b)]) +
-           ", prefix " + str(p.prefix_len) + ", pre_tokens " + str(p.pre_tokens) + ", next_tokens " +
-           str(p.next_tokens) + "): some rows do not take part in the calculation and would read 0 instead of the "
-           "quantised offset (spec §1.7)");
+           " (batch " + str(b) + ": Sq " + str(p.act_q[size_t(b)]) + ", Skv " + str(p.act_kv[size_t(b)]) + ", prefix " +
+           str(p.prefix_len) + ", pre_tokens " + str(p.pre_tokens) + ", next_tokens " + str(p.next_tokens) +
+           "): some rows do not take part in the calculation and would read 0 instead of the quantised offset (spec "
+           "§1.7)");
   }
 }
 }  // namespace
@@ -128,11 +135,12 @@ void check_post_quant(Ctx& x) {
          " to be a multiple of 32 (spec §1.7)");
   if (p.post_quant.per_channel) {
     if (p.left_pad)
-      fail("inputs.quant_scale2 is per-channel (" + str(p.N * p.D) + " elements) and cannot be combined with left "
-           "padding (inputs.query_padding_size / kv_padding_size; spec §1.7)");
+      fail("inputs.quant_scale2 is per-channel (" + str(p.N * p.D) +
+           " elements) and cannot be combined with left padding (inputs.query_padding_size / kv_padding_size; spec "
+           "§1.7)");
     if (p.lse)
-      fail("inputs.quant_scale2 is per-channel (" + str(p.N * p.D) + " elements) and cannot be combined with "
-           "attrs.softmax_lse_flag = true (spec §1.7)");
+      fail("inputs.quant_scale2 is per-channel (" + str(p.N * p.D) +
+           " elements) and cannot be combined with attrs.softmax_lse_flag = true (spec §1.7)");
   }
   if (x.decode()) return;  // the interceptions below are the prompt kernel's (query S = 1 ignores the band)
   if (p.sparse_mode == 4 && (p.pre_tokens < 0 || p.next_tokens < 0))

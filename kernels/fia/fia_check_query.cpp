@@ -21,8 +21,8 @@ Layout parse_layout(const std::string& s) {
 
 void check_query_dtype(const TensorEntry& q) {
   if (q.dtype == ElemType::F16 || q.dtype == ElemType::BF16 || q.dtype == ElemType::I8) return;
-  fail("inputs.query dtype " + elem_type_name(q.dtype) + " is not allowed (float16, bfloat16, or int8 for full "
-       "quantisation)");
+  fail("inputs.query dtype " + elem_type_name(q.dtype) +
+       " is not allowed (float16, bfloat16, or int8 for full quantisation)");
 }
 
 // B, Sq, N (checked against num_heads) and D from the query's shape in its layout.
@@ -58,10 +58,10 @@ void check_sizes(const Ctx& x) {
   if (p.B > kMaxBatch)
     fail("inputs.query batch B = " + str(p.B) + " exceeds " + str(kMaxBatch) + " (spec §1.8 limits)");
   if (x.query_empty) return;  // an empty query returns before any size rule (spec §1.8)
-  if (p.Sq == 1) {  // incremental branch: any D in [1, 512] (spec Decisions)
+  if (p.Sq == 1) {            // incremental branch: any D in [1, 512] (spec Decisions)
     if (p.D < 1 || p.D > kMaxHeadDim)
-      fail("inputs.query: head dim D = " + str(p.D) + " must be in [1, " + str(kMaxHeadDim) + "] (query S = 1; query shape " +
-           dims(x.q_shape) + ")");
+      fail("inputs.query: head dim D = " + str(p.D) + " must be in [1, " + str(kMaxHeadDim) +
+           "] (query S = 1; query shape " + dims(x.q_shape) + ")");
     return;
   }
   if (p.D < 1 || p.D > kMaxHeadDim || p.D % kHeadDimAlign != 0)
@@ -99,8 +99,10 @@ void check_query(Ctx& x) {
     fail("attrs.num_heads = " + str(x.p.N) + " must be in [1, " + str(kMaxHeads) + "] (spec §1.8 limits)");
   read_query_dims(x);
   if (x.p.Sq == 1 && x.p.layout == Layout::BNSD_BSND)
-    fail("attrs.input_layout = 'BNSD_BSND' is not supported with query S = 1 (the incremental branch takes BSH, "
-         "BSND or BNSD; spec §1.2; query shape " + dims(x.q_shape) + ")");
+    fail(
+        "attrs.input_layout = 'BNSD_BSND' is not supported with query S = 1 (the incremental branch takes BSH, BSND or "
+        "BNSD; spec §1.2; query shape " +
+        dims(x.q_shape) + ")");
   check_sizes(x);
   check_heads(x);
   x.p.Dv = x.p.D;  // K and V shapes are identical (spec §1.1), so V's head dim is D

@@ -22,8 +22,7 @@ int check_sparse_mode(const Ctx& x) {
          " is not supported by FIA V2 (modes 5-8 are FlashAttentionScore's; FIA: 0-4)");
   if (m < 0 || m > 8)
     fail("attrs.sparse_mode = " + str(m) +
-         " is invalid (0 mask + band, 1 all mask, 2 left-up causal, "
-         "3 right-down causal, 4 band)");
+         " is invalid (0 mask + band, 1 all mask, 2 left-up causal, 3 right-down causal, 4 band)");
   return static_cast<int>(m);
 }
 
@@ -90,10 +89,8 @@ void check_mask(Ctx& x, int mode) {
   const TensorEntry& t = single(x.c, "atten_mask");
   check_mask_dtype(t);
   x.p.mask_dtype = t.dtype;
-  if (mode >= 2)
-    check_compressed_mask(x, mode, shape_of(t));
-  else
-    check_full_mask(x, mode, shape_of(t));
+  if (mode >= 2) check_compressed_mask(x, mode, shape_of(t));
+  else check_full_mask(x, mode, shape_of(t));
 }
 
 // Some row of some batch certainly sees no column (before the mask tensor): rows past the band, mode 3 with

@@ -26,14 +26,14 @@ struct Ctx {
 };
 
 // ---- stages (parse_fia calls them in this order; each reads what the earlier ones filled) ----
-void check_query(Ctx& x);      // fia_check_query.cpp: dtype, layout, rank, B / N / Sq / D, KV_N and G
-void check_quant(Ctx& x);      // fia_check_quant.cpp: post-quant tensors; the other quantisation parameters rejected
-void check_kv(Ctx& x);         // fia_check_kv.cpp: key / value dense, tensor list or paged
-void check_prefix(Ctx& x);     // fia_check_lengths.cpp: key/value_shared_prefix, actual_shared_prefix_len
-void check_lengths(Ctx& x);    // fia_check_lengths.cpp: actual lengths, left padding, paged block counts
-void check_scores(Ctx& x);     // fia_check_scores.cpp: sparse_mode, pre / next, atten_mask, pse_shift
-void check_precision(Ctx& x);  // fia_check_scores.cpp: scale, inner_precise, high_perf, row_fix, lse
-void check_post_quant(Ctx& x); // fia_check_quant.cpp: int8 output rules needing lengths, mask and lse
+void check_query(Ctx& x);       // fia_check_query.cpp: dtype, layout, rank, B / N / Sq / D, KV_N and G
+void check_quant(Ctx& x);       // fia_check_quant.cpp: post-quant tensors; the other quantisation parameters rejected
+void check_kv(Ctx& x);          // fia_check_kv.cpp: key / value dense, tensor list or paged
+void check_prefix(Ctx& x);      // fia_check_lengths.cpp: key/value_shared_prefix, actual_shared_prefix_len
+void check_lengths(Ctx& x);     // fia_check_lengths.cpp: actual lengths, left padding, paged block counts
+void check_scores(Ctx& x);      // fia_check_scores.cpp: sparse_mode, pre / next, atten_mask, pse_shift
+void check_precision(Ctx& x);   // fia_check_scores.cpp: scale, inner_precise, high_perf, row_fix, lse
+void check_post_quant(Ctx& x);  // fia_check_quant.cpp: int8 output rules needing lengths, mask and lse
 // Query S = 1 variants, called by the stages above (fia_check_decode.cpp):
 void check_decode_padding(Ctx& x);  // from check_lengths: kv_padding_size alone, starts < 0 -> empty KV
 void check_decode_scores(Ctx& x);   // from check_scores: sparse / pre / next ignored, (B, .., Skv) masks, pse

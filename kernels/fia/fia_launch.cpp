@@ -1,7 +1,6 @@
 // FIA prompt branch: plan, GM image and launch (1 AIC : 2 AIV mix on the split topology).
 #include "kernels/fia/fia_launch.h"
 
-
 #include "kernels/attention/antiquant.h"
 #include "kernels/attention/mainloop.h"
 #include "kernels/fia/fia_tiling.h"
@@ -33,8 +32,8 @@ Loaded load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p) 
       r.kv_bytes += tensor_bytes(list[b].data);
     }
   }
-  for (const char* opt : {"pse_shift", "atten_mask", "key_shared_prefix", "value_shared_prefix", "quant_scale2",
-                          "quant_offset2"})
+  for (const char* opt :
+       {"pse_shift", "atten_mask", "key_shared_prefix", "value_shared_prefix", "quant_scale2", "quant_offset2"})
     if (c.inputs.count(opt)) put(opt, c.inputs.at(opt)[0], false);
   if (c.inputs.count("block_table")) put("block_table", c.inputs.at("block_table")[0], true);
   // KV antiquant parameters: per-tensor values are read by the AIVs' scalar units (materialised in timing mode).
@@ -84,7 +83,8 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
     out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
   }
   m.gm().allocate(pl.gm.workspace, pl.ws_core_bytes * uint64_t(pl.t.block_dim));
-  if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
+  if (p.antiquant.on &&
+      !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
     attn::plan_dequant(pl, m.hw());
     m.gm().allocate(pl.gm.key, attn::dequant_bytes(pl));
     m.gm().allocate(pl.gm.value, attn::dequant_bytes(pl));
@@ -94,7 +94,8 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks
     std::string used;
     bool lowered = false;
-    for (const int64_t ns : pl.fd_splits) used += (used.empty() ? "" : ", ") + std::to_string(ns), lowered |= ns < pl.t.kv_splits;
+    for (const int64_t ns : pl.fd_splits)
+      used += (used.empty() ? "" : ", ") + std::to_string(ns), lowered |= ns < pl.t.kv_splits;
     if (lowered)
       r.clamped["kv_splits"] = "requested " + std::to_string(pl.t.kv_splits) + ", used per batch [" + used +
                                "]: a split needs at least one score block of s2_block KV";

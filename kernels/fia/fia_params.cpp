@@ -10,38 +10,48 @@ namespace npusim::op {
 std::vector<ParamSpec> fia_param_specs() {
   // Tensors in spec §1.1 order, then host arrays and scalars (design.md "Case file": tensors under inputs).
   return {
-      {"query", "tensor", true, "", "BSH (B, S, H) or BSND / BNSD / BNSD_BSND (4-D); float16 or bfloat16; int8 (query S > 1) with int8 key / value: full quantisation"},
+      {"query", "tensor", true, "",
+       "BSH (B, S, H) or BSND / BNSD / BNSD_BSND (4-D); float16 or bfloat16; int8 (query S > 1) with int8 key / value: "
+       "full quantisation"},
       {"key", "tensor_list", true, "",
-       "query's layout with KV_N heads; a YAML list of B batch-1 tensors; paged 3-D / 4-D; the query's dtype, or int8 / "
-       "int4 (int32 words of 8 int4, last dim / 8) with antiquant parameters"},
+       "query's layout with KV_N heads; a YAML list of B batch-1 tensors; paged 3-D / 4-D; the query's dtype, or int8 "
+       "/ int4 (int32 words of 8 int4, last dim / 8) with antiquant parameters"},
       {"value", "tensor_list", true, "", "same shape(s) and dtype as key"},
       {"pse_shift", "tensor", false, "none",
-       "(B or 1, N, >= Sq, >= Skv) (query S = 1: (B or 1, N, 1, >= Skv)), query dtype (float16 with an int8 query); added after the scale"},
+       "(B or 1, N, >= Sq, >= Skv) (query S = 1: (B or 1, N, 1, >= Skv)), query dtype (float16 with an int8 query); "
+       "added after the scale"},
       {"atten_mask", "tensor", false, "none",
-       "bool / int8 / uint8, 1 = masked; (Sq, Skv) forms, or 2048 x 2048 for modes 2-4; query S = 1: (B, Skv), "
-       "(B, 1, Skv), (B, 1, 1, Skv)"},
-      {"dequant_scale1", "tensor", false, "none", "full quant (int8 query): dequant of Q.K^T on the FixPipe; float32 or uint64 (aclnnTransQuantParam), element 0"},
-      {"quant_scale1", "tensor", false, "none", "full quant (int8 query): quantisation of P to int8; float32, element 0"},
-      {"dequant_scale2", "tensor", false, "none", "full quant (int8 query): dequant of P.V on the FixPipe; float32 or uint64, element 0"},
-      {"quant_scale2", "tensor", false, "none", "int8 attention_out: float32 (or bfloat16 with a bfloat16 query), [1] per-tensor or N*D per-channel"},
-      {"quant_offset2", "tensor", false, "none", "int8 attention_out: offset, quant_scale2's dtype and size (default 0)"},
+       "bool / int8 / uint8, 1 = masked; (Sq, Skv) forms, or 2048 x 2048 for modes 2-4; query S = 1: (B, Skv), (B, 1, "
+       "Skv), (B, 1, 1, Skv)"},
+      {"dequant_scale1", "tensor", false, "none",
+       "full quant (int8 query): dequant of Q.K^T on the FixPipe; float32 or uint64 (aclnnTransQuantParam), element 0"},
+      {"quant_scale1", "tensor", false, "none",
+       "full quant (int8 query): quantisation of P to int8; float32, element 0"},
+      {"dequant_scale2", "tensor", false, "none",
+       "full quant (int8 query): dequant of P.V on the FixPipe; float32 or uint64, element 0"},
+      {"quant_scale2", "tensor", false, "none",
+       "int8 attention_out: float32 (or bfloat16 with a bfloat16 query), [1] per-tensor or N*D per-channel"},
+      {"quant_offset2", "tensor", false, "none",
+       "int8 attention_out: offset, quant_scale2's dtype and size (default 0)"},
       {"antiquant_scale", "tensor", false, "none",
        "int8 K / V dequant scale, K's at [0] and V's at [1]: query S > 1 (float16 query) float16 (2) per-tensor or "
-       "per-channel (2, KV_N, 1, D) BNSD / (2, H) BSH / (2, KV_N, D) BSND, x' = f16(f16(x + offset) * scale); query S = 1 "
-       "(MSD) antiquant_mode 0 as those in the query's dtype, or 1 per-token float32 (2, B, S)"},
+       "per-channel (2, KV_N, 1, D) BNSD / (2, H) BSH / (2, KV_N, D) BSND, x' = f16(f16(x + offset) * scale); query S "
+       "= 1 (MSD) antiquant_mode 0 as those in the query's dtype, or 1 per-token float32 (2, B, S)"},
       {"antiquant_offset", "tensor", false, "none",
        "KV antiquant offset: antiquant_scale's dtype and shape (default 0)"},
       {"block_table", "tensor", false, "none", "page attention: int32 (B, max_blocks) block ids"},
       {"query_padding_size", "tensor", false, "none", "left padding: int64 [1], query rows end this many before S"},
       {"kv_padding_size", "tensor", false, "none", "left padding: int64 [1], K/V rows end this many before S"},
       {"key_antiquant_scale", "tensor", false, "none",
-       "int8 K dequant scale, separated form: query S > 16 with page attention and a float16 query, float16 (1, H) BSH / "
-       "(1, KV_N, D) BSND per-channel; query S = 1 (MSD) per key_antiquant_mode: 0 (1, KV_N, 1, D) / (1, KV_N, D) / (1, H) "
-       "or (1) in the query's dtype, 1 (1, B, S) float32, 2 (KV_N), 3 (B, KV_N, S) float32, 4 (block_num, block_size) "
-       "float32, 5 (block_num, KV_N, block_size) float32"},
+       "int8 K dequant scale, separated form: query S > 16 with page attention and a float16 query, float16 (1, H) BSH "
+       "/ (1, KV_N, D) BSND per-channel; query S = 1 (MSD) per key_antiquant_mode: 0 (1, KV_N, 1, D) / (1, KV_N, D) / "
+       "(1, H) or (1) in the query's dtype, 1 (1, B, S) float32, 2 (KV_N), 3 (B, KV_N, S) float32, 4 (block_num, "
+       "block_size) float32, 5 (block_num, KV_N, block_size) float32"},
       {"key_antiquant_offset", "tensor", false, "none", "int8 K dequant offset: key_antiquant_scale's dtype and shape"},
-      {"value_antiquant_scale", "tensor", false, "none", "int8 V dequant scale, separated form: as key_antiquant_scale"},
-      {"value_antiquant_offset", "tensor", false, "none", "int8 V dequant offset: value_antiquant_scale's dtype and shape"},
+      {"value_antiquant_scale", "tensor", false, "none",
+       "int8 V dequant scale, separated form: as key_antiquant_scale"},
+      {"value_antiquant_offset", "tensor", false, "none",
+       "int8 V dequant offset: value_antiquant_scale's dtype and shape"},
       {"key_shared_prefix", "tensor", false, "none", "system prefix K, batch 1, key's layout and dtype"},
       {"value_shared_prefix", "tensor", false, "none", "system prefix V, same shape as key_shared_prefix"},
       {"actual_seq_lengths", "int_list", false, "query S",
@@ -64,12 +74,14 @@ std::vector<ParamSpec> fia_param_specs() {
        "bit0 fp16 high performance (query S > 1 only), bit1 invalid-row correction"},
       {"block_size", "int", false, "0",
        "page attention tokens per block: a multiple of 128 in [128, 512]; query S = 1: [1, 512]"},
-      {"antiquant_mode", "int", false, "0", "combined antiquant_scale at query S = 1: 0 per-channel / per-tensor, 1 per-token"},
+      {"antiquant_mode", "int", false, "0",
+       "combined antiquant_scale at query S = 1: 0 per-channel / per-tensor, 1 per-token"},
       {"softmax_lse_flag", "bool", false, "false", "also write softmax_lse (B, N, Sq, 1) float32"},
       {"key_antiquant_mode", "int", false, "0",
-       "K antiquant mode, query S = 1: 0 per-channel / per-tensor, 1 per-token, 2 per-tensor + head, 3 per-token + head, "
-       "4 / 5 per-token (+ head) managed by page attention (query S > 1: 0 only)"},
-      {"value_antiquant_mode", "int", false, "0", "V antiquant mode: as key_antiquant_mode; equal to it, or 1 with K's 0"},
+       "K antiquant mode, query S = 1: 0 per-channel / per-tensor, 1 per-token, 2 per-tensor + head, 3 per-token + "
+       "head, 4 / 5 per-token (+ head) managed by page attention (query S > 1: 0 only)"},
+      {"value_antiquant_mode", "int", false, "0",
+       "V antiquant mode: as key_antiquant_mode; equal to it, or 1 with K's 0"},
   };
 }
 
@@ -91,9 +103,7 @@ attn::AttnProblem parse_fia(const CaseFile& c) {
   return x.p;
 }
 
-bool fia_query_empty(const CaseFile& c) {
-  return has(c, "query") && numel(shape_of(fia::single(c, "query"))) == 0;
-}
+bool fia_query_empty(const CaseFile& c) { return has(c, "query") && numel(shape_of(fia::single(c, "query"))) == 0; }
 
 namespace fia {
 

@@ -12,51 +12,75 @@ namespace npusim::op::fia {
 
 const TilingSpace& fia_tiling_space() {
   static const TilingSpace space(
-      "fused_infer_attention_score", attn::with_l0_keys(
-      {{.name = "s1_block", .lo = 16, .hi = 512, .multiple_of = 16,
-        .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved until L1 and UB fit; "
-                        "at query S > 1 then lowered by 16 while the work units (batch x head x s1_block rows) are fewer than "
-                        "the AI cores",
-        .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
-       {.name = "s2_block", .lo = 128, .hi = 4096, .multiple_of = 128,
-        .default_rule = "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > 1 (and at most "
-                        "half the longest KV rounded up to 128 there: two score blocks per unit), else "
-                        "[128, 512] (MSD antiquant at query S = 1: to the "
-                        "vendor's 1024 with G > 1, 8192 with G = 1, whole pages); lowered by 128 until L1 fits (and "
-                        "UB, once s1_block is down to 32); query S = 1: then the smallest block that gives a KV split no "
-                        "more blocks",
-        .doc = "KV columns per score block (the softmax works on 128-column groups)",
-        .follows = {"s1_block", "kv_splits"}},
-       {.name = "vec_rows", .lo = 8, .hi = 256, .multiple_of = 8,
-        .default_rule = "the largest multiple of 8 (16 in fp16 high-performance mode) that divides the AIV half and whose UB "
-                        "layout fits, with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
-        .doc = "rows per vector sub-tile of the softmax",
-        .follows = {"s1_block", "s2_block"}},
-       {.name = "preload", .lo = 1, .hi = 4,
-        .default_rule = "2 at query S > 1 (one block beyond the vendor's PFA prefetch), 1 at query S = 1 and with MSD",
-        .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
-       {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true, .default_rule = "min(AI cores, work units)",
-        .doc = "AI cores used; units are split in contiguous ranges balancing score blocks",
-        .follows = {"s1_block"}},
-       {.name = "kv_buffers", .lo = 1, .hi = 2,
-        .default_rule = "2 when the preload is 1 (query S = 1, MSD) and both K / V slots fit L1, else 1",
-        .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
-        .follows = {"s1_block", "s2_block", "preload"}},
-       {.name = "kv_splits", .lo = 1, .hi = 256,
-        .default_rule = "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
-        .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
-       {.name = "kv_l2_bypass", .lo = 0, .hi = 1,
-        .default_rule = "1 at query S = 1 when key + value bytes >= 1.2 x l2.bytes (the vendor's IFA l2CacheOffFlag_), else 0",
-        .doc = "1: K / V are read around the L2 (SetL2CacheHint(CACHE_MODE_DISABLE)), 0: through it"}}));
+      "fused_infer_attention_score",
+      attn::with_l0_keys(
+          {{.name = "s1_block",
+            .lo = 16,
+            .hi = 512,
+            .multiple_of = 16,
+            .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved "
+                            "until L1 and UB fit; at query S > 1 then lowered by 16 while the work units (batch x head "
+                            "x s1_block rows) are fewer than the AI cores",
+            .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
+           {.name = "s2_block",
+            .lo = 128,
+            .hi = 4096,
+            .multiple_of = 128,
+            .default_rule = "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > "
+                            "1 (and at most half the longest KV rounded up to 128 there: two score blocks per unit), "
+                            "else [128, 512] (MSD antiquant at query S = 1: to the vendor's 1024 with G > 1, 8192 with "
+                            "G = 1, whole pages); lowered by 128 until L1 fits (and UB, once s1_block is down to 32); "
+                            "query S = 1: then the smallest block that gives a KV split no more blocks",
+            .doc = "KV columns per score block (the softmax works on 128-column groups)",
+            .follows = {"s1_block", "kv_splits"}},
+           {.name = "vec_rows",
+            .lo = 8,
+            .hi = 256,
+            .multiple_of = 8,
+            .default_rule =
+                "the largest multiple of 8 (16 in fp16 high-performance mode) that divides the AIV half and whose UB "
+                "layout fits, with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
+            .doc = "rows per vector sub-tile of the softmax",
+            .follows = {"s1_block", "s2_block"}},
+           {.name = "preload",
+            .lo = 1,
+            .hi = 4,
+            .default_rule =
+                "2 at query S > 1 (one block beyond the vendor's PFA prefetch), 1 at query S = 1 and with MSD",
+            .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
+           {.name = "block_dim",
+            .lo = 1,
+            .hi_is_ai_cores = true,
+            .default_rule = "min(AI cores, work units)",
+            .doc = "AI cores used; units are split in contiguous ranges balancing score blocks",
+            .follows = {"s1_block"}},
+           {.name = "kv_buffers",
+            .lo = 1,
+            .hi = 2,
+            .default_rule = "2 when the preload is 1 (query S = 1, MSD) and both K / V slots fit L1, else 1",
+            .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
+            .follows = {"s1_block", "s2_block", "preload"}},
+           {.name = "kv_splits",
+            .lo = 1,
+            .hi = 256,
+            .default_rule =
+                "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
+            .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
+           {.name = "kv_l2_bypass",
+            .lo = 0,
+            .hi = 1,
+            .default_rule =
+                "1 at query S = 1 when key + value bytes >= 1.2 x l2.bytes (the vendor's IFA l2CacheOffFlag_), else 0",
+            .doc = "1: K / V are read around the L2 (SetL2CacheHint(CACHE_MODE_DISABLE)), 0: through it"}}));
   return space;
 }
 
 namespace {
 using attn::BlockTiling;
+using attn::fit_vec_rows;
 using attn::l1_bytes;
 using attn::ub_bytes;
 using isa::round_up;
-using attn::fit_vec_rows;
 
 int64_t max_skv(const attn::AttnProblem& p) {
   int64_t m = 0;
@@ -101,7 +125,8 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   const bool s1_set = ov.pin("s1_block", t.s1_block);
   // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
   // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
-  t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, p.high_perf || p.Sq == 1 ? 512 : 256);
+  t.s2_block =
+      std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, p.high_perf || p.Sq == 1 ? 512 : 256);
   // The prompt's load-balance rules (tiling_fit.h); an empty KV has no work to spread (its units only write rows).
   const bool balance = p.Sq > 1 && !p.antiquant.msd && max_skv(p) > 0;
   if (balance) t.s2_block = std::min(t.s2_block, attn::two_blocks_cap(max_skv(p)));
@@ -152,8 +177,9 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   // score block ahead); a deeper cube preload would wait for limbs behind a P V it has not run (the vendor's IFA
   // kernel has no QK preload either).
   if (p.antiquant.msd && pl.t.preload != 1)
-    throw CaseError("tiling.preload = " + std::to_string(pl.t.preload) + " must be 1 with KV antiquantisation through MSD "
-                    "(the AIVs hand the cube each unit's query limbs one score block ahead)");
+    throw CaseError("tiling.preload = " + std::to_string(pl.t.preload) +
+                    " must be 1 with KV antiquantisation through MSD (the AIVs hand the cube each unit's query limbs "
+                    "one score block ahead)");
   pl.t.kv_buffers = ov.choose("kv_buffers", c.kv_buffers);
   pl.decode = p.Sq == 1;
   if (pl.decode) pl.t.kv_splits = ov.choose("kv_splits", auto_kv_splits(p, hw));
@@ -163,13 +189,14 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   attn::check_vec_rows(pl.t, a, p.high_perf);
   if (pl.decode) {
     if (pl.t.s1_block < p.G)
-      throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must hold the G = " + std::to_string(p.G) +
-                      " query heads of a KV head (query S = 1)");
+      throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) +
+                      " must hold the G = " + std::to_string(p.G) + " query heads of a KV head (query S = 1)");
   }
   attn::choose_l0(p, pl.t, hw, ov);
   attn::check_fit(p, pl.t, hw);
   attn::make_units(pl);
-  pl.t.block_dim = ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
+  pl.t.block_dim =
+      ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
   // Spec Decisions: rows nobody computes read +inf (the vendor pre-fills lse); empty KV at query S = 1 -3.4e38.
   pl.outputs.empty_lse = pl.decode ? -3.4e38 : std::numeric_limits<double>::infinity();
   // MSD: the vendor's decode kernel casts an fp16 output with CAST_ROUND (msd_research.md §7), its prompt kernel's

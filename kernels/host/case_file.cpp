@@ -108,13 +108,15 @@ void apply_shape_set(YAML::Node& root, const std::string& s) {
     throw CaseError(pre + "VALUE is not valid YAML: " + e.msg);
   }
   bool dims = v.IsSequence();
-  for (const auto& d : v) dims = dims && d.IsScalar() && d.Scalar().find_first_not_of("0123456789") == std::string::npos;
+  for (const auto& d : v)
+    dims = dims && d.IsScalar() && d.Scalar().find_first_not_of("0123456789") == std::string::npos;
   if (!dims) throw CaseError(pre + "VALUE must be a flow list of non-negative integers such as [2,64,256]");
   YAML::Node inputs = root["inputs"];
   std::string names;
   for (const auto& kv : inputs) names += (names.empty() ? "" : ", ") + kv.first.Scalar();
   if (!inputs.IsMap() || !inputs[name])
-    throw CaseError(pre + "inputs." + name + " is not an input of the case (inputs: " + (names.empty() ? "none" : names) + ")");
+    throw CaseError(pre + "inputs." + name +
+                    " is not an input of the case (inputs: " + (names.empty() ? "none" : names) + ")");
   YAML::Node t = inputs[name];
   if (!t.IsMap()) throw CaseError(pre + "inputs." + name + " is a tensor list: a shape axis sets one generated tensor");
   if (t["file"]) throw CaseError(pre + "inputs." + name + " is read from a file, whose shape is the file's");

@@ -16,7 +16,7 @@ namespace npusim::op {
 struct InitSpec {
   std::string dist = "normal";  // normal | uniform | zeros | ones | bernoulli | triu | permutation
   double mean = 0, std = 1, low = -1, high = 1;
-  double p = 0.5;               // bernoulli: probability of a 1
+  double p = 0.5;  // bernoulli: probability of a 1
   uint64_t seed = 0;
 };
 
@@ -24,18 +24,18 @@ struct TensorEntry {
   std::string name;
   ElemType dtype = ElemType::F16;
   std::vector<int64_t> shape;
-  std::string file;             // resolved path, empty when generated
+  std::string file;  // resolved path, empty when generated
   InitSpec init;
-  HostTensor data;              // filled by load_case (file or generator)
+  HostTensor data;  // filled by load_case (file or generator)
 };
 
 struct CaseFile {
-  std::string path, name;       // name = file stem
+  std::string path, name;  // name = file stem
   std::string op;
-  YAML::Node attrs;             // map (possibly empty)
+  YAML::Node attrs;                                        // map (possibly empty)
   std::map<std::string, std::vector<TensorEntry>> inputs;  // a list for tensor-list parameters
-  YAML::Node tiling;            // map (possibly empty)
-  std::set<std::string> list_inputs;  // parameters given as a YAML list (a list of one differs from a tensor)
+  YAML::Node tiling;                                       // map (possibly empty)
+  std::set<std::string> list_inputs;          // parameters given as a YAML list (a list of one differs from a tensor)
   std::map<std::string, std::string> set_by;  // "attrs.K" / "tiling.K" -> the --set that gave it
   std::string set_origin = "--set";           // how messages name a set: "--set 'K=V'", "argument 'K=V'" (Python)
   bool tensor_is_list(const std::string& n) const;

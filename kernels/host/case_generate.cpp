@@ -18,9 +18,9 @@
 //  * Float dtypes round v once to the dtype (RNE, IEEE overflow). Integer and bool dtypes clamp v to the
 //    type's range, then take floor(v) for uniform (integers in [low, high) for integral bounds) and round
 //    half to even for normal.
-#include <sstream>
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -117,8 +117,8 @@ void check_generator(ElemType t, const std::vector<int64_t>& shape, const InitSp
     if (reach > largest) {
       std::ostringstream m;
       m << "dist " << init.dist << " reaches |x| = " << reach
-        << (init.dist == "normal" ? " (|mean| + 8.57 std, the generator's widest draw)" : " (max |low|, |high|)") << ", beyond the largest "
-        << elem_type_name(t) << " (" << largest << "): those values would become inf; lower "
+        << (init.dist == "normal" ? " (|mean| + 8.57 std, the generator's widest draw)" : " (max |low|, |high|)")
+        << ", beyond the largest " << elem_type_name(t) << " (" << largest << "): those values would become inf; lower "
         << (init.dist == "normal" ? "std / mean" : "low / high");
       throw CaseError(m.str());
     }
@@ -132,8 +132,8 @@ void check_generator(ElemType t, const std::vector<int64_t>& shape, const InitSp
   double lo, hi;
   int_bounds(t, lo, hi);
   if (static_cast<double>(n - 1) > hi)
-    throw CaseError("dist permutation of " + std::to_string(n) + " elements needs values up to " + std::to_string(n - 1) +
-                    ", beyond " + elem_type_name(t));
+    throw CaseError("dist permutation of " + std::to_string(n) + " elements needs values up to " +
+                    std::to_string(n - 1) + ", beyond " + elem_type_name(t));
 }
 
 HostTensor generate(ElemType t, const std::vector<int64_t>& shape, const InitSpec& init) {
@@ -156,7 +156,8 @@ HostTensor generate(ElemType t, const std::vector<int64_t>& shape, const InitSpe
   } else if (init.dist == "permutation") {
     fill_permutation(h, init);
   } else {
-    throw CaseError("init.dist '" + init.dist + "' is not one of normal, uniform, zeros, ones, bernoulli, triu, permutation");
+    throw CaseError("init.dist '" + init.dist +
+                    "' is not one of normal, uniform, zeros, ones, bernoulli, triu, permutation");
   }
   return h;
 }

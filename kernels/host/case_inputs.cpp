@@ -39,8 +39,7 @@ T scalar_as(const CaseContext& c, const YAML::Node& n, const std::string& label,
   const bool neg_unsigned = std::is_unsigned_v<T> && n.IsScalar() && n.Scalar().rfind('-', 0) == 0;
   try {
     if (n.IsScalar() && !neg_unsigned) return n.as<T>();
-  } catch (const YAML::BadConversion&) {
-  }
+  } catch (const YAML::BadConversion&) {}
   throw CaseError(where(c, n) + ": " + label + " = " + shown(n) + " is not " + what);
 }
 
@@ -70,7 +69,8 @@ InitSpec parse_init(const CaseContext& c, const YAML::Node& n, const std::string
   check_keys(c, n, label, {"dist", "mean", "std", "low", "high", "p", "seed"}, "dist, mean, std, low, high, p, seed");
   InitSpec s;
   if (n["dist"]) s.dist = scalar_as<std::string>(c, n["dist"], label + ".dist", "a distribution name");
-  static const std::set<std::string> kDists = {"normal", "uniform", "zeros", "ones", "bernoulli", "triu", "permutation"};
+  static const std::set<std::string> kDists = {"normal",    "uniform", "zeros",      "ones",
+                                               "bernoulli", "triu",    "permutation"};
   if (!kDists.count(s.dist))
     throw CaseError(where(c, n["dist"]) + ": " + label + ".dist = '" + s.dist +
                     "' is not one of normal, uniform, zeros, ones, bernoulli, triu, permutation");
@@ -79,7 +79,8 @@ InitSpec parse_init(const CaseContext& c, const YAML::Node& n, const std::string
   if (n["low"]) s.low = finite(c, n["low"], label + ".low");
   if (n["high"]) s.high = finite(c, n["high"], label + ".high");
   if (n["p"]) s.p = finite(c, n["p"], label + ".p");
-  if (s.p < 0 || s.p > 1) throw CaseError(where(c, n["p"]) + ": " + label + ".p = " + shown(n["p"]) + " must be in [0, 1]");
+  if (s.p < 0 || s.p > 1)
+    throw CaseError(where(c, n["p"]) + ": " + label + ".p = " + shown(n["p"]) + " must be in [0, 1]");
   if (n["seed"]) s.seed = scalar_as<uint64_t>(c, n["seed"], label + ".seed", "a seed (an integer in [0, 2^64))");
   if (s.std < 0) throw CaseError(where(c, n["std"]) + ": " + label + ".std = " + shown(n["std"]) + " must be >= 0");
   if (s.dist == "uniform" && !(s.low < s.high))

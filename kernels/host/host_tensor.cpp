@@ -14,7 +14,7 @@ namespace {
 using isa::Overflow;
 using isa::RoundMode;
 
-constexpr std::array<const char*, 11> kNames = {"float16", "bfloat16", "float32", "int8", "uint8",  "int32",
+constexpr std::array<const char*, 11> kNames = {"float16", "bfloat16", "float32", "int8",   "uint8", "int32",
                                                 "int64",   "bool",     "int4",    "uint16", "uint64"};
 constexpr std::array<int, 11> kBytes = {2, 2, 4, 1, 1, 4, 8, 1, 1, 2, 8};
 

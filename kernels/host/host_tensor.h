@@ -10,9 +10,9 @@ namespace npusim::op {
 
 // U64: FixPipe dequant words (aclnnTransQuantParam format); values up to 2^53 (exact in the case file's doubles).
 enum class ElemType : uint8_t { F16, BF16, F32, I8, U8, I32, I64, Bool, I4, U16, U64 };
-std::string elem_type_name(ElemType t);            // float16 bfloat16 float32 int8 uint8 int32 int64 bool int4 uint16 uint64
+std::string elem_type_name(ElemType t);  // float16 bfloat16 float32 int8 uint8 int32 int64 bool int4 uint16 uint64
 bool parse_elem_type(const std::string& s, ElemType& out);
-int elem_bytes(ElemType t);                         // storage bytes per element in HostTensor (int4: 1)
+int elem_bytes(ElemType t);  // storage bytes per element in HostTensor (int4: 1)
 
 struct HostTensor {
   ElemType type = ElemType::F32;
@@ -20,8 +20,8 @@ struct HostTensor {
   std::vector<uint8_t> bytes;
 
   int64_t numel() const;
-  double get(int64_t i) const;          // exact value as double (fp16 / bf16 widened exactly)
-  void set(int64_t i, double v);        // rounds to the type: floats RINT (IEEE overflow), ints must be integral
+  double get(int64_t i) const;    // exact value as double (fp16 / bf16 widened exactly)
+  void set(int64_t i, double v);  // rounds to the type: floats RINT (IEEE overflow), ints must be integral
   static HostTensor zeros(ElemType t, std::vector<int64_t> shape);
 };
 

@@ -2,12 +2,12 @@
 
 #include <xxhash.h>
 
+#include <unistd.h>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace npusim::op {
 
@@ -24,7 +24,8 @@ std::string key_text(ElemType t, const std::vector<int64_t>& shape, const InitSp
   k.append("|").append(elem_type_name(t)).append("|");
   for (int64_t d : shape) k.append(std::to_string(d)).append(",");
   k.append("|").append(init.dist).append("|").append(std::to_string(init.seed));
-  for (double v : {init.mean, init.std, init.low, init.high, init.p}) k.append("|").append(std::to_string(std::bit_cast<uint64_t>(v)));
+  for (double v : {init.mean, init.std, init.low, init.high, init.p})
+    k.append("|").append(std::to_string(std::bit_cast<uint64_t>(v)));
   return k;
 }
 
@@ -41,7 +42,9 @@ bool read_entry(const std::string& path, const std::string& key, HostTensor& h) 
   f.read(reinterpret_cast<char*>(&magic), 8).read(reinterpret_cast<char*>(&klen), 8);
   if (!f || magic != kMagic || klen != key.size()) return false;
   std::string k(klen, '\0');
-  f.read(k.data(), std::streamsize(klen)).read(reinterpret_cast<char*>(&dlen), 8).read(reinterpret_cast<char*>(&hash), 8);
+  f.read(k.data(), std::streamsize(klen))
+      .read(reinterpret_cast<char*>(&dlen), 8)
+      .read(reinterpret_cast<char*>(&hash), 8);
   if (!f || k != key || dlen != h.bytes.size()) return false;
   f.read(reinterpret_cast<char*>(h.bytes.data()), std::streamsize(dlen));
   return f && XXH3_64bits(h.bytes.data(), h.bytes.size()) == hash;
@@ -57,7 +60,8 @@ void write_entry(const std::string& path, const std::string& key, const HostTens
     const uint64_t klen = key.size(), dlen = h.bytes.size(), hash = XXH3_64bits(h.bytes.data(), h.bytes.size());
     f.write(reinterpret_cast<const char*>(&kMagic), 8).write(reinterpret_cast<const char*>(&klen), 8);
     f.write(key.data(), std::streamsize(klen)).write(reinterpret_cast<const char*>(&dlen), 8);
-    f.write(reinterpret_cast<const char*>(&hash), 8).write(reinterpret_cast<const char*>(h.bytes.data()), std::streamsize(dlen));
+    f.write(reinterpret_cast<const char*>(&hash), 8)
+        .write(reinterpret_cast<const char*>(h.bytes.data()), std::streamsize(dlen));
     if (!f) {
       fs::remove(tmp, ec);
       return;
@@ -71,7 +75,8 @@ void write_entry(const std::string& path, const std::string& key, const HostTens
 std::string cache_subdir(const std::string& sub) {
   if (const char* d = std::getenv("NPUSIM_CACHE_DIR"); d && *d) return (fs::path(d) / sub).string();
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "npusim" / sub).string();
-  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "npusim" / sub).string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "npusim" / sub).string();
   return "";
 }
 

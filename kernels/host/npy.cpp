@@ -21,7 +21,8 @@ constexpr size_t kMagicLen = 6;
 
 std::vector<uint8_t> slurp(const std::string& path) {
   std::error_code ec;  // a directory or a device (/dev/zero would be read forever) is not a .npy file
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail(path, "is not a regular file");
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    fail(path, "is not a regular file");
   std::ifstream f(path, std::ios::binary);
   if (!f) fail(path, "cannot open .npy file (missing or unreadable)");
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());

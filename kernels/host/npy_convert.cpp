@@ -38,10 +38,9 @@ HostTensor convert_for_case(const HostTensor& f, ElemType declared, const std::s
   }
   if (f.type == ElemType::I8 && declared == ElemType::I4) return checked_ints(f, declared, what, -8, 7);
   if (f.type == ElemType::U8 && declared == ElemType::Bool) return checked_ints(f, declared, what, 0, 1);
-  throw CaseError(what + ": the file holds " + elem_type_name(f.type) + " but the declared dtype is " +
-                  elem_type_name(declared) +
-                  " (accepted: the same type, float32 -> float16 / bfloat16, uint16 -> bfloat16, int8 -> int4, "
-                  "uint8 -> bool)");
+  throw CaseError(
+      what + ": the file holds " + elem_type_name(f.type) + " but the declared dtype is " + elem_type_name(declared) +
+      " (accepted: the same type, float32 -> float16 / bfloat16, uint16 -> bfloat16, int8 -> int4, uint8 -> bool)");
 }
 
 HostTensor output_encoding(const HostTensor& t) {

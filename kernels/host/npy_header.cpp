@@ -34,12 +34,9 @@ class DictParser {
       if (k < 0) fail("unexpected key '" + key + "' in the .npy header (expected descr, fortran_order, shape)");
       if (seen[k]) fail("key '" + key + "' appears twice in the .npy header");
       seen[k] = true;
-      if (k == 0)
-        descr(h);
-      else if (k == 1)
-        h.fortran_order = boolean();
-      else
-        h.shape = tuple();
+      if (k == 0) descr(h);
+      else if (k == 1) h.fortran_order = boolean();
+      else h.shape = tuple();
       skip_ws();
       if (peek() != '}') expect(',');
     }
@@ -60,7 +57,8 @@ class DictParser {
   }
   void expect(char c) {
     skip_ws();
-    if (peek() != c) fail("malformed .npy header: expected '" + std::string(1, c) + "' at offset " + std::to_string(pos_));
+    if (peek() != c)
+      fail("malformed .npy header: expected '" + std::string(1, c) + "' at offset " + std::to_string(pos_));
     ++pos_;
   }
 

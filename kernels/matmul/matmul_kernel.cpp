@@ -53,8 +53,15 @@ class ChunkWalk {
   bool done() const { return tile_ >= tiles_; }
   Chunk get() const {
     const int64_t m0 = (tile_ / p_.tiles_n()) * p_.t.base_m, n0 = (tile_ % p_.tiles_n()) * p_.t.base_n;
-    return {tile_, m0, n0, std::min(p_.t.base_m, p_.s.m - m0), std::min(p_.t.base_n, p_.s.n - n0), ch_ * p_.t.k_l1,
-            std::min(p_.t.k_l1, p_.s.k - ch_ * p_.t.k_l1), ch_ == 0, ch_ == chunks_ - 1};
+    return {tile_,
+            m0,
+            n0,
+            std::min(p_.t.base_m, p_.s.m - m0),
+            std::min(p_.t.base_n, p_.s.n - n0),
+            ch_ * p_.t.k_l1,
+            std::min(p_.t.k_l1, p_.s.k - ch_ * p_.t.k_l1),
+            ch_ == 0,
+            ch_ == chunks_ - 1};
   }
   void next() {
     if (++ch_ == chunks_) ch_ = 0, tile_ += p_.t.block_dim;
@@ -94,13 +101,17 @@ void load_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers&
   c.stage("load", ch.tile, ch.k0 / p.t.k_l1);  // trace span: this chunk's GM -> L1 copies
   tile::wait(c, kChunkFree.at(slot));
   if (!s.transpose_a)  // A (M x K): rows m, columns k
-    c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.m0 * s.k + ch.k0) * e)}, s.in, ch.mt, ch.kc, s.k}, b.a[slot].tile));
+    c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.m0 * s.k + ch.k0) * e)}, s.in, ch.mt, ch.kc, s.k},
+                        b.a[slot].tile));
   else  // A^T (K x M): rows k, columns m
-    c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.k0 * s.m + ch.m0) * e)}, s.in, ch.kc, ch.mt, s.m}, b.a[slot].tile));
+    c.issue(tile::nd2nz({{Buf::GM, p.a_gm + uint64_t((ch.k0 * s.m + ch.m0) * e)}, s.in, ch.kc, ch.mt, s.m},
+                        b.a[slot].tile));
   if (!s.transpose_b)  // B (K x N): rows k, columns n
-    c.issue(tile::nd2nz({{Buf::GM, p.b_gm + uint64_t((ch.k0 * s.n + ch.n0) * e)}, s.in, ch.kc, ch.nt, s.n}, b.b[slot].tile));
+    c.issue(tile::nd2nz({{Buf::GM, p.b_gm + uint64_t((ch.k0 * s.n + ch.n0) * e)}, s.in, ch.kc, ch.nt, s.n},
+                        b.b[slot].tile));
   else  // B^T (N x K): rows n, columns k -- already the ZN fractal layout
-    c.issue(tile::nd2nz({{Buf::GM, p.b_gm + uint64_t((ch.n0 * s.k + ch.k0) * e)}, s.in, ch.nt, ch.kc, s.k}, b.b[slot].tile));
+    c.issue(tile::nd2nz({{Buf::GM, p.b_gm + uint64_t((ch.n0 * s.k + ch.k0) * e)}, s.in, ch.nt, ch.kc, s.k},
+                        b.b[slot].tile));
   tile::set(c, kChunkLoaded.at(slot));
 }
 
@@ -112,7 +123,8 @@ int64_t mmad_n(const MatmulPlan& p, const Chunk& ch) { return round_up(ch.nt, sq
 // L1 -> L0A / L0B for one mmad step: K fractals [kb_first, kb_first + kbs) of the chunk.
 void load_step(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffers& b, int slot, int l0, int64_t kb_first,
                int64_t kbs) {
-  const int64_t mb = ceil_div(mmad_m(p, ch), int64_t(kFractalRows)), nb = ceil_div(mmad_n(p, ch), int64_t(kFractalRows));
+  const int64_t mb = ceil_div(mmad_m(p, ch), int64_t(kFractalRows)),
+                nb = ceil_div(mmad_n(p, ch), int64_t(kFractalRows));
   for (int64_t j = 0; j < kbs; ++j) {
     c.issue(tile::load_l0a(b.a[slot], kb_first + j, mb, tile::fractal(b.l0a[l0], j), kbs));
     c.issue(tile::load_l0b(b.b[slot], kb_first + j, 0, nb, tile::fractal(b.l0b[l0], j * nb)));
@@ -172,8 +184,16 @@ void compute_chunk(CoreCtx& c, const MatmulPlan& p, const Chunk& ch, const Buffe
     tile::handover(c, kSliceLoaded.at(l0));
     const bool start = ch.first && st == 0;
     if (start) tile::wait(c, l0c_free(drain_pipe(c)));
-    c.issue(Mmad{.c = b.l0c, .a = b.l0a[l0], .b = b.l0b[l0], .a_dtype = p.s.in, .m = uint16_t(mmad_m(p, ch)), .n = uint16_t(mmad_n(p, ch)),
-                 .k = uint16_t(kk), .init = start, .bias = start && p.s.bias, .bias_addr = b.bt});
+    c.issue(Mmad{.c = b.l0c,
+                 .a = b.l0a[l0],
+                 .b = b.l0b[l0],
+                 .a_dtype = p.s.in,
+                 .m = uint16_t(mmad_m(p, ch)),
+                 .n = uint16_t(mmad_n(p, ch)),
+                 .k = uint16_t(kk),
+                 .init = start,
+                 .bias = start && p.s.bias,
+                 .bias_addr = b.bt});
     if (start && p.s.bias) tile::set(c, kBiasTableFree);
     tile::set(c, kSliceFree.at(l0));
   }

@@ -45,7 +45,10 @@ DType out_type(const std::string& s, DType in, bool has_scale) {
 }
 
 ElemType elem_of(DType t) {
-  return t == DType::F16 ? ElemType::F16 : t == DType::BF16 ? ElemType::BF16 : t == DType::F32 ? ElemType::F32 : ElemType::I32;
+  return t == DType::F16    ? ElemType::F16
+         : t == DType::BF16 ? ElemType::BF16
+         : t == DType::F32  ? ElemType::F32
+                            : ElemType::I32;
 }
 
 MatmulShape validate(const CaseFile& c) {
@@ -54,10 +57,13 @@ MatmulShape validate(const CaseFile& c) {
   MatmulShape s;
   s.transpose_a = attr_bool(c, "transpose_a", false);
   s.transpose_b = attr_bool(c, "transpose_b", false);
-  if (a.data.shape.size() != 2) throw CaseError("inputs.a must be 2-D (M, K), got rank " + std::to_string(a.data.shape.size()));
-  if (b.data.shape.size() != 2) throw CaseError("inputs.b must be 2-D (K, N), got rank " + std::to_string(b.data.shape.size()));
+  if (a.data.shape.size() != 2)
+    throw CaseError("inputs.a must be 2-D (M, K), got rank " + std::to_string(a.data.shape.size()));
+  if (b.data.shape.size() != 2)
+    throw CaseError("inputs.b must be 2-D (K, N), got rank " + std::to_string(b.data.shape.size()));
   if (a.dtype != b.dtype)
-    throw CaseError("inputs.a and inputs.b must have the same dtype (" + elem_type_name(a.dtype) + " vs " + elem_type_name(b.dtype) + ")");
+    throw CaseError("inputs.a and inputs.b must have the same dtype (" + elem_type_name(a.dtype) + " vs " +
+                    elem_type_name(b.dtype) + ")");
   s.in = storage(a.dtype);
   s.acc = s.in == DType::I8 ? DType::I32 : DType::F32;
   s.m = s.transpose_a ? a.data.shape[1] : a.data.shape[0];
@@ -66,8 +72,8 @@ MatmulShape validate(const CaseFile& c) {
   s.n = s.transpose_b ? b.data.shape[0] : b.data.shape[1];
   if (ka != s.k)
     throw CaseError("inputs.a and inputs.b disagree on K: " + std::to_string(ka) + " vs " + std::to_string(s.k) +
-                    " (with transpose_a = " + (s.transpose_a ? "true" : "false") + ", transpose_b = " +
-                    (s.transpose_b ? "true" : "false") + ")");
+                    " (with transpose_a = " + (s.transpose_a ? "true" : "false") +
+                    ", transpose_b = " + (s.transpose_b ? "true" : "false") + ")");
   if (s.m < 1 || s.n < 1 || s.k < 1) throw CaseError("inputs.a / inputs.b: M, N and K must be >= 1");
   if (s.m > 65535 || s.k > 65535 || s.n > 65535) throw CaseError("inputs.a / inputs.b: M, N and K must be <= 65535");
   bool has_scale = false;
@@ -94,7 +100,8 @@ std::vector<ParamSpec> MatmulOp::params() const {
           {"bias", "tensor", false, "none", "(N,) float32 (int32 for int8 inputs), added as the accumulator start"},
           {"transpose_a", "bool", false, "false", "a is stored as (K, M)"},
           {"transpose_b", "bool", false, "false", "b is stored as (N, K)"},
-          {"out_dtype", "string", false, "input dtype (int32 for int8)", "float16 | bfloat16 | float32; int32 or float16 for int8"},
+          {"out_dtype", "string", false, "input dtype (int32 for int8)",
+           "float16 | bfloat16 | float32; int32 or float16 for int8"},
           {"dequant_scale", "float", false, "none", "int8 -> float16 output: c = float16(float(acc) * scale)"}};
 }
 
@@ -113,7 +120,8 @@ Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
   p.c_gm = m.gm().allocate("c", c_bytes);
   Prepared r;
   r.tiling = tiling.used();
-  r.launch = sim::LaunchSpec{.name = "matmul", .block_dim = static_cast<int>(p.t.block_dim), .mix = sim::MixMode::CubeOnly};
+  r.launch =
+      sim::LaunchSpec{.name = "matmul", .block_dim = static_cast<int>(p.t.block_dim), .mix = sim::MixMode::CubeOnly};
   r.launch.cube = [p](sim::CoreCtx& ctx) { matmul_cube(ctx, p); };
   r.outputs = {{"c", elem_of(p.s.out), {p.s.m, p.s.n}, "c"}};
   r.flops = 2ull * p.s.m * p.s.n * p.s.k;
@@ -124,7 +132,8 @@ Prepared MatmulOp::prepare(const CaseFile& c, sim::Machine& m) const {
                    (p.s.bias ? tensor_bytes(one(c, "bias").data) : 0);
   r.cores = static_cast<int>(p.t.block_dim);
   const auto& cube = m.hw().cube;  // MACs of one fractal step (16 x 16 x fractal K) / cycles per step
-  r.macs_per_cycle_per_core = double(rows * rows * k0) / double(p.s.in == DType::I8 ? cube.fractal_cycles_s8 : cube.fractal_cycles_b16);
+  r.macs_per_cycle_per_core =
+      double(rows * rows * k0) / double(p.s.in == DType::I8 ? cube.fractal_cycles_s8 : cube.fractal_cycles_b16);
   return r;
 }
 

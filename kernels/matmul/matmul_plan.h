@@ -12,11 +12,11 @@ namespace npusim::op {
 
 struct MatmulShape {
   int64_t m = 0, n = 0, k = 0;
-  isa::DType in = isa::DType::F16;    // f16, bf16 or s8 (a and b)
-  isa::DType acc = isa::DType::F32;   // f32 (float inputs) or s32 (int8)
-  isa::DType out = isa::DType::F16;   // f16 bf16 f32 (float inputs); s32, or f16 with dequant (int8)
+  isa::DType in = isa::DType::F16;   // f16, bf16 or s8 (a and b)
+  isa::DType acc = isa::DType::F32;  // f32 (float inputs) or s32 (int8)
+  isa::DType out = isa::DType::F16;  // f16 bf16 f32 (float inputs); s32, or f16 with dequant (int8)
   bool transpose_a = false, transpose_b = false, bias = false;
-  double dequant_scale = 1.0;         // int8 -> f16 only
+  double dequant_scale = 1.0;  // int8 -> f16 only
 };
 
 // The M / N granule of an output tile: 32 where an int8 operand stored with K as rows is transposed in 32 x 32
@@ -37,7 +37,7 @@ struct MatmulPlan {
   uint64_t a_gm = 0, b_gm = 0, bias_gm = 0, c_gm = 0;  // byte offsets of the GM allocations
   int64_t tiles_m() const { return (s.m + t.base_m - 1) / t.base_m; }
   int64_t tiles_n() const { return (s.n + t.base_n - 1) / t.base_n; }
-  int k0() const { return isa::fractal_k(s.in); }   // K of one fractal
+  int k0() const { return isa::fractal_k(s.in); }  // K of one fractal
   int elem() const { return isa::bytes_of(s.in); }
 };
 

@@ -133,8 +133,8 @@ MatmulDims matmul_dims(const HostTensor& a, const HostTensor& b, const HostTenso
   d.n = transpose_b ? b.shape[0] : b.shape[1];
   const int64_t kb = transpose_b ? b.shape[1] : b.shape[0];
   require(kb == d.k, "K of a (" + std::to_string(d.k) + ") differs from K of b (" + std::to_string(kb) + ")");
-  require(!bias || (bias->shape.size() == 1 && bias->shape[0] == d.n), "bias must have shape (N) = (" +
-                                                                           std::to_string(d.n) + ")");
+  require(!bias || (bias->shape.size() == 1 && bias->shape[0] == d.n),
+          "bias must have shape (N) = (" + std::to_string(d.n) + ")");
   check_dtypes(a, b, bias, out_dtype);
   return d;
 }

@@ -13,24 +13,41 @@ using isa::round_up;
 const TilingSpace& matmul_tiling_space() {
   static const TilingSpace space(
       "matmul",
-      {{.name = "base_m", .lo = 16, .hi = 4080, .multiple_of = 16,
-        .default_rule = "min(128, M rounded up to 16), halved while a base_m x 16 tile does not fit L0C (and the coupled UB staging)",
+      {{.name = "base_m",
+        .lo = 16,
+        .hi = 4080,
+        .multiple_of = 16,
+        .default_rule = "min(128, M rounded up to 16), halved while a base_m x 16 tile does not fit L0C (and the "
+                        "coupled UB staging)",
         .doc = "rows of one output tile (the cube's M per mmad)"},
-       {.name = "base_n", .lo = 16, .hi = 4080, .multiple_of = 16,
-        .default_rule = "min(256, N rounded up to 16), halved while base_m x base_n fp32 accumulators (and the bias row) do not fit",
+       {.name = "base_n",
+        .lo = 16,
+        .hi = 4080,
+        .multiple_of = 16,
+        .default_rule = "min(256, N rounded up to 16), halved while base_m x base_n fp32 accumulators (and the bias "
+                        "row) do not fit",
         .doc = "columns of one output tile",
         .follows = {"base_m"}},
-       {.name = "base_k", .lo = 16, .hi = 4095, .multiple_of = 16,
-        .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most four "
-                        "fractals (64 fp16 / bf16, 128 int8) and K rounded up",
+       {.name = "base_k",
+        .lo = 16,
+        .hi = 4095,
+        .multiple_of = 16,
+        .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most "
+                        "four fractals (64 fp16 / bf16, 128 int8) and K rounded up",
         .doc = "K per mmad (int8: a multiple of 32)",
         .follows = {"base_m", "base_n"}},
-       {.name = "k_l1", .lo = 16, .hi = 1 << 20, .multiple_of = 16,
+       {.name = "k_l1",
+        .lo = 16,
+        .hi = 1 << 20,
+        .multiple_of = 16,
         .default_rule = "the largest multiple of base_k such that two A and two B chunks fit L1, at most K rounded up",
         .doc = "K per L1 chunk (double-buffered); a multiple of base_k",
         .follows = {"base_m", "base_n", "base_k"}},
-       {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true,
-        .default_rule = "min(AI cores, output tiles)", .doc = "AI cores used; tiles are dealt round-robin",
+       {.name = "block_dim",
+        .lo = 1,
+        .hi_is_ai_cores = true,
+        .default_rule = "min(AI cores, output tiles)",
+        .doc = "AI cores used; tiles are dealt round-robin",
         .follows = {"base_m", "base_n"}}});
   return space;
 }
@@ -65,28 +82,30 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   int64_t bn = std::min<int64_t>(256, round_up(s.n, an));
   while (!fits(t.base_m, bn) && bn > an) bn = round_up(bn / 2, an);
   t.base_n = ov.choose("base_n", bn);
-  require(t.base_m % am == 0 && t.base_n % an == 0, "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " +
-                                                        std::to_string(t.base_n) + ": must be multiples of " +
-                                                        std::to_string(am) + " and " + std::to_string(an) +
-                                                        (am == 32 || an == 32 ? " (an int8 operand stored with K as rows "
-                                                                                "is transposed in 32 x 32 squares)" : ""));
+  require(
+      t.base_m % am == 0 && t.base_n % an == 0,
+      "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " + std::to_string(t.base_n) +
+          ": must be multiples of " + std::to_string(am) + " and " + std::to_string(an) +
+          (am == 32 || an == 32 ? " (an int8 operand stored with K as rows is transposed in 32 x 32 squares)" : ""));
   require(!s.bias || t.base_n * 4 <= hw.core.bt_bytes,
           "tiling.base_n = " + std::to_string(t.base_n) + ": a bias row of base_n fp32 values needs " +
               std::to_string(t.base_n * 4) + " bytes but core.bt_bytes = " + std::to_string(hw.core.bt_bytes));
   require(!coupled || t.base_m * round_up(t.base_n * oe, 32) <= hw.core.ub_bytes,
           "tiling.base_m x tiling.base_n: the coupled core stages the output tile in UB (" +
-              std::to_string(t.base_m * round_up(t.base_n * oe, 32)) + " bytes) but core.ub_bytes = " +
-              std::to_string(hw.core.ub_bytes));
-  require(t.base_m * t.base_n * 4 <= l0c,
-          "tiling.base_m x tiling.base_n = " + std::to_string(t.base_m) + " x " + std::to_string(t.base_n) + " needs " +
-              std::to_string(t.base_m * t.base_n * 4) + " bytes of accumulators but core.l0c_bytes = " + std::to_string(l0c));
+              std::to_string(t.base_m * round_up(t.base_n * oe, 32)) +
+              " bytes) but core.ub_bytes = " + std::to_string(hw.core.ub_bytes));
+  require(t.base_m * t.base_n * 4 <= l0c, "tiling.base_m x tiling.base_n = " + std::to_string(t.base_m) + " x " +
+                                              std::to_string(t.base_n) + " needs " +
+                                              std::to_string(t.base_m * t.base_n * 4) +
+                                              " bytes of accumulators but core.l0c_bytes = " + std::to_string(l0c));
   // K per mmad: one half of L0A and of L0B (the other half is loaded while the cube works), at most four fractals
   // (catlass examples/00_basic_matmul: L0TileShape 128 x 256 x 64 for half on Atlas A2): a longer K step coarsens
   // the MTE1 / cube overlap (a doubled L0B took base_k 128 and was slower on every matmul case, issue 12).
   int64_t bk = std::min({(l0a / 2) / (t.base_m * e), (l0b / 2) / (t.base_n * e), kMaxKFractals * k0});
   bk = std::max<int64_t>(k0, std::min({round_down(bk, k0), round_up(s.k, k0), round_down(int64_t{4095}, k0)}));
   t.base_k = ov.choose("base_k", bk);
-  require(t.base_k % k0 == 0, "tiling.base_k = " + std::to_string(t.base_k) + " must be a multiple of " + std::to_string(k0));
+  require(t.base_k % k0 == 0,
+          "tiling.base_k = " + std::to_string(t.base_k) + " must be a multiple of " + std::to_string(k0));
   require(2 * t.base_m * t.base_k * e <= l0a,
           "tiling.base_k = " + std::to_string(t.base_k) + ": two A slices of base_m x base_k need " +
               std::to_string(2 * t.base_m * t.base_k * e) + " bytes but core.l0a_bytes = " + std::to_string(l0a));

@@ -39,9 +39,12 @@ void stream(CoreCtx& c, Buf buf, const Part& p) {
   const uint16_t rows = uint16_t(kChunk / p.row);
   for (uint64_t done = 0; done < p.traffic; done += kChunk) {
     const uint64_t at = p.base + done % p.slice * (p.row < kChunk ? 2 : 1);  // strided rows: twice the span
-    const DataCopy d{.dst = p.write ? Addr{Buf::GM, at} : local, .src = p.write ? local : Addr{Buf::GM, at},
-                     .nburst = rows, .burst_bytes = p.row,
-                     .src_gap = p.write ? 0 : (p.row < kChunk ? p.row : 0), .dst_gap = 0};
+    const DataCopy d{.dst = p.write ? Addr{Buf::GM, at} : local,
+                     .src = p.write ? local : Addr{Buf::GM, at},
+                     .nburst = rows,
+                     .burst_bytes = p.row,
+                     .src_gap = p.write ? 0 : (p.row < kChunk ? p.row : 0),
+                     .dst_gap = 0};
     c.issue(d);
   }
 }
@@ -80,7 +83,8 @@ MicroResult rate(sim::Machine& m, const std::string& name, uint64_t bytes, uint6
 }  // namespace
 
 MicroResult memory_read(sim::Machine& m, uint64_t footprint, bool bypass, double device) {
-  const std::string name = std::string(bypass ? "mem_bypass_" : "mem_read_") + std::to_string(footprint / 1000000) + "mb";
+  const std::string name =
+      std::string(bypass ? "mem_bypass_" : "mem_read_") + std::to_string(footprint / 1000000) + "mb";
   return rate(m, name, kTraffic, run_stream(m, name, Units::Aiv, footprint, kTraffic, false, bypass), device);
 }
 
@@ -118,14 +122,15 @@ MicroResult memory_read_write(sim::Machine& m) {
   // Together: the AICs read (GM -> L1) while the AIVs write, in one launch.
   const int aics = int(m.hw().chip.ai_cores), aivs = aics * int(m.hw().chip.aiv_per_core);
   const uint64_t rs = r / uint64_t(aics) / kChunk * kChunk, ws = w / uint64_t(aivs) / kChunk * kChunk;
-  const uint64_t rsrc = m.gm().allocate("read_both", rs * uint64_t(aics)), wdst = m.gm().allocate("write_both", ws * uint64_t(aivs));
+  const uint64_t rsrc = m.gm().allocate("read_both", rs * uint64_t(aics)),
+                 wdst = m.gm().allocate("write_both", ws * uint64_t(aivs));
   LaunchSpec s{.name = "read_write", .block_dim = aics, .mix = MixMode::Mix1_2};
   s.cube = [=](CoreCtx& c) { stream(c, Buf::L1, {rsrc + uint64_t(c.block_idx()) * rs, rs, rs}); };
   s.vector = [=](CoreCtx& c) {
     stream(c, Buf::UB, {wdst + uint64_t(2 * c.block_idx() + c.sub_block_idx()) * ws, ws, ws, kChunk, true});
   };
   const uint64_t t_both = launch_cycles(m, s);
-  return {"mem_read_plus_write", t_both, double(t_both) / double(t_read + t_write), 36.83 / (28.73 + 7.87),
+  return {"mem_read_plus_write",    t_both, double(t_both) / double(t_read + t_write), 36.83 / (28.73 + 7.87),
           "time ratio vs 910B2 §6", 0};
 }
 

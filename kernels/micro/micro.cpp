@@ -34,10 +34,14 @@ MicroResult mte2_bandwidth(sim::Machine& m, int cores, uint64_t bytes_per_core, 
   const auto r = run(m, s, true);
   const auto& hw = m.hw();
   // a cold read through the L2: the ports, the L2's miss-and-allocate rate or HBM, whichever is lowest
-  const double expected = std::min<double>({double(cores * hw.mte2.port_bytes_per_cycle), double(hw.l2.fill_bytes_per_cycle),
-                                            double(hw.hbm.bytes_per_cycle)});
-  return {"mte2_bandwidth_" + std::to_string(cores) + "core", r.cycles,
-          static_cast<double>(bytes_per_core * cores) / r.cycles, expected, "B/cycle", r.instructions};
+  const double expected = std::min<double>({double(cores * hw.mte2.port_bytes_per_cycle),
+                                            double(hw.l2.fill_bytes_per_cycle), double(hw.hbm.bytes_per_cycle)});
+  return {"mte2_bandwidth_" + std::to_string(cores) + "core",
+          r.cycles,
+          static_cast<double>(bytes_per_core * cores) / r.cycles,
+          expected,
+          "B/cycle",
+          r.instructions};
 }
 
 MicroResult mte3_bandwidth(sim::Machine& m, uint64_t bytes) {
@@ -50,8 +54,12 @@ MicroResult mte3_bandwidth(sim::Machine& m, uint64_t bytes) {
       c.issue(DataCopy{.dst = {Buf::GM, dst + off}, .src = buf, .burst_bytes = static_cast<uint32_t>(chunk)});
   };
   const auto r = run(m, s);
-  return {"mte3_bandwidth", r.cycles, static_cast<double>(bytes) / r.cycles,
-          static_cast<double>(m.hw().mte3.port_bytes_per_cycle), "B/cycle", r.instructions};
+  return {"mte3_bandwidth",
+          r.cycles,
+          static_cast<double>(bytes) / r.cycles,
+          static_cast<double>(m.hw().mte3.port_bytes_per_cycle),
+          "B/cycle",
+          r.instructions};
 }
 
 MicroResult mte1_bandwidth(sim::Machine& m, Buf dst, int loads) {
@@ -64,8 +72,12 @@ MicroResult mte1_bandwidth(sim::Machine& m, Buf dst, int loads) {
   const auto r = run(m, s);
   const auto& hw = m.hw();
   const double expected = dst == Buf::L0A ? hw.mte1.l0a_bytes_per_cycle : hw.mte1.l0b_bytes_per_cycle;
-  return {std::string("mte1_bandwidth_") + std::string(buf_name(dst)), r.cycles,
-          static_cast<double>(loads) * 64 * 1024 / r.cycles, expected, "B/cycle", r.instructions};
+  return {std::string("mte1_bandwidth_") + std::string(buf_name(dst)),
+          r.cycles,
+          static_cast<double>(loads) * 64 * 1024 / r.cycles,
+          expected,
+          "B/cycle",
+          r.instructions};
 }
 
 MicroResult mmad_peak(sim::Machine& m, int mmads) {
@@ -78,8 +90,12 @@ MicroResult mmad_peak(sim::Machine& m, int mmads) {
   const auto r = run(m, s);
   const auto& cube = m.hw().cube;
   const double steps = 8.0 * 8 * 8;  // 128 x 128 x 128 in 16 x 16 x 16 fractals, plus the fixed cost per mmad
-  return {"mmad_peak", r.cycles, static_cast<double>(mmads) * 128 * 128 * 128 / r.cycles,
-          4096.0 * steps / (steps * cube.fractal_cycles_b16 + cube.startup_cycles), "MAC/cycle", r.instructions};
+  return {"mmad_peak",
+          r.cycles,
+          static_cast<double>(mmads) * 128 * 128 * 128 / r.cycles,
+          4096.0 * steps / (steps * cube.fractal_cycles_b16 + cube.startup_cycles),
+          "MAC/cycle",
+          r.instructions};
 }
 
 MicroResult fixpipe_rate(sim::Machine& m, int ops) {
@@ -87,11 +103,16 @@ MicroResult fixpipe_rate(sim::Machine& m, int ops) {
   s.cube = [=](CoreCtx& c) {
     const Addr l0c = c.alloc(Buf::L0C, 64 * 1024, "acc"), l1 = c.alloc(Buf::L1, 32 * 1024, "out");
     for (int i = 0; i < ops; ++i)
-      c.issue(Fixpipe{.dst = l1, .src = l0c, .m = 128, .n = 128, .src_m_stride = 128, .dst_stride = 128, .nz2nd = false});
+      c.issue(
+          Fixpipe{.dst = l1, .src = l0c, .m = 128, .n = 128, .src_m_stride = 128, .dst_stride = 128, .nz2nd = false});
   };
   const auto r = run(m, s, true);
-  return {"fixpipe_rate", r.cycles, static_cast<double>(ops) * 128 * 128 / r.cycles,
-          static_cast<double>(m.hw().fixpipe.elems_per_cycle), "elements/cycle", r.instructions};
+  return {"fixpipe_rate",
+          r.cycles,
+          static_cast<double>(ops) * 128 * 128 / r.cycles,
+          static_cast<double>(m.hw().fixpipe.elems_per_cycle),
+          "elements/cycle",
+          r.instructions};
 }
 
 MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops) {
@@ -102,14 +123,21 @@ MicroResult vector_rate(sim::Machine& m, VectorMicro kind, int ops) {
     // Sources and destination 64 KiB apart: different banks, so repeats are conflict-free.
     const Addr x = c.alloc(Buf::UB, 65536, "x"), y = c.alloc(Buf::UB, 65536, "y"), z = c.alloc(Buf::UB, 65280, "z");
     for (int i = 0; i < ops; ++i) {
-      if (kind == VectorMicro::Exp) c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
+      if (kind == VectorMicro::Exp)
+        c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
       else if (kind == VectorMicro::WholeReduce)
         c.issue(VReduce{.op = VRedOp::Max, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
       else if (kind == VectorMicro::BlockReduce)
         c.issue(VBlockReduce{.op = VRedOp::Max, .dtype = DType::F32, .dst = z, .src = x, .repeat = 255});
       else if (kind == VectorMicro::Muls)
         c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = z, .src = x, .scalar = 2.0, .repeat = 255});
-      else c.issue(VBinary{.op = VBinOp::Add, .dtype = DType::F32, .dst = z, .src0 = x, .src1 = {Buf::UB, y.off + 0x100}, .repeat = 255});
+      else
+        c.issue(VBinary{.op = VBinOp::Add,
+                        .dtype = DType::F32,
+                        .dst = z,
+                        .src0 = x,
+                        .src1 = {Buf::UB, y.off + 0x100},
+                        .repeat = 255});
     }
   };
   const auto r = run(m, s, true);
@@ -129,14 +157,22 @@ MicroResult vector_dependent(sim::Machine& m, int ops, int repeats) {
     for (int i = 0; i < ops; ++i) {  // z = x + y, x = z + y, ...: each reads what the one before wrote
       if (i > 0) c.pipe_barrier(Pipe::V);
       const bool odd = i % 2;
-      c.issue(VBinary{.op = VBinOp::Add, .dtype = DType::F32, .dst = odd ? x : z, .src0 = odd ? z : x,
-                      .src1 = {Buf::UB, y.off + 0x100}, .repeat = uint8_t(repeats)});
+      c.issue(VBinary{.op = VBinOp::Add,
+                      .dtype = DType::F32,
+                      .dst = odd ? x : z,
+                      .src0 = odd ? z : x,
+                      .src1 = {Buf::UB, y.off + 0x100},
+                      .repeat = uint8_t(repeats)});
     }
   };
   const auto r = run(m, s);
   const auto& v = m.hw().vector;
-  return {"vadd_dependent", r.cycles, static_cast<double>(r.cycles) / ops,
-          double(repeats * v.binary_beats + v.binary_latency_cycles), "cycles/dependent op", r.instructions};
+  return {"vadd_dependent",
+          r.cycles,
+          static_cast<double>(r.cycles) / ops,
+          double(repeats * v.binary_beats + v.binary_latency_cycles),
+          "cycles/dependent op",
+          r.instructions};
 }
 
 MicroResult cross_flag_pingpong(sim::Machine& m, int rounds) {
@@ -157,15 +193,36 @@ MicroResult cross_flag_pingpong(sim::Machine& m, int rounds) {
   const auto& hw = m.hw();
   // A round trip: AIC set (issue) -> latency -> AIV wait (issue) -> AIV set (issue) -> latency -> AIC wait.
   const double expected = 2.0 * hw.sync.cross_core_latency_cycles + 2.0 * hw.scalar.issue_cycles;
-  return {"cross_flag_pingpong", r.cycles, static_cast<double>(r.cycles) / rounds, expected, "cycles/round trip",
-          r.instructions};
+  return {"cross_flag_pingpong", r.cycles,      static_cast<double>(r.cycles) / rounds, expected,
+          "cycles/round trip",   r.instructions};
 }
 
 std::vector<std::string> micro_names() {
-  return {"mte2_1core", "mte2_allcores", "mte3", "mte1_l0a", "mte1_l0b", "mmad", "fixpipe",
-          "vadd",       "vmuls",         "vexp", "vcmax",    "vcgmax",   "vadd_dependent", "pingpong",
-          "mem_read_8mb", "mem_read_32mb", "mem_read_128mb", "mem_read_cold", "mem_bypass_8mb", "mem_bypass_cold",
-          "mem_bypass_rows", "mem_read_aic", "mem_read_aic_aiv", "mem_write", "mem_read_plus_write"};
+  return {"mte2_1core",
+          "mte2_allcores",
+          "mte3",
+          "mte1_l0a",
+          "mte1_l0b",
+          "mmad",
+          "fixpipe",
+          "vadd",
+          "vmuls",
+          "vexp",
+          "vcmax",
+          "vcgmax",
+          "vadd_dependent",
+          "pingpong",
+          "mem_read_8mb",
+          "mem_read_32mb",
+          "mem_read_128mb",
+          "mem_read_cold",
+          "mem_bypass_8mb",
+          "mem_bypass_cold",
+          "mem_bypass_rows",
+          "mem_read_aic",
+          "mem_read_aic_aiv",
+          "mem_write",
+          "mem_read_plus_write"};
 }
 
 MicroResult run_micro(sim::Machine& m, const std::string& name) {

@@ -17,7 +17,8 @@ bool has(const CaseFile& c, const std::string& name) { return c.inputs.count(nam
 const TensorEntry& single(const CaseFile& c, const std::string& name, const std::string& lists_note) {
   const auto& v = c.inputs.at(name);
   if (c.tensor_is_list(name) || v.size() != 1)
-    fail("inputs." + name + " must be one tensor, not a tensor list of " + str(static_cast<int64_t>(v.size())) + lists_note);
+    fail("inputs." + name + " must be one tensor, not a tensor list of " + str(static_cast<int64_t>(v.size())) +
+         lists_note);
   return v[0];
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Moving a case's tensors between the host and GM: one named allocation per tensor, sized from the shape (in timing mode
-// generated inputs carry no data and GM is not backed, except for tensors the scalar unit reads).
+// Moving a case's tensors between the host and GM: one named allocation per tensor, sized from the shape (in timing
+// mode generated inputs carry no data and GM is not backed, except for tensors the scalar unit reads).
 #include <string>
 
 #include "kernels/host/case_file.h"

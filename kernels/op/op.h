@@ -17,7 +17,7 @@ namespace npusim::op {
 
 struct ParamSpec {
   std::string name;
-  std::string kind;          // int | float | bool | string | int_list (attrs) | tensor | tensor_list (inputs)
+  std::string kind;  // int | float | bool | string | int_list (attrs) | tensor | tensor_list (inputs)
   bool required = false;
   std::string default_text;  // shown by `npusim ops`
   std::string doc;
@@ -25,10 +25,10 @@ struct ParamSpec {
 };
 
 struct OutputSpec {
-  std::string name;          // file stem of the .npy (attention_out, softmax_lse, c, ...)
+  std::string name;  // file stem of the .npy (attention_out, softmax_lse, c, ...)
   ElemType type;
   std::vector<int64_t> shape;
-  std::string gm_name;       // GM allocation holding it
+  std::string gm_name;  // GM allocation holding it
 };
 
 // Everything a prepared case needs to run and be reported.
@@ -39,11 +39,11 @@ struct Prepared {
   std::map<std::string, std::string> clamped;
   sim::LaunchSpec launch;
   std::vector<OutputSpec> outputs;
-  uint64_t flops = 0;                 // algorithmic
-  uint64_t min_gm_bytes = 0;          // inputs read once + outputs written once (memory roofline)
-  uint64_t executed_flops_bound = 0;  // flops the cube must execute (compute roofline)
-  int cores = 0;                      // AI cores used
-  double macs_per_cycle_per_core = 0; // cube rate for this case's input type (compute roofline)
+  uint64_t flops = 0;                  // algorithmic
+  uint64_t min_gm_bytes = 0;           // inputs read once + outputs written once (memory roofline)
+  uint64_t executed_flops_bound = 0;   // flops the cube must execute (compute roofline)
+  int cores = 0;                       // AI cores used
+  double macs_per_cycle_per_core = 0;  // cube rate for this case's input type (compute roofline)
 };
 
 struct Reference {

@@ -18,8 +18,8 @@ void check_param_names(const Op& op, const CaseFile& c) {
         throw CaseError(c.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": attrs keys must be names");
       const auto k = kv.first.as<std::string>();
       if (!attrs.count(k))
-        throw CaseError(c.where("attrs." + k, kv.first) + ": attrs." + k + " is not a parameter of " +
-                        op.name() + (tensors.count(k) ? " (it is a tensor: put it under inputs)" : "") +
+        throw CaseError(c.where("attrs." + k, kv.first) + ": attrs." + k + " is not a parameter of " + op.name() +
+                        (tensors.count(k) ? " (it is a tensor: put it under inputs)" : "") +
                         " (valid attrs: " + valid_attrs + ")");
     }
   for (const auto& [k, v] : c.inputs)
@@ -50,11 +50,15 @@ T attr_as(const CaseFile& c, const std::string& name, T def, const char* what, b
 }
 }  // namespace
 
-int64_t attr_int(const CaseFile& c, const std::string& name, int64_t def) { return attr_as<int64_t>(c, name, def, "an integer"); }
+int64_t attr_int(const CaseFile& c, const std::string& name, int64_t def) {
+  return attr_as<int64_t>(c, name, def, "an integer");
+}
 double attr_float(const CaseFile& c, const std::string& name, double def, bool* given) {
   return attr_as<double>(c, name, def, "a number", given);
 }
-bool attr_bool(const CaseFile& c, const std::string& name, bool def) { return attr_as<bool>(c, name, def, "true or false"); }
+bool attr_bool(const CaseFile& c, const std::string& name, bool def) {
+  return attr_as<bool>(c, name, def, "true or false");
+}
 std::string attr_string(const CaseFile& c, const std::string& name, const std::string& def) {
   return attr_as<std::string>(c, name, def, "a string");
 }
@@ -71,8 +75,8 @@ std::vector<int64_t> attr_int_list(const CaseFile& c, const std::string& name, b
   for (size_t i = 0; i < n.size(); ++i) {
     int64_t x = 0;
     if (!n[i].IsScalar() || !YAML::convert<int64_t>::decode(n[i], x))
-      throw CaseError(at + "[" + std::to_string(i) + "] = '" + (n[i].IsScalar() ? n[i].Scalar() : std::string("<non-scalar>")) +
-                      "' must be an integer");
+      throw CaseError(at + "[" + std::to_string(i) + "] = '" +
+                      (n[i].IsScalar() ? n[i].Scalar() : std::string("<non-scalar>")) + "' must be an integer");
     v.push_back(x);
   }
   return v;

@@ -68,15 +68,22 @@ void TilingSpace::check_case(const CaseFile& c) const {
 nlohmann::json TilingSpace::to_json(const sim::HwConfig& hw) const {
   nlohmann::json keys = nlohmann::json::array();
   for (const auto& k : keys_) {
-    nlohmann::json j{{"name", k.name}, {"lo", k.lo}, {"hi", k.upper(hw)}, {"multiple_of", k.multiple_of},
-                     {"default", k.default_rule}, {"doc", k.doc}, {"rule", k.rule_text(hw)}, {"follows", k.follows}};
+    nlohmann::json j{{"name", k.name},
+                     {"lo", k.lo},
+                     {"hi", k.upper(hw)},
+                     {"multiple_of", k.multiple_of},
+                     {"default", k.default_rule},
+                     {"doc", k.doc},
+                     {"rule", k.rule_text(hw)},
+                     {"follows", k.follows}};
     j["values"] = k.enumerate(hw);
     keys.push_back(j);
   }
   return {{"op", op_}, {"hw", hw.name}, {"keys", keys}};
 }
 
-Tiling::Tiling(const TilingSpace& space, const CaseFile& c, const sim::HwConfig& hw) : space_(space), case_(c), hw_(hw) {
+Tiling::Tiling(const TilingSpace& space, const CaseFile& c, const sim::HwConfig& hw)
+    : space_(space), case_(c), hw_(hw) {
   space_.check_case(c);
 }
 
@@ -104,8 +111,8 @@ int64_t Tiling::choose(const std::string& key, int64_t chosen) {
   if (const auto f = fixed(key)) {
     v = *f;
   } else if (!k.legal(v, hw_)) {
-    throw std::logic_error("op " + space_.op() + " chose tiling." + key + " = " + std::to_string(v) + " outside its declaration (" +
-                           k.rule_text(hw_) + ")");
+    throw std::logic_error("op " + space_.op() + " chose tiling." + key + " = " + std::to_string(v) +
+                           " outside its declaration (" + k.rule_text(hw_) + ")");
   }
   for (auto& [name, val] : values_)
     if (name == key) return val = v;

@@ -20,12 +20,12 @@ namespace npusim::op {
 
 struct TilingKey {
   std::string name;
-  int64_t lo = 1, hi = 1;          // legal range, inclusive
-  bool hi_is_ai_cores = false;     // hi is the config's chip.ai_cores (block_dim)
-  int64_t multiple_of = 1;         // legal values are multiples of this (within [lo, hi])
-  std::vector<int64_t> values;     // non-empty: the explicit legal set (lo / hi are its bounds)
-  std::string default_rule;        // how the op chooses the value when the case does not set it
-  std::string doc;                 // one line: what the key controls
+  int64_t lo = 1, hi = 1;       // legal range, inclusive
+  bool hi_is_ai_cores = false;  // hi is the config's chip.ai_cores (block_dim)
+  int64_t multiple_of = 1;      // legal values are multiples of this (within [lo, hi])
+  std::vector<int64_t> values;  // non-empty: the explicit legal set (lo / hi are its bounds)
+  std::string default_rule;     // how the op chooses the value when the case does not set it
+  std::string doc;              // one line: what the key controls
   // The keys the default rule reads (it adapts to their values): a tuner that moves one of them lets these follow
   // instead of holding them where they no longer fit (npusim tune, tools/cli/tuner.cpp).
   std::vector<std::string> follows;

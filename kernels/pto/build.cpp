@@ -1,8 +1,8 @@
 #include "kernels/pto/build.h"
 
 #include <spawn.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>

@@ -12,7 +12,7 @@ struct BuildOptions {
   std::string core = "any";                        // cube | vector | any: defines __DAV_C220_CUBE__ / __DAV_C220_VEC__
   std::string compiler = "g++";
   bool verbose = false;
-  std::vector<std::string> extra;                  // more compiler arguments (the cache's dependency file)
+  std::vector<std::string> extra;  // more compiler arguments (the cache's dependency file)
 };
 
 // The compiler's argument list (argv[0] is the compiler).

@@ -65,8 +65,8 @@ const npusim_pto::EntryInfo& Library::entry(const std::string& name) const {
     if (name == table_->entries[i].name) return table_->entries[i];
   std::string have;
   for (const auto& n : entry_names()) have += (have.empty() ? "" : ", ") + n;
-  throw CaseError("attrs.entry = '" + name + "' is not an entry of " + path_ + " (entries: " +
-                  (have.empty() ? "none; name one with NPUSIM_PTO_ENTRY(name, function)" : have) + ")");
+  throw CaseError("attrs.entry = '" + name + "' is not an entry of " + path_ +
+                  " (entries: " + (have.empty() ? "none; name one with NPUSIM_PTO_ENTRY(name, function)" : have) + ")");
 }
 
 }  // namespace npusim::pto

@@ -50,8 +50,8 @@ void load_mat(const Lowering& l) {
     return;
   }
   l.require(t.slayout == npusim_pto::Box::NoneBox && t.blayout == npusim_pto::Layout2::RowMajor && s.col_stride == 1,
-            "TLOAD into " + describe(t) + " from this GlobalTensor is not supported (NZ from ND, ZN from DN, "
-            "row-major from ND)");
+            "TLOAD into " + describe(t) +
+                " from this GlobalTensor is not supported (NZ from ND, ZN from DN, row-major from ND)");
   l.c.issue(tile::copy_in({l.at(g), dt, s.rows, s.cols, s.row_stride}, tile::UbRows{l.at(t), dt, s.rows, t.cols}));
 }
 
@@ -79,9 +79,9 @@ void extract(const Lowering& l) {
   l.require(ob <= isa::kMaxRepeat, "more than 255 fractals along " + std::string(left ? "M" : "N"));
   // Is the K dimension the rows of the source's column groups (so each fractal is transposed on the way)?
   const bool k_rows = left ? is_zn(s) : is_nz(s);
-  l.require(!k_rows || isa::bits_of(dt) == 16,
-            "a transposing extract (" + std::string(left ? "Left from a ZN" : "Right from an NZ") +
-                " tile) is supported for 16-bit types only");
+  l.require(!k_rows || isa::bits_of(dt) == 16, "a transposing extract (" +
+                                                   std::string(left ? "Left from a ZN" : "Right from an NZ") +
+                                                   " tile) is supported for 16-bit types only");
   const int64_t rf = (is_nz(s) ? s.rows : s.cols) / kRows;  // fractals down one column group
   const tile::L1Operand src{{l.at(s), dt, rf * kRows}, k_rows};
   const int64_t k_first = kat / k0, o_first = oat / kRows;
@@ -107,21 +107,26 @@ void matmul(const Lowering& l, bool accumulate) {
               "the input accumulator must be the output tile itself (in-place accumulation in L0C)");
   l.require(a.elem == b.elem, "Left and Right tiles must have the same element type");
   const DType in = l.dtype(a.elem), acc = l.dtype(c.elem);
-  l.require(acc == (is_int(in) ? DType::I32 : DType::F32),
-            "the accumulator of " + std::string(isa::dtype_name(in)) + " inputs is " +
-                (is_int(in) ? "int32" : "float32") + ", not " + describe(c));
+  l.require(acc == (is_int(in) ? DType::I32 : DType::F32), "the accumulator of " + std::string(isa::dtype_name(in)) +
+                                                               " inputs is " + (is_int(in) ? "int32" : "float32") +
+                                                               ", not " + describe(c));
   const int64_t m = a.valid_rows, n = b.valid_cols, k = a.valid_cols, k0 = isa::fractal_k(in);
   l.require(b.valid_rows == k, "Left valid columns (" + std::to_string(k) + ") and Right valid rows (" +
                                    std::to_string(b.valid_rows) + ") must agree");
-  l.require(c.valid_rows == m && c.valid_cols == n,
-            "the accumulator's valid region must be " + std::to_string(m) + " x " + std::to_string(n) + ", not " +
-                describe(c));
+  l.require(c.valid_rows == m && c.valid_cols == n, "the accumulator's valid region must be " + std::to_string(m) +
+                                                        " x " + std::to_string(n) + ", not " + describe(c));
   // mmad reads ceil(k / k0) fractals per row of A and ceil(n / 16) per row of B: the tiles' own fractal grids.
   l.require(isa::ceil_div(k, k0) == a.cols / k0 && isa::ceil_div(n, kRows) == b.cols / kRows,
             "the valid K and N must cover the Left / Right tiles' fractal columns (partial K or N tiles: size the "
             "tiles to the data)");
-  l.c.issue(isa::Mmad{.c = l.at(c), .a = l.at(a), .b = l.at(b), .a_dtype = in, .m = uint16_t(m), .n = uint16_t(n),
-                      .k = uint16_t(k), .init = !accumulate});
+  l.c.issue(isa::Mmad{.c = l.at(c),
+                      .a = l.at(a),
+                      .b = l.at(b),
+                      .a_dtype = in,
+                      .m = uint16_t(m),
+                      .n = uint16_t(n),
+                      .k = uint16_t(k),
+                      .init = !accumulate});
 }
 
 // L0C -> GM: the GlobalTensor's rows x cols from the accumulator, converted to the GlobalTensor's type.
@@ -131,8 +136,8 @@ void store_acc(const Lowering& l) {
   const Gm2 s = gm2(l);
   l.require(s.col_stride == 1, "an accumulator stores to an ND GlobalTensor (unit column stride)");
   l.require(s.rows <= t.valid_rows && s.cols <= t.valid_cols,
-            "a " + std::to_string(s.rows) + " x " + std::to_string(s.cols) + " GlobalTensor is larger than the "
-            "accumulator's valid region (" + describe(t) + ")");
+            "a " + std::to_string(s.rows) + " x " + std::to_string(s.cols) +
+                " GlobalTensor is larger than the accumulator's valid region (" + describe(t) + ")");
   isa::Fixpipe f = tile::fixpipe_nd(l.at(t), l.dtype(t.elem), s.rows, s.cols, l.at(g), l.dtype(g.elem), s.row_stride);
   f.src_m_stride = uint16_t(isa::round_up(int64_t(t.valid_rows), kRows));  // the column blocks TMATMUL wrote
   l.c.issue(f);

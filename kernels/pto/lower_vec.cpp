@@ -96,8 +96,16 @@ void binary(const Lowering& l, isa::VBinOp op) {
   l.require(d.elem == a.elem && d.elem == b.elem, "all three tiles must have the same element type");
   const DType t = l.dtype(d.elem);
   over_region(l, {&d, &a, &b}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
-    l.c.issue(isa::VBinary{.op = op, .dtype = t, .dst = at[0], .src0 = at[1], .src1 = at[2], .repeat = rep, .mask = m,
-                           .dst_s = s[0], .src0_s = s[1], .src1_s = s[2]});
+    l.c.issue(isa::VBinary{.op = op,
+                           .dtype = t,
+                           .dst = at[0],
+                           .src0 = at[1],
+                           .src1 = at[2],
+                           .repeat = rep,
+                           .mask = m,
+                           .dst_s = s[0],
+                           .src0_s = s[1],
+                           .src1_s = s[2]});
   });
 }
 
@@ -114,8 +122,15 @@ void scalar(const Lowering& l, isa::VScalarOp op, double v) {
   const TileRef &d = l.tile(0), &a = l.tile(1);
   const DType t = same_pair(l);
   over_region(l, {&d, &a}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
-    l.c.issue(isa::VScalar{.op = op, .dtype = t, .dst = at[0], .src = at[1], .scalar = v, .repeat = rep, .mask = m,
-                           .dst_s = s[0], .src_s = s[1]});
+    l.c.issue(isa::VScalar{.op = op,
+                           .dtype = t,
+                           .dst = at[0],
+                           .src = at[1],
+                           .scalar = v,
+                           .repeat = rep,
+                           .mask = m,
+                           .dst_s = s[0],
+                           .src_s = s[1]});
   });
 }
 
@@ -123,8 +138,8 @@ void unary(const Lowering& l, isa::VUnaryOp op) {
   const TileRef &d = l.tile(0), &a = l.tile(1);
   const DType t = same_pair(l);
   over_region(l, {&d, &a}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
-    l.c.issue(isa::VUnary{.op = op, .dtype = t, .dst = at[0], .src = at[1], .repeat = rep, .mask = m, .dst_s = s[0],
-                          .src_s = s[1]});
+    l.c.issue(isa::VUnary{
+        .op = op, .dtype = t, .dst = at[0], .src = at[1], .repeat = rep, .mask = m, .dst_s = s[0], .src_s = s[1]});
   });
 }
 
@@ -145,8 +160,16 @@ void divs(const Lowering& l) {
   l.c.pipe_barrier(isa::Pipe::V);
   const DType t = l.dtype(d.elem);
   over_region(l, {&d, &a}, lanes_of(l, d), [&](auto& at, uint8_t rep, VecMask m, auto& s) {
-    l.c.issue(isa::VBinary{.op = isa::VBinOp::Div, .dtype = t, .dst = at[0], .src0 = at[1], .src1 = at[0],
-                           .repeat = rep, .mask = m, .dst_s = s[0], .src0_s = s[1], .src1_s = s[0]});
+    l.c.issue(isa::VBinary{.op = isa::VBinOp::Div,
+                           .dtype = t,
+                           .dst = at[0],
+                           .src0 = at[1],
+                           .src1 = at[0],
+                           .repeat = rep,
+                           .mask = m,
+                           .dst_s = s[0],
+                           .src0_s = s[1],
+                           .src1_s = s[0]});
   });
 }
 
@@ -168,8 +191,16 @@ void convert(const Lowering& l) {
   const DType to = l.dtype(d.elem), from = l.dtype(a.elem);
   const int64_t lanes = isa::kRepeatBytes / std::max(esize(l, d), esize(l, a));
   over_region(l, {&d, &a}, lanes, [&](auto& at, uint8_t rep, VecMask m, auto& s) {
-    l.c.issue(isa::VCast{.dst_dtype = to, .src_dtype = from, .round = round_of(l.k.mode), .sat = l.k.i0 == 0,
-                         .dst = at[0], .src = at[1], .repeat = rep, .mask = m, .dst_s = s[0], .src_s = s[1]});
+    l.c.issue(isa::VCast{.dst_dtype = to,
+                         .src_dtype = from,
+                         .round = round_of(l.k.mode),
+                         .sat = l.k.i0 == 0,
+                         .dst = at[0],
+                         .src = at[1],
+                         .repeat = rep,
+                         .mask = m,
+                         .dst_s = s[0],
+                         .src_s = s[1]});
   });
 }
 
@@ -227,14 +258,18 @@ void row_reduce(const Lowering& l, isa::VRedOp op) {
   const tile::UbRows x{l.at(s), t, rows, s.cols};
   if (cols <= lanes) {  // one repeat per row
     for (int64_t r0 = 0; r0 < rows; r0 += kMaxRep)
-      l.c.issue(isa::VReduce{.op = op, .dtype = t, .dst = tile::plus(l.at(d), r0 * dst_rep * esize(l, d)),
-                             .src = x.row(r0), .repeat = uint8_t(std::min(kMaxRep, rows - r0)),
-                             .mask = tile::lanes_between(int(lanes), 0, cols), .src_s = {1, x.row_blocks()},
+      l.c.issue(isa::VReduce{.op = op,
+                             .dtype = t,
+                             .dst = tile::plus(l.at(d), r0 * dst_rep * esize(l, d)),
+                             .src = x.row(r0),
+                             .repeat = uint8_t(std::min(kMaxRep, rows - r0)),
+                             .mask = tile::lanes_between(int(lanes), 0, cols),
+                             .src_s = {1, x.row_blocks()},
                              .dst_rep = dst_rep});
   } else {
     l.require(cols == s.cols && (s.cols * esize(l, s)) % isa::kRepeatBytes == 0 && dn,
-              "a reduction over more than one 256-byte repeat needs whole valid rows of a multiple of 256 bytes and "
-              "an R x 1 column-major destination (not supported yet otherwise)");
+              "a reduction over more than one 256-byte repeat needs whole valid rows of a multiple of 256 bytes and an "
+              "R x 1 column-major destination (not supported yet otherwise)");
     l.require(int64_t(tmp.rows) * tmp.cols * esize(l, tmp) >= rows * isa::kRepeatBytes,
               "tmp must hold 256 bytes per row (" + std::to_string(rows * isa::kRepeatBytes) + " bytes), it has " +
                   std::to_string(int64_t(tmp.rows) * tmp.cols * esize(l, tmp)));
@@ -250,8 +285,8 @@ Addr broadcast_rows(const Lowering& l, const TileRef& v, int64_t rows) {
   l.require(!row_major(v) && v.cols == 1, "the per-row operand must be an R x 1 column-major tile, not " + describe(v));
   l.require(rows * isa::kBlockBytes <= kScratchBytes, "more than 256 rows in one row broadcast");
   const Addr scratch{isa::Buf::UB, l.c.capacity(isa::Buf::UB) - kScratchBytes};
-  l.c.issue(isa::VBrcb{.dtype = l.dtype(v.elem), .dst = scratch, .src = l.at(v),
-                       .repeat = uint8_t(isa::ceil_div(rows, int64_t(8)))});
+  l.c.issue(isa::VBrcb{
+      .dtype = l.dtype(v.elem), .dst = scratch, .src = l.at(v), .repeat = uint8_t(isa::ceil_div(rows, int64_t(8)))});
   l.c.pipe_barrier(isa::Pipe::V);
   return scratch;
 }
@@ -274,8 +309,15 @@ void row_expand_op(const Lowering& l, isa::VBinOp op) {
     const Addr dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes);
     const Addr src = tile::plus(l.at(full), r0 * pitch(l, full) + g * isa::kRepeatBytes);
     const Addr b = tile::plus(brc, r0 * isa::kBlockBytes);
-    l.c.issue(isa::VBinary{.op = op, .dtype = t, .dst = dst, .src0 = full_first ? src : b, .src1 = full_first ? b : src,
-                           .repeat = rep, .mask = mask, .dst_s = {1, dp}, .src0_s = full_first ? fs : bs,
+    l.c.issue(isa::VBinary{.op = op,
+                           .dtype = t,
+                           .dst = dst,
+                           .src0 = full_first ? src : b,
+                           .src1 = full_first ? b : src,
+                           .repeat = rep,
+                           .mask = mask,
+                           .dst_s = {1, dp},
+                           .src0_s = full_first ? fs : bs,
                            .src1_s = full_first ? bs : fs});
   });
 }
@@ -289,8 +331,12 @@ void row_expand(const Lowering& l) {
   const int64_t lanes = lanes_of(l, d), rows = d.valid_rows, cols = d.valid_cols;
   const uint16_t dp = uint16_t(pitch(l, d) / isa::kBlockBytes);
   each_chunk(rows, cols, lanes, [&](int64_t g, int64_t r0, uint8_t rep, VecMask mask) {
-    l.c.issue(isa::VCopy{.dtype = t, .dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes),
-                         .src = tile::plus(brc, r0 * isa::kBlockBytes), .repeat = rep, .mask = mask, .dst_s = {1, dp},
+    l.c.issue(isa::VCopy{.dtype = t,
+                         .dst = tile::plus(l.at(d), r0 * pitch(l, d) + g * isa::kRepeatBytes),
+                         .src = tile::plus(brc, r0 * isa::kBlockBytes),
+                         .repeat = rep,
+                         .mask = mask,
+                         .dst_s = {1, dp},
                          .src_s = {0, 1}});
   });
 }

@@ -38,28 +38,26 @@ NPUSIM_REGISTER_OP(PtoOp);
 
 std::vector<ParamSpec> PtoOp::params() const {
   return {{"library", "string", true, "",
-           "the kernel library (.so from `npusim pto build`) or its source (.cpp: "
-           "built on first use into npusim's cache), relative to the case file"},
+           "the kernel library (.so from `npusim pto build`) or its source (.cpp: built on first use into npusim's "
+           "cache), relative to the case file"},
           {"entry", "string", true, "", "the entry's name in NPUSIM_PTO_ENTRY(name, function)"},
           {"defines", "list", false, "none", "NAME or NAME=VALUE definitions for a library given as source (-D)"},
           {"include_dirs", "list", false, "none",
            "include folders for a library given as source (-I), relative to the case"},
           {"block_dim", "int", false, "1", "blocks of the launch (get_block_num())"},
           {"cores", "string", false, "cube",
-           "cube (one AIC per block) | vector (one AIV per block) | mix (one AIC and "
-           "two AIVs per block: the cube and vector builds of the source, or a "
-           "library list [CUBE.so, VECTOR.so])"},
+           "cube (one AIC per block) | vector (one AIV per block) | mix (one AIC and two AIVs per block: the cube and "
+           "vector builds of the source, or a library list [CUBE.so, VECTOR.so])"},
           {"private_statics", "bool", false, "false",
-           "each core loads its own copy of the library (function-local "
-           "statics per core, as on the device)"},
+           "each core loads its own copy of the library (function-local statics per core, as on the device)"},
           {"args", "list", true, "",
-           "the entry's arguments in order: a tensor name (inputs / outputs / workspaces) "
-           "for a GM pointer (null or 0: a null pointer), a number for a scalar"},
+           "the entry's arguments in order: a tensor name (inputs / outputs / workspaces) for a GM pointer (null or 0: "
+           "a null pointer), a number for a scalar"},
           {"outputs", "map", true, "", "NAME: {dtype: D, shape: [...]} -- GM tensors the kernel writes, read back"},
           {"workspaces", "map", false, "none", "NAME: BYTES -- zero-filled GM scratch the kernel may use"},
           {"reference", "map", false, "none",
-           "OUTPUT: FILE.npy, or OUTPUT: {op: OP, attrs: {...}, inputs: {OP_INPUT: "
-           "CASE_INPUT}, output: OP_OUTPUT} -- for `npusim check`"},
+           "OUTPUT: FILE.npy, or OUTPUT: {op: OP, attrs: {...}, inputs: {OP_INPUT: CASE_INPUT}, output: OP_OUTPUT} -- "
+           "for `npusim check`"},
           {"flops", "int", false, "0", "algorithmic flops, for the report's efficiency figures"}};
 }
 
@@ -137,7 +135,8 @@ std::vector<npusim_pto::Arg> args_of(const CaseFile& c, const npusim_pto::EntryI
   std::vector<npusim_pto::Arg> out;
   for (size_t i = 0; i < sig.size(); ++i) {
     const std::string what = "attrs.args[" + std::to_string(i) + "]";
-    if (!a[i].IsNull() && !a[i].IsScalar()) throw CaseError(what + " must be a tensor name or a number, not a list or map");
+    if (!a[i].IsNull() && !a[i].IsScalar())
+      throw CaseError(what + " must be a tensor name or a number, not a list or map");
     const std::string text = a[i].IsNull() ? "null" : a[i].as<std::string>();
     npusim_pto::Arg v;
     if (sig[i] == 'p' && (a[i].IsNull() || text == "0")) {
@@ -189,8 +188,9 @@ std::string library_path(const CaseFile& c, const std::string& core) {
     if (c.attrs["defines"] || c.attrs["include_dirs"])
       throw CaseError("attrs.defines / attrs.include_dirs apply to a library given as source (.cpp), not to " + lib);
     if (mix && !n.IsSequence())
-      throw CaseError("attrs.cores = mix runs a cube and a vector build: give attrs.library as the source (.cpp) or "
-                      "as [CUBE.so, VECTOR.so]");
+      throw CaseError(
+          "attrs.cores = mix runs a cube and a vector build: give attrs.library as the source (.cpp) or as [CUBE.so, "
+          "VECTOR.so]");
     return lib;
   }
   npusim::pto::BuildOptions o;

@@ -189,10 +189,12 @@ void PtoRuntime::call(const npusim_pto::Call& k) {
 namespace npusim_pto {
 const char* op_name(Op op) {
   static const char* const names[] = {
-      "TLOAD", "TSTORE", "TEXTRACT", "TMOV", "TMATMUL", "TMATMUL_ACC", "TADD", "TSUB", "TMUL", "TDIV", "TMAX", "TMIN",
-      "TADDS", "TSUBS", "TMULS", "TDIVS", "TMAXS", "TMINS", "TEXP", "TLOG", "TABS", "TSQRT", "TRSQRT", "TRECIP",
-      "TRELU", "TEXPANDS", "TROWMAX", "TROWSUM", "TROWMIN", "TROWEXPAND", "TROWEXPANDADD", "TROWEXPANDSUB",
-      "TROWEXPANDMUL", "TROWEXPANDDIV", "TCVT", "TTRI"};
+      "TLOAD",         "TSTORE",        "TEXTRACT",      "TMOV",          "TMATMUL", "TMATMUL_ACC",
+      "TADD",          "TSUB",          "TMUL",          "TDIV",          "TMAX",    "TMIN",
+      "TADDS",         "TSUBS",         "TMULS",         "TDIVS",         "TMAXS",   "TMINS",
+      "TEXP",          "TLOG",          "TABS",          "TSQRT",         "TRSQRT",  "TRECIP",
+      "TRELU",         "TEXPANDS",      "TROWMAX",       "TROWSUM",       "TROWMIN", "TROWEXPAND",
+      "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDDIV", "TCVT",    "TTRI"};
   static_assert(sizeof(names) / sizeof(names[0]) == int(Op::TTRI) + 1);
   return names[int(op)];
 }

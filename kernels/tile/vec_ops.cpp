@@ -21,19 +21,25 @@ VecMask count(int64_t n) { return VecMask{.counter = true, .lo = uint64_t(n), .h
 
 VecMask lanes_between(int lanes, int64_t from, int64_t to) {
   VecMask m{.counter = false, .lo = 0, .hi = 0};
-  for (int64_t l = std::max<int64_t>(from, 0); l < std::min<int64_t>(to, lanes); ++l) (l < 64 ? m.lo : m.hi) |= 1ull << (l % 64);
+  for (int64_t l = std::max<int64_t>(from, 0); l < std::min<int64_t>(to, lanes); ++l)
+    (l < 64 ? m.lo : m.hi) |= 1ull << (l % 64);
   return m;
 }
 
 void VecOps::dup_cols(const UbRows& x, int64_t c0, int64_t c1, double value) {
   if (x.rows > kMaxRepeatRows) {
-    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows) dup_cols(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), c0, c1, value);
+    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
+      dup_cols(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), c0, c1, value);
     return;
   }
   const int L = x.lanes();
   for (int64_t g = c0 / L; g * L < c1; ++g)
-    c_.issue(VDup{.dtype = x.t, .dst = x.col(g), .value = value, .repeat = uint8_t(x.rows),
-                  .mask = lanes_between(L, c0 - g * L, c1 - g * L), .dst_s = {1, x.row_blocks()}});
+    c_.issue(VDup{.dtype = x.t,
+                  .dst = x.col(g),
+                  .value = value,
+                  .repeat = uint8_t(x.rows),
+                  .mask = lanes_between(L, c0 - g * L, c1 - g * L),
+                  .dst_s = {1, x.row_blocks()}});
 }
 
 void VecOps::dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, double value) {
@@ -42,13 +48,20 @@ void VecOps::dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, d
   const Addr row = plus(x.at, r * x.row_bytes());
   int64_t g = c0 / L;
   if (c0 % L) {  // leading partial group
-    c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * kRepeatBytes), .value = value, .mask = lanes_between(L, c0 - g * L, c1 - g * L)});
+    c_.issue(VDup{.dtype = x.t,
+                  .dst = plus(row, g * kRepeatBytes),
+                  .value = value,
+                  .mask = lanes_between(L, c0 - g * L, c1 - g * L)});
     ++g;
   }
   const int64_t full_end = c1 / L;
-  if (full_end > g) c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * kRepeatBytes), .value = value, .mask = count((full_end - g) * L)});
+  if (full_end > g)
+    c_.issue(VDup{.dtype = x.t, .dst = plus(row, g * kRepeatBytes), .value = value, .mask = count((full_end - g) * L)});
   if (c1 % L && full_end >= g)
-    c_.issue(VDup{.dtype = x.t, .dst = plus(row, full_end * kRepeatBytes), .value = value, .mask = lanes_between(L, 0, c1 - full_end * L)});
+    c_.issue(VDup{.dtype = x.t,
+                  .dst = plus(row, full_end * kRepeatBytes),
+                  .value = value,
+                  .mask = lanes_between(L, 0, c1 - full_end * L)});
 }
 
 void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
@@ -66,12 +79,26 @@ void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
   VStride src_s = row;
   if (groups > 1) {
     const VBinOp bop = op == VRedOp::Max ? VBinOp::Max : op == VRedOp::Min ? VBinOp::Min : VBinOp::Add;
-    c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = x.col(0), .src1 = x.col(1), .repeat = rep, .dst_s = packed,
-                     .src0_s = row, .src1_s = row});
+    c_.issue(VBinary{.op = bop,
+                     .dtype = x.t,
+                     .dst = acc,
+                     .src0 = x.col(0),
+                     .src1 = x.col(1),
+                     .repeat = rep,
+                     .dst_s = packed,
+                     .src0_s = row,
+                     .src1_s = row});
     for (int64_t g = 2; g < groups; ++g) {
       barrier();  // each fold reads the one before
-      c_.issue(VBinary{.op = bop, .dtype = x.t, .dst = acc, .src0 = acc, .src1 = x.col(g), .repeat = rep, .dst_s = packed,
-                       .src0_s = packed, .src1_s = row});
+      c_.issue(VBinary{.op = bop,
+                       .dtype = x.t,
+                       .dst = acc,
+                       .src0 = acc,
+                       .src1 = x.col(g),
+                       .repeat = rep,
+                       .dst_s = packed,
+                       .src0_s = packed,
+                       .src1_s = row});
     }
     src = acc, src_s = packed;
     barrier();
@@ -97,18 +124,34 @@ void VecOps::row_max_by_blocks(const UbRows& x, Addr acc, Addr dst) {
   const Addr half[2] = {acc, plus(acc, x.rows * isa::kRepeatBytes / 2)};
   int64_t blocks = x.rows * groups;  // after the first vcgmax: one 32-byte block per lane group
   int cur = 0;
-  c_.issue(VBlockReduce{.op = VRedOp::Max, .dtype = x.t, .dst = half[0], .src = x.at, .repeat = uint8_t(blocks),
-                        .src_s = {1, 8}, .dst_rep = 1});
+  c_.issue(VBlockReduce{.op = VRedOp::Max,
+                        .dtype = x.t,
+                        .dst = half[0],
+                        .src = x.at,
+                        .repeat = uint8_t(blocks),
+                        .src_s = {1, 8},
+                        .dst_rep = 1});
   for (int64_t per_row = groups; per_row > 1; per_row /= 2, cur ^= 1) {  // block j <- blocks 2j, 2j + 1
     barrier();
     blocks /= 2;
-    c_.issue(VBinary{.op = VBinOp::Max, .dtype = x.t, .dst = half[cur ^ 1], .src0 = half[cur],
-                     .src1 = plus(half[cur], isa::kBlockBytes), .repeat = uint8_t(blocks / 8), .dst_s = {1, 8},
-                     .src0_s = {2, 16}, .src1_s = {2, 16}});
+    c_.issue(VBinary{.op = VBinOp::Max,
+                     .dtype = x.t,
+                     .dst = half[cur ^ 1],
+                     .src0 = half[cur],
+                     .src1 = plus(half[cur], isa::kBlockBytes),
+                     .repeat = uint8_t(blocks / 8),
+                     .dst_s = {1, 8},
+                     .src0_s = {2, 16},
+                     .src1_s = {2, 16}});
   }
   barrier();
-  c_.issue(VBlockReduce{.op = VRedOp::Max, .dtype = x.t, .dst = dst, .src = half[cur], .repeat = uint8_t(x.rows / 8),
-                        .src_s = {1, 8}, .dst_rep = 1});
+  c_.issue(VBlockReduce{.op = VRedOp::Max,
+                        .dtype = x.t,
+                        .dst = dst,
+                        .src = half[cur],
+                        .repeat = uint8_t(x.rows / 8),
+                        .src_s = {1, 8},
+                        .dst_rep = 1});
 }
 
 bool VecOps::reduce_starts_at(const UbRows& x, int64_t c0, VRedOp op) {
@@ -126,21 +169,37 @@ void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols)
   const int L = x.lanes();
   for (int64_t g = 0; g * L < valid_cols; ++g) {
     const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
-    c_.issue(VBinary{.op = op, .dtype = x.t, .dst = x.col(g), .src0 = x.col(g), .src1 = brc, .repeat = uint8_t(x.rows), .mask = m,
-                     .dst_s = {1, x.row_blocks()}, .src0_s = {1, x.row_blocks()}, .src1_s = {0, 1}});
+    c_.issue(VBinary{.op = op,
+                     .dtype = x.t,
+                     .dst = x.col(g),
+                     .src0 = x.col(g),
+                     .src1 = brc,
+                     .repeat = uint8_t(x.rows),
+                     .mask = m,
+                     .dst_s = {1, x.row_blocks()},
+                     .src0_s = {1, x.row_blocks()},
+                     .src1_s = {0, 1}});
   }
 }
 
 void VecOps::row_vec(const UbRows& x, Addr v, VBinOp op, int64_t valid_cols) {
   if (x.rows > kMaxRepeatRows) {
-    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows) row_vec(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), v, op, valid_cols);
+    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
+      row_vec(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), v, op, valid_cols);
     return;
   }
   const int L = x.lanes();
   for (int64_t g = 0; g * L < valid_cols; ++g) {
     const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
-    c_.issue(VBinary{.op = op, .dtype = x.t, .dst = x.col(g), .src0 = x.col(g), .src1 = plus(v, g * kRepeatBytes),
-                     .repeat = uint8_t(x.rows), .mask = m, .dst_s = {1, x.row_blocks()}, .src0_s = {1, x.row_blocks()},
+    c_.issue(VBinary{.op = op,
+                     .dtype = x.t,
+                     .dst = x.col(g),
+                     .src0 = x.col(g),
+                     .src1 = plus(v, g * kRepeatBytes),
+                     .repeat = uint8_t(x.rows),
+                     .mask = m,
+                     .dst_s = {1, x.row_blocks()},
+                     .src0_s = {1, x.row_blocks()},
                      .src1_s = {1, 0}});
   }
 }
@@ -158,8 +217,12 @@ void VecOps::scalar(VScalarOp op, DType t, Addr dst, Addr a, double s, int64_t n
 void VecOps::unary(VUnaryOp op, DType t, Addr dst, Addr a, int64_t n) {
   c_.issue(VUnary{.op = op, .dtype = t, .dst = dst, .src = a, .mask = count(n)});
 }
-void VecOps::copy(DType t, Addr dst, Addr src, int64_t n) { c_.issue(VCopy{.dtype = t, .dst = dst, .src = src, .mask = count(n)}); }
-void VecOps::dup(DType t, Addr dst, double v, int64_t n) { c_.issue(VDup{.dtype = t, .dst = dst, .value = v, .mask = count(n)}); }
+void VecOps::copy(DType t, Addr dst, Addr src, int64_t n) {
+  c_.issue(VCopy{.dtype = t, .dst = dst, .src = src, .mask = count(n)});
+}
+void VecOps::dup(DType t, Addr dst, double v, int64_t n) {
+  c_.issue(VDup{.dtype = t, .dst = dst, .value = v, .mask = count(n)});
+}
 
 void VecOps::cast(DType to, DType from, Addr dst, Addr src, int64_t n, RoundMode round) {
   // Contiguous arrays: each operand advances by its own element size per repeat (256 / larger size lanes; s4 is
@@ -167,8 +230,15 @@ void VecOps::cast(DType to, DType from, Addr dst, Addr src, int64_t n, RoundMode
   const int lanes = kRepeatBytes * 8 / std::max(isa::bits_of(to), isa::bits_of(from));
   const uint16_t dst_rep = uint16_t(lanes * isa::bits_of(to) / (8 * kBlockBytes)),
                  src_rep = uint16_t(lanes * isa::bits_of(from) / (8 * kBlockBytes));
-  c_.issue(VCast{.dst_dtype = to, .src_dtype = from, .round = round, .sat = true, .dst = dst, .src = src,
-                 .mask = count(n), .dst_s = {1, dst_rep}, .src_s = {1, src_rep}});
+  c_.issue(VCast{.dst_dtype = to,
+                 .src_dtype = from,
+                 .round = round,
+                 .sat = true,
+                 .dst = dst,
+                 .src = src,
+                 .mask = count(n),
+                 .dst_s = {1, dst_rep},
+                 .src_s = {1, src_rep}});
 }
 
 void VecOps::cmp_scalar_vec(CmpOp op, DType t, Addr bits, Addr a, Addr b, int64_t n) {

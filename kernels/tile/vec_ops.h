@@ -39,9 +39,11 @@ class VecOps {
   static bool reduce_starts_at(const UbRows& x, int64_t c0, isa::VRedOp op);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
   void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
+
  private:
   static bool block_reduce_fits(const UbRows& x);
   void row_max_by_blocks(const UbRows& x, isa::Addr acc, isa::Addr dst);
+
  public:
   // x[r][c] = x[r][c] op v[c] for c < valid_cols: one row vector applied to every row (repeat stride 0).
   void row_vec(const UbRows& x, isa::Addr v, isa::VBinOp op, int64_t valid_cols);
@@ -51,7 +53,8 @@ class VecOps {
   void scalar(isa::VScalarOp op, isa::DType t, isa::Addr dst, isa::Addr a, double s, int64_t n);
   void unary(isa::VUnaryOp op, isa::DType t, isa::Addr dst, isa::Addr a, int64_t n);
   void copy(isa::DType t, isa::Addr dst, isa::Addr src, int64_t n);
-  void cast(isa::DType to, isa::DType from, isa::Addr dst, isa::Addr src, int64_t n, isa::RoundMode round = isa::RoundMode::RINT);
+  void cast(isa::DType to, isa::DType from, isa::Addr dst, isa::Addr src, int64_t n,
+            isa::RoundMode round = isa::RoundMode::RINT);
   void dup(isa::DType t, isa::Addr dst, double v, int64_t n);
   // bits = (a op b[0 .. lanes)) for n elements (b is one repeat reused: repeat stride 0).
   void cmp_scalar_vec(isa::CmpOp op, isa::DType t, isa::Addr bits, isa::Addr a, isa::Addr b_one_repeat, int64_t n);

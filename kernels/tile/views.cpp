@@ -6,8 +6,12 @@ using isa::kBlockBytes;
 
 isa::Nd2Nz nd2nz(const GmRows& src, const NzTile& dst, int64_t dst_row, int64_t dst_col) {
   const int64_t group = dst_col / isa::block_elems(dst.t);
-  return isa::Nd2Nz{.dst = plus(dst.at, (group * dst.rows_cap + dst_row) * kBlockBytes), .src = src.at, .dtype = src.t, .n_value = uint16_t(src.rows),
-                    .d_value = uint32_t(src.cols), .src_d_value = uint32_t(src.stride),
+  return isa::Nd2Nz{.dst = plus(dst.at, (group * dst.rows_cap + dst_row) * kBlockBytes),
+                    .src = src.at,
+                    .dtype = src.t,
+                    .n_value = uint16_t(src.rows),
+                    .d_value = uint32_t(src.cols),
+                    .src_d_value = uint32_t(src.stride),
                     .dst_nz_c0_stride = uint16_t(dst.rows_cap)};
 }
 
@@ -20,14 +24,20 @@ uint32_t local_gap_blocks(int64_t row_bytes, int64_t burst_bytes) {
 
 isa::DataCopy copy_in(const GmRows& src, const UbRows& dst) {
   const int64_t burst = src.cols * elem_size(src.t);
-  return isa::DataCopy{.dst = dst.at, .src = src.at, .nburst = uint16_t(src.rows), .burst_bytes = uint32_t(burst),
+  return isa::DataCopy{.dst = dst.at,
+                       .src = src.at,
+                       .nburst = uint16_t(src.rows),
+                       .burst_bytes = uint32_t(burst),
                        .src_gap = uint32_t((src.stride - src.cols) * elem_size(src.t)),
                        .dst_gap = local_gap_blocks(dst.row_bytes(), burst)};
 }
 
 isa::DataCopy copy_out(const UbRows& src, const GmRows& dst) {
   const int64_t burst = dst.cols * elem_size(dst.t);
-  return isa::DataCopy{.dst = dst.at, .src = src.at, .nburst = uint16_t(dst.rows), .burst_bytes = uint32_t(burst),
+  return isa::DataCopy{.dst = dst.at,
+                       .src = src.at,
+                       .nburst = uint16_t(dst.rows),
+                       .burst_bytes = uint32_t(burst),
                        .src_gap = local_gap_blocks(src.row_bytes(), burst),
                        .dst_gap = uint32_t((dst.stride - dst.cols) * elem_size(dst.t))};
 }
@@ -39,38 +49,78 @@ isa::DataCopy copy_bytes(Addr dst, Addr src, int64_t bytes) {
 isa::Load2d load_l0a(const L1Operand& a, int64_t kb, int64_t mb, Addr dst, int64_t kbs) {
   const int64_t rf = a.tile.row_fractals();
   if (!a.k_rows)  // rows are M: K block kb is column group kb, its M fractals consecutive
-    return isa::Load2d{.dst = dst, .src = a.tile.at, .dtype = a.tile.t, .start_index = uint16_t(kb * rf), .repeat = uint8_t(mb),
+    return isa::Load2d{.dst = dst,
+                       .src = a.tile.at,
+                       .dtype = a.tile.t,
+                       .start_index = uint16_t(kb * rf),
+                       .repeat = uint8_t(mb),
                        .dst_gap = uint16_t(kbs - 1)};
   if (isa::bits_of(a.tile.t) == 8)  // 8-bit, rows are K: the square of K block kb in column group g (32 M columns)
-    return isa::Load2d{.dst = dst, .src = a.tile.at, .dtype = a.tile.t, .start_index = uint16_t(2 * kb),
-                       .repeat = uint8_t(isa::ceil_div(mb, int64_t(2))), .src_stride = uint16_t(rf),
-                       .dst_gap = uint16_t(2 * kbs - 1), .transpose = true, .dst_frac_gap = uint16_t(kbs - 1)};
+    return isa::Load2d{.dst = dst,
+                       .src = a.tile.at,
+                       .dtype = a.tile.t,
+                       .start_index = uint16_t(2 * kb),
+                       .repeat = uint8_t(isa::ceil_div(mb, int64_t(2))),
+                       .src_stride = uint16_t(rf),
+                       .dst_gap = uint16_t(2 * kbs - 1),
+                       .transpose = true,
+                       .dst_frac_gap = uint16_t(kbs - 1)};
   // rows are K: M fractal i is column group i; take fractal kb of each, transposed into ZZ
-  return isa::Load2d{.dst = dst, .src = a.tile.at, .dtype = a.tile.t, .start_index = uint16_t(kb), .repeat = uint8_t(mb),
-                     .src_stride = uint16_t(rf), .dst_gap = uint16_t(kbs - 1), .transpose = true};
+  return isa::Load2d{.dst = dst,
+                     .src = a.tile.at,
+                     .dtype = a.tile.t,
+                     .start_index = uint16_t(kb),
+                     .repeat = uint8_t(mb),
+                     .src_stride = uint16_t(rf),
+                     .dst_gap = uint16_t(kbs - 1),
+                     .transpose = true};
 }
 
 isa::Load2d load_l0b(const L1Operand& b, int64_t kb, int64_t n0_blk, int64_t nb, Addr dst) {
   const int64_t rf = b.tile.row_fractals();
   if (b.k_rows && isa::bits_of(b.tile.t) == 4)  // 4-bit: square (K block kb, group g) -> N fractals 4g .. 4g + 3
-    return isa::Load2d{.dst = dst, .src = b.tile.at, .dtype = b.tile.t, .start_index = uint16_t(n0_blk / 4 * rf + 4 * kb),
-                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(4))), .src_stride = uint16_t(rf), .dst_gap = 3,
+    return isa::Load2d{.dst = dst,
+                       .src = b.tile.at,
+                       .dtype = b.tile.t,
+                       .start_index = uint16_t(n0_blk / 4 * rf + 4 * kb),
+                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(4))),
+                       .src_stride = uint16_t(rf),
+                       .dst_gap = 3,
                        .transpose = true};
   if (b.k_rows && isa::bits_of(b.tile.t) == 8)  // 8-bit: square (K block kb, group g) -> N fractals 2g, 2g + 1
-    return isa::Load2d{.dst = dst, .src = b.tile.at, .dtype = b.tile.t, .start_index = uint16_t(n0_blk / 2 * rf + 2 * kb),
-                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(2))), .src_stride = uint16_t(rf), .dst_gap = 1,
+    return isa::Load2d{.dst = dst,
+                       .src = b.tile.at,
+                       .dtype = b.tile.t,
+                       .start_index = uint16_t(n0_blk / 2 * rf + 2 * kb),
+                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(2))),
+                       .src_stride = uint16_t(rf),
+                       .dst_gap = 1,
                        .transpose = true};
   if (b.k_rows)  // rows are K: N fractal n is column group n; fractal kb of each, transposed into ZN
-    return isa::Load2d{.dst = dst, .src = b.tile.at, .dtype = b.tile.t, .start_index = uint16_t(n0_blk * rf + kb),
-                       .repeat = uint8_t(nb), .src_stride = uint16_t(rf), .transpose = true};
+    return isa::Load2d{.dst = dst,
+                       .src = b.tile.at,
+                       .dtype = b.tile.t,
+                       .start_index = uint16_t(n0_blk * rf + kb),
+                       .repeat = uint8_t(nb),
+                       .src_stride = uint16_t(rf),
+                       .transpose = true};
   // rows are N (the ZN fractal layout already): K block kb is column group kb, its N fractals consecutive
-  return isa::Load2d{.dst = dst, .src = b.tile.at, .dtype = b.tile.t, .start_index = uint16_t(kb * rf + n0_blk),
+  return isa::Load2d{.dst = dst,
+                     .src = b.tile.at,
+                     .dtype = b.tile.t,
+                     .start_index = uint16_t(kb * rf + n0_blk),
                      .repeat = uint8_t(nb)};
 }
 
 isa::Fixpipe fixpipe_nd(Addr l0c, DType acc, int64_t m, int64_t n, Addr dst, DType out, int64_t dst_stride) {
-  return isa::Fixpipe{.dst = dst, .src = l0c, .src_dtype = acc, .dst_dtype = out, .m = uint16_t(m), .n = uint16_t(n),
-                      .src_m_stride = uint16_t(isa::round_up(m, int64_t(isa::kFractalRows))), .dst_stride = uint32_t(dst_stride)};
+  return isa::Fixpipe{.dst = dst,
+                      .src = l0c,
+                      .src_dtype = acc,
+                      .dst_dtype = out,
+                      .m = uint16_t(m),
+                      .n = uint16_t(n),
+                      .src_m_stride = uint16_t(isa::round_up(m, int64_t(isa::kFractalRows))),
+                      .dst_stride = uint32_t(dst_stride)};
 }
 
 }  // namespace npusim::tile

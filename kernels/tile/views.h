@@ -48,7 +48,9 @@ struct NzTile {
   int64_t rows_cap = 16;  // rows of one column group (a multiple of 16)
   int64_t row_fractals() const { return rows_cap / isa::kFractalRows; }
   // Bytes of a tile of `cols` columns (whole column groups).
-  int64_t bytes(int64_t cols) const { return rows_cap * isa::round_up(cols, int64_t(isa::block_elems(t))) * elem_size(t); }
+  int64_t bytes(int64_t cols) const {
+    return rows_cap * isa::round_up(cols, int64_t(isa::block_elems(t))) * elem_size(t);
+  }
 };
 
 // A matmul operand held in L1: an NZ tile whose rows are the K dimension (k_rows) or the M / N dimension.

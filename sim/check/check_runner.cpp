@@ -7,7 +7,8 @@ namespace npusim::sim {
 CheckRunner::CheckRunner(const HappensBefore& hb, std::vector<int> core_of_agent, std::vector<std::string> core_names,
                          bool check_gm, bool threaded, std::vector<uint8_t> hazards)
     : hb_(hb), core_names_(std::move(core_names)), threaded_(threaded), mirror_(threaded ? hb.agents() : 0) {
-  checker_ = std::make_unique<RaceChecker>(threaded ? mirror_ : hb, std::move(core_of_agent), check_gm, std::move(hazards));
+  checker_ =
+      std::make_unique<RaceChecker>(threaded ? mirror_ : hb, std::move(core_of_agent), check_gm, std::move(hazards));
   if (!threaded_) return;
   logged_version_.assign(hb.agents(), UINT64_MAX);  // the first access of every agent copies its clock
   current_ = std::make_unique<Batch>();
@@ -44,7 +45,8 @@ void CheckRunner::on_access(AgentId a, uint32_t epoch, const AccessEvent& e, std
 
 void CheckRunner::on_barrier(AgentId a, uint32_t epoch, uint32_t done_before, const AccessEvent& e) {
   if (!threaded_)
-    return checker_->on_barrier(a, epoch, done_before, InstrRef{e.id, e.core, core_names_[size_t(e.core)], e.pipe, e.cycle, {}, &e.instr});
+    return checker_->on_barrier(a, epoch, done_before,
+                                InstrRef{e.id, e.core, core_names_[size_t(e.core)], e.pipe, e.cycle, {}, &e.instr});
   log(a, epoch, done_before, true, e, 0);
   if (current_->records.size() == kBatchRecords) hand_over();
 }
@@ -65,8 +67,8 @@ CheckRunner::Record& CheckRunner::log(AgentId a, uint32_t epoch, uint32_t done, 
       b.clocks.insert(b.clocks.end(), v, v + VectorClock::kBlock);
     });
   }
-  b.records.push_back(Record{a, epoch, done, barrier, static_cast<uint32_t>(b.ranges.size()), static_cast<uint32_t>(n_ranges),
-                             clock, e.id, e.core, e.pipe, e.cycle, e.instr});
+  b.records.push_back(Record{a, epoch, done, barrier, static_cast<uint32_t>(b.ranges.size()),
+                             static_cast<uint32_t>(n_ranges), clock, e.id, e.core, e.pipe, e.cycle, e.instr});
   return b.records.back();
 }
 
@@ -113,7 +115,8 @@ void CheckRunner::replay(const Batch& b) {
       continue;
     }
     mirror_.assign_done(r.agent, r.done);
-    checker_->on_access(r.agent, r.epoch, ref, std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
+    checker_->on_access(r.agent, r.epoch, ref,
+                        std::span<const AccessRange>(b.ranges.data() + r.first_range, r.n_ranges));
   }
 }
 

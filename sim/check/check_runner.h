@@ -33,8 +33,8 @@ class CheckRunner {
  public:
   // `hb` is the machine's clock state (read at each access); `core_names[c]` names global core c.
   // `hazards[a]`: agent a's same-pipe rule (RaceChecker).
-  CheckRunner(const HappensBefore& hb, std::vector<int> core_of_agent, std::vector<std::string> core_names, bool check_gm,
-              bool threaded, std::vector<uint8_t> hazards = {});
+  CheckRunner(const HappensBefore& hb, std::vector<int> core_of_agent, std::vector<std::string> core_names,
+              bool check_gm, bool threaded, std::vector<uint8_t> hazards = {});
   ~CheckRunner();
   CheckRunner(const CheckRunner&) = delete;
   CheckRunner& operator=(const CheckRunner&) = delete;
@@ -78,8 +78,8 @@ class CheckRunner {
   void check_inline(AgentId a, uint32_t epoch, const AccessEvent& e, std::span<const AccessRange> ranges);
   // The log's record of one access or barrier; copies a's clock into the batch when an acquire changed it.
   Record& log(AgentId a, uint32_t epoch, uint32_t done, bool barrier, const AccessEvent& e, size_t n_ranges);
-  void hand_over();     // queues the current batch for the checker thread
-  void worker();        // the checker thread
+  void hand_over();  // queues the current batch for the checker thread
+  void worker();     // the checker thread
   void replay(const Batch& b);
 
   const HappensBefore& hb_;

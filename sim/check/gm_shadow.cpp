@@ -33,8 +33,9 @@ GmShadow::Page& GmShadow::page(uint64_t number) {
 // the new reader too (ordering is transitive), so the new reader still exposes the race.
 void GmShadow::add_reader(Segment& s, const Access& me) const {
   const VectorClock& clock = hb_.clock(me.agent);
-  s.readers.erase(std::remove_if(s.readers.begin(), s.readers.end(), [&](const Access& r) { return clock[r.agent] >= r.epoch; }),
-                  s.readers.end());
+  s.readers.erase(
+      std::remove_if(s.readers.begin(), s.readers.end(), [&](const Access& r) { return clock[r.agent] >= r.epoch; }),
+      s.readers.end());
   s.readers.push_back(me);
 }
 

@@ -52,16 +52,14 @@ class HistoryArena {
       madvise(p, bytes_, MADV_HUGEPAGE);  // advice only: ignored where unsupported
       base_ = static_cast<unsigned char*>(p);
     } else {
-      base_ = static_cast<unsigned char*>(::operator new(bytes_, std::align_val_t{64}));
+      base_ = static_cast<unsigned char*>(::operator new (bytes_, std::align_val_t{64}));
       mapped_ = false;
     }
   }
   ~HistoryArena() {
     if (!base_) return;
-    if (mapped_)
-      munmap(base_, bytes_);
-    else
-      ::operator delete(base_, std::align_val_t{64});
+    if (mapped_) munmap(base_, bytes_);
+    else ::operator delete (base_, std::align_val_t{64});
   }
   HistoryArena(const HistoryArena&) = delete;
   HistoryArena& operator=(const HistoryArena&) = delete;
@@ -121,7 +119,7 @@ class InstrHistory {
   using Record = HistoryRecord;
 
   std::array<Record*, kSize / HistoryArena::kSegment> segments_{};  // slots, taken from the arena as used
-  std::vector<uint32_t> epochs_;    // epoch held by each slot (0: empty)
+  std::vector<uint32_t> epochs_;                                    // epoch held by each slot (0: empty)
   std::vector<std::string> texts_;  // per slot, or empty while every instruction came without text
 };
 

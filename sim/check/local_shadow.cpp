@@ -217,21 +217,24 @@ void LocalShadow::check_reads_of(const BufShadow& s, const Page& p, const Access
   }
 }
 
-bool LocalShadow::own_pending(const BufShadow& s, const Page& p, uint64_t lo, uint64_t hi, uint32_t thr, bool writes) const {
+bool LocalShadow::own_pending(const BufShadow& s, const Page& p, uint64_t lo, uint64_t hi, uint32_t thr,
+                              bool writes) const {
   const uint32_t cur = epoch_;
   if (writes) {
     if (p.u_w) return p.u_w_slot == own_slot_ && p.u_w_epoch > thr && p.u_w_epoch != cur;
     const uint32_t* e = s.w_epoch.data();
     const uint8_t* sl = s.w_slot.data();
     uint32_t any = 0;
-    for (uint64_t g = lo; g < hi; ++g) any |= uint32_t(sl[g] == own_slot_) & uint32_t(e[g] > thr) & uint32_t(e[g] != cur);
+    for (uint64_t g = lo; g < hi; ++g)
+      any |= uint32_t(sl[g] == own_slot_) & uint32_t(e[g] > thr) & uint32_t(e[g] != cur);
     return any != 0;
   }
   if (p.u_r >> own_slot_ & 1) return p.u_read[own_slot_] > thr && p.u_read[own_slot_] != cur;
   const std::vector<uint32_t>& rd = s.read[own_slot_];
   const uint32_t* e = rd.data();
   uint32_t any = 0;
-  for (uint64_t g = lo, end = std::min<uint64_t>(hi, rd.size()); g < end; ++g) any |= uint32_t(e[g] > thr) & uint32_t(e[g] != cur);
+  for (uint64_t g = lo, end = std::min<uint64_t>(hi, rd.size()); g < end; ++g)
+    any |= uint32_t(e[g] > thr) & uint32_t(e[g] != cur);
   return any != 0;
 }
 

@@ -85,9 +85,9 @@ class LocalShadow {
     std::array<uint32_t, kMaxSlots> u_read{};  // the uniform read epoch of slot s (bit s of u_r)
     uint32_t u_w_epoch = 0;                    // the uniform last write (u_w)
     uint8_t u_w_slot = 0;
-    bool u_w = false;                          // every granule's last write is (u_w_epoch, u_w_slot)
-    uint8_t u_r = 0;                           // bit s: every granule's read[s] is u_read[s]
-    uint8_t read_slots = 0;                    // slots whose reads may be non-zero here
+    bool u_w = false;        // every granule's last write is (u_w_epoch, u_w_slot)
+    uint8_t u_r = 0;         // bit s: every granule's read[s] is u_read[s]
+    uint8_t read_slots = 0;  // slots whose reads may be non-zero here
   };
   struct BufShadow {
     uint64_t granules = 0;  // the arrays cover granules [0, granules)
@@ -122,8 +122,9 @@ class LocalShadow {
   // (Cold: out of line, so the hot page functions stay small.)
   [[gnu::noinline, gnu::cold]] void check_reads_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo,
                                                    uint64_t hi, RaceHits& hits) const;
-  [[gnu::noinline, gnu::cold]] void check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r, uint64_t lo,
-                                                    uint64_t hi, bool waw, uint32_t war, RaceHits& hits) const;
+  [[gnu::noinline, gnu::cold]] void check_writes_of(const BufShadow& s, const Page& p, const AccessRange& r,
+                                                    uint64_t lo, uint64_t hi, bool waw, uint32_t war,
+                                                    RaceHits& hits) const;
   void report(RaceKind kind, uint32_t slot, uint32_t epoch, uint64_t g, const AccessRange& r, RaceHits& hits) const;
   // Whether (slot, epoch) conflicts under the clock projection `clk`: unordered with another slot, or an own
   // access of an earlier instruction that has not landed (the current instruction's own accesses never do).
@@ -137,7 +138,8 @@ class LocalShadow {
   // by an earlier instruction that touched other granules -- costs this branch-free scan, not a report walk.
   bool own_pending(const BufShadow& s, const Page& p, uint64_t lo, uint64_t hi, uint32_t thr, bool writes) const;
   // The barrier probe: does this access depend, under the rule, on an own epoch in (probe_lo_, probe_hi_]?
-  [[gnu::noinline, gnu::cold]] void probe_page(const BufShadow& s, const Page& p, const Seg* segs, size_t n, bool write);
+  [[gnu::noinline, gnu::cold]] void probe_page(const BufShadow& s, const Page& p, const Seg* segs, size_t n,
+                                               bool write);
 
   std::vector<uint8_t> hazards_;  // per agent (SamePipeRule bits)
   std::vector<uint8_t> slot_of_agent_;

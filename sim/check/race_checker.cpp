@@ -82,9 +82,17 @@ struct RaceChecker::Impl {
   std::vector<std::pair<uint64_t, uint64_t>> barrier_at;  // per agent: (id, cycle) of that barrier
 
   Impl(const HappensBefore& h, std::vector<int> cores, bool gm_checks, std::vector<uint8_t> rules)
-      : hb(h), core_of_agent(std::move(cores)), hazards(std::move(rules)), local(core_of_agent, hazards), gm(h),
-        arena(core_of_agent.size()), history(core_of_agent.size()), agent_info(core_of_agent.size()),
-        check_gm(gm_checks), barriers(core_of_agent.size()), barrier_at(core_of_agent.size()) {
+      : hb(h),
+        core_of_agent(std::move(cores)),
+        hazards(std::move(rules)),
+        local(core_of_agent, hazards),
+        gm(h),
+        arena(core_of_agent.size()),
+        history(core_of_agent.size()),
+        agent_info(core_of_agent.size()),
+        check_gm(gm_checks),
+        barriers(core_of_agent.size()),
+        barrier_at(core_of_agent.size()) {
     hazards.resize(core_of_agent.size(), 0);
   }
 
@@ -160,14 +168,17 @@ struct RaceChecker::Impl {
         ++dropped;
         continue;
       }
-      faults.push_back(Fault{h.other == a ? "hazard" : h.buf == isa::Buf::GM ? "gm-race" : "race", message(h, a, info)});
+      faults.push_back(Fault{h.other == a            ? "hazard"
+                             : h.buf == isa::Buf::GM ? "gm-race"
+                                                     : "race",
+                             message(h, a, info)});
     }
   }
 
   void judge(AgentId a, OpenBarrier& b, std::vector<Fault>& notes) {
     if (b.hi != 0 && notes.size() < kMaxFaults) {
       const InstrInfo& who = agent_info[a];
-      const InstrInfo info{barrier_at[a].first, who.core, who.core_name, who.pipe, barrier_at[a].second, {},
+      const InstrInfo info{barrier_at[a].first,       who.core, who.core_name, who.pipe, barrier_at[a].second, {},
                            isa::PipeBarrier{who.pipe}};
       const std::string pipe(isa::pipe_name(who.pipe));
       std::string m = describe(info) + " orders nothing: ";
@@ -224,7 +235,8 @@ RaceChecker::~RaceChecker() { delete impl_; }
 uint64_t RaceChecker::faults_dropped() const { return impl_->dropped; }
 
 void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrInfo& info, std::span<const AccessRange> ranges) {
-  on_access(a, epoch, InstrRef{info.id, info.core, info.core_name, info.pipe, info.cycle, info.text, &info.instr}, ranges);
+  on_access(a, epoch, InstrRef{info.id, info.core, info.core_name, info.pipe, info.cycle, info.text, &info.instr},
+            ranges);
 }
 
 void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std::span<const AccessRange> ranges) {
@@ -239,7 +251,8 @@ void RaceChecker::on_access(AgentId a, uint32_t epoch, const InstrRef& ref, std:
     if (const auto* ro = m.read_only_overlap(r.begin, r.end)) {
       if (r.write && !wrote_input && faults_.size() < kMaxFaults)
         faults_.push_back(Fault{"input-write", describe(ref.info()) + " writes GM [" +
-                                                   hex(std::max(r.begin, ro->first)) + ", " + hex(std::min(r.end, ro->second)) +
+                                                   hex(std::max(r.begin, ro->first)) + ", " +
+                                                   hex(std::min(r.end, ro->second)) +
                                                    ") of an input allocation, which kernels may only read"});
       wrote_input |= r.write;
       if (ro->first <= r.begin && r.end <= ro->second) return;  // wholly inside: nothing else to check

@@ -23,13 +23,13 @@ using AccessRange = isa::Access;
 
 // Identifies an executed instruction in reports.
 struct InstrInfo {
-  uint64_t id = 0;       // unique in the launch, increasing in issue order
-  int core = 0;          // global core index (as in traces)
-  std::string core_name; // e.g. "aic3", "aiv7"
+  uint64_t id = 0;        // unique in the launch, increasing in issue order
+  int core = 0;           // global core index (as in traces)
+  std::string core_name;  // e.g. "aic3", "aiv7"
   isa::Pipe pipe = isa::Pipe::S;
-  uint64_t cycle = 0;    // start cycle
-  std::string text;      // assembly text; when empty the checker renders isa::to_asm(instr) on demand
-  isa::Instr instr{};    // the instruction itself (cheap to keep; text is only made for reports)
+  uint64_t cycle = 0;  // start cycle
+  std::string text;    // assembly text; when empty the checker renders isa::to_asm(instr) on demand
+  isa::Instr instr{};  // the instruction itself (cheap to keep; text is only made for reports)
 };
 
 // The same identity without copies (the machine's path: the checker thread builds one per access from its
@@ -50,8 +50,8 @@ std::string describe_instruction(uint64_t id, std::string_view core, isa::Pipe p
                                  std::string_view text);
 
 struct Fault {
-  std::string kind;      // "race", "gm-race", "bounds", "deadlock", "flags-pending", "cross-flag-overflow", ...
-  std::string message;   // complete, human-readable, names the instructions involved
+  std::string kind;     // "race", "gm-race", "bounds", "deadlock", "flags-pending", "cross-flag-overflow", ...
+  std::string message;  // complete, human-readable, names the instructions involved
 };
 
 class RaceChecker {
@@ -83,7 +83,7 @@ class RaceChecker {
   const std::vector<Fault>& notes() const { return notes_; }
   uint64_t checks_run() const { return checks_; }  // local blocks + GM segments checked
   uint64_t faults_dropped() const;                 // distinct races found beyond kMaxFaults
-  void reset();  // new launch: forget all shadow state
+  void reset();                                    // new launch: forget all shadow state
   // GM ranges the kernels only read (sorted [begin, end)): reads there need no shadow (nothing may write
   // them); a write there is an `input-write` fault naming the instruction.
   void set_read_only(std::vector<std::pair<uint64_t, uint64_t>> ranges);

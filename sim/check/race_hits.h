@@ -19,8 +19,8 @@ struct RaceHit {
   uint32_t other_epoch;  // its epoch (identifies the instruction within that agent)
   bool has_id;           // whether other_id is known (GM shadow stores it; local blocks do not)
   uint64_t other_id;
-  uint64_t lo, hi;       // hull of the conflicting bytes
-  uint64_t bytes;        // conflicting bytes within the hull
+  uint64_t lo, hi;  // hull of the conflicting bytes
+  uint64_t bytes;   // conflicting bytes within the hull
 };
 
 class RaceHits {

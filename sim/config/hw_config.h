@@ -3,8 +3,8 @@
 // one-line description); configs/README.md documents them. Hardware numbers live only in
 // configs/hw/*.yaml: nothing here has a default value.
 #include <cstdint>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,8 +22,8 @@ struct HwConfig {
   std::string name;
   Topology topology = Topology::Split;
   struct Chip {
-    int64_t ai_cores = 0;       // AI Cores (split: one AIC each)
-    int64_t aiv_per_core = 0;   // vector cores per AI Core (split: 2; coupled: 0)
+    int64_t ai_cores = 0;      // AI Cores (split: one AIC each)
+    int64_t aiv_per_core = 0;  // vector cores per AI Core (split: 2; coupled: 0)
     double clock_mhz = 0;
   } chip;
   struct Core {
@@ -82,11 +82,11 @@ struct HwConfig {
     int64_t bytes = 0, line_bytes = 0, hit_latency_cycles = 0;
     // Measured chip-wide rates, so fractional (calibration.md §6 quotes them from GB/s): the memory system runs on
     // double time (sim/machine/memsys.cpp).
-    double bytes_per_cycle = 0;       // L2 controller rate for hits (reads and writes), shared by all cores
-    double fill_bytes_per_cycle = 0;  // ... for read misses: miss-and-allocate, the cached path's ceiling
+    double bytes_per_cycle = 0;            // L2 controller rate for hits (reads and writes), shared by all cores
+    double fill_bytes_per_cycle = 0;       // ... for read misses: miss-and-allocate, the cached path's ceiling
     double writeback_bytes_per_cycle = 0;  // ... for a dirty line evicted
     double write_bytes_per_cycle = 0;      // the L2's write path: every byte written
-    std::string replacement;           // lru | random
+    std::string replacement;               // lru | random
   } l2;
   struct Hbm {
     double bytes_per_cycle = 0;  // fractional, as the L2 rates
@@ -128,11 +128,12 @@ const std::vector<KeyInfo>& hw_keys();
 // ("core.ub_bytes=131072"; an optional leading "hw." is accepted), then validates every key.
 HwConfig load_hw(const std::string& name_or_file, const std::vector<std::string>& sets = {});
 std::vector<std::string> bundled_hw_names();
-std::string default_hw_name();            // ascend910b2
+std::string default_hw_name();              // ascend910b2
 std::string hw_to_yaml(const HwConfig& c);  // resolved config, every key
 // Where each key of a config got its value: the source tag and comment of the defining line with its file:line
 // ("[DOC] ini cube_freq (ascend910b2.yaml:9)"), or the --set. Throws ConfigError as load_hw does.
-std::map<std::string, std::string> hw_key_sources(const std::string& name_or_file, const std::vector<std::string>& sets = {});
+std::map<std::string, std::string> hw_key_sources(const std::string& name_or_file,
+                                                  const std::vector<std::string>& sets = {});
 double cycles_to_us(const HwConfig& c, uint64_t cycles);
 // The same-pipe rule bits (SamePipeRule) of pipe `pipe` (an isa::Pipe's index); 0 for the scalar unit and `all`.
 uint8_t same_pipe_rule(const HwConfig& c, int pipe);

@@ -109,11 +109,15 @@ void apply(HwConfig& c, const KeySpec& k, const Value& v) {
   auto bad = [&](const std::string& what) {
     throw ConfigError(v.where + ": key '" + k.info.path + "' = '" + v.text + "' " + what);
   };
-  if (k.info.path == "name") { c.name = v.text; return; }
+  if (k.info.path == "name") {
+    c.name = v.text;
+    return;
+  }
   if (k.ref_string) {
     if (k.info.path == "l2.replacement" && v.text != "lru" && v.text != "random") bad("is not one of lru, random");
-    if (v.text.empty()) bad(k.info.path.rfind("hazards.", 0) == 0 ? "must be a list of raw, waw, war, or none"
-                                                                   : "must name an implementation");
+    if (v.text.empty())
+      bad(k.info.path.rfind("hazards.", 0) == 0 ? "must be a list of raw, waw, war, or none"
+                                                : "must name an implementation");
     k.ref_string(c) = v.text;
     return;
   }
@@ -140,14 +144,14 @@ void apply(HwConfig& c, const KeySpec& k, const Value& v) {
 void validate(const HwConfig& c) {
   for (const auto& k : hw_key_specs()) {
     if (!k.ref_int && !k.ref_float) continue;
-    const double v = k.ref_int ? static_cast<double>(k.ref_int(const_cast<HwConfig&>(c))) : k.ref_float(const_cast<HwConfig&>(c));
+    const double v =
+        k.ref_int ? static_cast<double>(k.ref_int(const_cast<HwConfig&>(c))) : k.ref_float(const_cast<HwConfig&>(c));
     const bool may_be_zero = k.info.path.find("latency") != std::string::npos ||
-                             k.info.path.find("startup") != std::string::npos ||
-                             k.info.path == "chip.aiv_per_core" || k.info.path == "vector.l0c_to_ub_bytes_per_cycle" ||
+                             k.info.path.find("startup") != std::string::npos || k.info.path == "chip.aiv_per_core" ||
+                             k.info.path == "vector.l0c_to_ub_bytes_per_cycle" ||
                              k.info.path == "mte3.ub_to_l1_bytes_per_cycle" || k.info.path == "scalar.dcache_bytes" ||
-                             k.info.path == "scalar.dcache_hit_cycles" ||
-                             k.info.path.find("sync.") == 0 || k.info.path.find("launch.") == 0 ||
-                             k.info.path.find("hazards.") == 0 ||
+                             k.info.path == "scalar.dcache_hit_cycles" || k.info.path.find("sync.") == 0 ||
+                             k.info.path.find("launch.") == 0 || k.info.path.find("hazards.") == 0 ||
                              k.info.path.find("segment_cycles") != std::string::npos;
     if (v < 0 || (v == 0 && !may_be_zero)) {
       std::ostringstream shown;
@@ -155,11 +159,13 @@ void validate(const HwConfig& c) {
       throw ConfigError("key '" + k.info.path + "' = " + shown.str() + " must be " + (may_be_zero ? ">= 0" : "> 0"));
     }
   }
-  for (const auto& [key, v] : {std::pair{"launch.cold", c.launch.cold}, std::pair{"launch.inputs_in_l2", c.launch.inputs_in_l2}})
-    if (v != 0 && v != 1) throw ConfigError(std::string("key '") + key + "' = " + std::to_string(v) + " must be 0 or 1");
+  for (const auto& [key, v] :
+       {std::pair{"launch.cold", c.launch.cold}, std::pair{"launch.inputs_in_l2", c.launch.inputs_in_l2}})
+    if (v != 0 && v != 1)
+      throw ConfigError(std::string("key '") + key + "' = " + std::to_string(v) + " must be 0 or 1");
   if (c.core.ub_bytes % c.ub.bank_bytes != 0)
-    throw ConfigError("key 'core.ub_bytes' = " + std::to_string(c.core.ub_bytes) + " must be a multiple of 'ub.bank_bytes' = " +
-                      std::to_string(c.ub.bank_bytes));
+    throw ConfigError("key 'core.ub_bytes' = " + std::to_string(c.core.ub_bytes) +
+                      " must be a multiple of 'ub.bank_bytes' = " + std::to_string(c.ub.bank_bytes));
   if (c.topology == Topology::Split && c.chip.aiv_per_core < 1)
     throw ConfigError("key 'chip.aiv_per_core' must be >= 1 for topology split");
   if (c.topology == Topology::Coupled && c.chip.aiv_per_core != 0)
@@ -222,7 +228,8 @@ std::string source_note(const std::string& where, std::map<std::string, std::vec
 }
 }  // namespace
 
-std::map<std::string, std::string> hw_key_sources(const std::string& name_or_file, const std::vector<std::string>& sets) {
+std::map<std::string, std::string> hw_key_sources(const std::string& name_or_file,
+                                                  const std::vector<std::string>& sets) {
   std::map<std::string, std::vector<std::string>> files;
   std::map<std::string, std::string> out;
   for (const auto& [k, v] : resolved_flat(name_or_file, sets)) out[k] = source_note(v.where, files);
@@ -275,8 +282,9 @@ std::string hw_to_yaml(const HwConfig& c) {
 }
 
 uint8_t same_pipe_rule(const HwConfig& c, int pipe) {
-  const std::string* rules[] = {nullptr, &c.hazards.v, &c.hazards.m, &c.hazards.mte1, &c.hazards.mte2,
-                                &c.hazards.mte3, &c.hazards.fix, nullptr};  // isa::Pipe order: s v m mte1 mte2 mte3 fix all
+  const std::string* rules[] = {
+      nullptr,         &c.hazards.v,    &c.hazards.m,   &c.hazards.mte1,
+      &c.hazards.mte2, &c.hazards.mte3, &c.hazards.fix, nullptr};  // isa::Pipe order: s v m mte1 mte2 mte3 fix all
   if (pipe < 0 || pipe >= int(std::size(rules)) || !rules[pipe]) return 0;
   return parse_same_pipe_rule(*rules[pipe]).value_or(0);
 }

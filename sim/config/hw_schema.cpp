@@ -12,10 +12,8 @@ KeySpec key(std::string path, Sec HwConfig::*sec, T Sec::*mem, std::string desc)
   KeySpec k;
   k.info = {std::move(path), std::is_floating_point_v<T> ? "float" : "int", std::move(desc)};
   k.ref_int = nullptr;
-  if constexpr (std::is_floating_point_v<T>)
-    k.ref_float = [sec, mem](HwConfig& c) -> double& { return (c.*sec).*mem; };
-  else
-    k.ref_int = [sec, mem](HwConfig& c) -> int64_t& { return (c.*sec).*mem; };
+  if constexpr (std::is_floating_point_v<T>) k.ref_float = [sec, mem](HwConfig& c) -> double& { return (c.*sec).*mem; };
+  else k.ref_int = [sec, mem](HwConfig& c) -> int64_t& { return (c.*sec).*mem; };
   return k;
 }
 
@@ -26,10 +24,12 @@ std::vector<KeySpec> build() {
   name.info = {"name", "string", "config name shown in reports"};
   v.push_back(name);
   KeySpec topo;
-  topo.info = {"topology", "enum(split|coupled)", "split: AIC + AIVs talk through GM; coupled: one core has both units"};
+  topo.info = {"topology", "enum(split|coupled)",
+               "split: AIC + AIVs talk through GM; coupled: one core has both units"};
   v.push_back(topo);
   v.push_back(key("chip.ai_cores", &H::chip, &H::Chip::ai_cores, "AI Cores on the chip"));
-  v.push_back(key("chip.aiv_per_core", &H::chip, &H::Chip::aiv_per_core, "vector cores per AI Core (split: 2, coupled: 0)"));
+  v.push_back(
+      key("chip.aiv_per_core", &H::chip, &H::Chip::aiv_per_core, "vector cores per AI Core (split: 2, coupled: 0)"));
   v.push_back(key("chip.clock_mhz", &H::chip, &H::Chip::clock_mhz, "core clock; converts cycles to microseconds"));
   v.push_back(key("core.l1_bytes", &H::core, &H::Core::l1_bytes, "L1 buffer per AIC"));
   v.push_back(key("core.l0a_bytes", &H::core, &H::Core::l0a_bytes, "L0A per AIC"));
@@ -38,39 +38,54 @@ std::vector<KeySpec> build() {
   v.push_back(key("core.bt_bytes", &H::core, &H::Core::bt_bytes, "bias table per AIC"));
   v.push_back(key("core.fb_bytes", &H::core, &H::Core::fb_bytes, "FixPipe parameter buffer per AIC"));
   v.push_back(key("core.ub_bytes", &H::core, &H::Core::ub_bytes, "unified buffer per AIV"));
-  v.push_back(key("ub.bank_bytes", &H::ub, &H::Ub::bank_bytes,
-                  "bytes per UB bank (its 32-byte rows); banks = ub_bytes / this, numbered group-major in rows of groups"));
-  v.push_back(key("ub.bank_groups", &H::ub, &H::Ub::bank_groups, "UB bank groups (one 32-byte row per group per cycle)"));
-  v.push_back(key("scalar.issue_cycles", &H::scalar, &H::Scalar::issue_cycles, "scalar-unit cycles to issue one instruction"));
-  v.push_back(key("scalar.gm_load_latency_cycles", &H::scalar, &H::Scalar::gm_load_latency_cycles, "scalar GM load latency (DCache miss)"));
-  v.push_back(key("scalar.dcache_bytes", &H::scalar, &H::Scalar::dcache_bytes, "scalar data cache capacity (0: no cache)"));
+  v.push_back(
+      key("ub.bank_bytes", &H::ub, &H::Ub::bank_bytes,
+          "bytes per UB bank (its 32-byte rows); banks = ub_bytes / this, numbered group-major in rows of groups"));
+  v.push_back(
+      key("ub.bank_groups", &H::ub, &H::Ub::bank_groups, "UB bank groups (one 32-byte row per group per cycle)"));
+  v.push_back(
+      key("scalar.issue_cycles", &H::scalar, &H::Scalar::issue_cycles, "scalar-unit cycles to issue one instruction"));
+  v.push_back(key("scalar.gm_load_latency_cycles", &H::scalar, &H::Scalar::gm_load_latency_cycles,
+                  "scalar GM load latency (DCache miss)"));
+  v.push_back(
+      key("scalar.dcache_bytes", &H::scalar, &H::Scalar::dcache_bytes, "scalar data cache capacity (0: no cache)"));
   v.push_back(key("scalar.dcache_line_bytes", &H::scalar, &H::Scalar::dcache_line_bytes, "scalar data cache line"));
-  v.push_back(key("scalar.dcache_hit_cycles", &H::scalar, &H::Scalar::dcache_hit_cycles, "scalar load latency on a DCache hit"));
+  v.push_back(key("scalar.dcache_hit_cycles", &H::scalar, &H::Scalar::dcache_hit_cycles,
+                  "scalar load latency on a DCache hit"));
   v.push_back(key("queue.mte1_entries", &H::queue, &H::Queue::mte1_entries, "MTE1 instruction queue depth"));
   v.push_back(key("queue.m_entries", &H::queue, &H::Queue::m_entries, "cube instruction queue depth"));
   v.push_back(key("queue.fix_entries", &H::queue, &H::Queue::fix_entries, "FixPipe instruction queue depth"));
   v.push_back(key("queue.mte2_entries", &H::queue, &H::Queue::mte2_entries, "MTE2 instruction queue depth"));
   v.push_back(key("queue.mte3_entries", &H::queue, &H::Queue::mte3_entries, "MTE3 instruction queue depth"));
   v.push_back(key("queue.v_entries", &H::queue, &H::Queue::v_entries, "vector instruction queue depth"));
-  v.push_back(key("cube.fractal_cycles_b16", &H::cube, &H::Cube::fractal_cycles_b16, "cycles per 16x16x16 fp16/bf16 fractal step"));
-  v.push_back(key("cube.fractal_cycles_s8", &H::cube, &H::Cube::fractal_cycles_s8, "cycles per 16x16x32 int8 fractal step"));
-  v.push_back(key("cube.fractal_cycles_s4", &H::cube, &H::Cube::fractal_cycles_s4, "cycles per 16x16x64 int4 fractal step"));
-  v.push_back(key("cube.fractal_cycles_f32", &H::cube, &H::Cube::fractal_cycles_f32, "cycles per 16x16x8 fp32 fractal step"));
+  v.push_back(key("cube.fractal_cycles_b16", &H::cube, &H::Cube::fractal_cycles_b16,
+                  "cycles per 16x16x16 fp16/bf16 fractal step"));
+  v.push_back(
+      key("cube.fractal_cycles_s8", &H::cube, &H::Cube::fractal_cycles_s8, "cycles per 16x16x32 int8 fractal step"));
+  v.push_back(
+      key("cube.fractal_cycles_s4", &H::cube, &H::Cube::fractal_cycles_s4, "cycles per 16x16x64 int4 fractal step"));
+  v.push_back(
+      key("cube.fractal_cycles_f32", &H::cube, &H::Cube::fractal_cycles_f32, "cycles per 16x16x8 fp32 fractal step"));
   v.push_back(key("cube.startup_cycles", &H::cube, &H::Cube::startup_cycles, "fixed cycles per mmad"));
   v.push_back(key("mte1.l0a_bytes_per_cycle", &H::mte1, &H::Mte1::l0a_bytes_per_cycle, "L1 -> L0A rate"));
   v.push_back(key("mte1.l0b_bytes_per_cycle", &H::mte1, &H::Mte1::l0b_bytes_per_cycle, "L1 -> L0B rate"));
   v.push_back(key("mte1.startup_cycles", &H::mte1, &H::Mte1::startup_cycles, "fixed cycles per load2d"));
   v.push_back(key("mte1.bt_fb_bytes_per_cycle", &H::mte1, &H::Mte1::bt_fb_bytes_per_cycle, "L1 -> BT / FB rate"));
-  v.push_back(key("mte1.bt_fb_startup_cycles", &H::mte1, &H::Mte1::bt_fb_startup_cycles, "fixed cycles per L1 -> BT / FB copy"));
+  v.push_back(key("mte1.bt_fb_startup_cycles", &H::mte1, &H::Mte1::bt_fb_startup_cycles,
+                  "fixed cycles per L1 -> BT / FB copy"));
   v.push_back(key("fixpipe.elems_per_cycle", &H::fixpipe, &H::Fixpipe::elems_per_cycle, "output elements per cycle"));
   v.push_back(key("fixpipe.startup_cycles", &H::fixpipe, &H::Fixpipe::startup_cycles, "fixed cycles per fixpipe"));
-  v.push_back(key("fixpipe.gm_bytes_per_cycle", &H::fixpipe, &H::Fixpipe::gm_bytes_per_cycle, "L0C -> GM write port rate"));
-  v.push_back(key("mte2.port_bytes_per_cycle", &H::mte2, &H::Mte2::port_bytes_per_cycle, "per-core GM read port rate (HBM)"));
-  v.push_back(key("mte2.l2_hit_bytes_per_cycle", &H::mte2, &H::Mte2::l2_hit_bytes_per_cycle, "per-core read rate when L2 hits"));
+  v.push_back(
+      key("fixpipe.gm_bytes_per_cycle", &H::fixpipe, &H::Fixpipe::gm_bytes_per_cycle, "L0C -> GM write port rate"));
+  v.push_back(
+      key("mte2.port_bytes_per_cycle", &H::mte2, &H::Mte2::port_bytes_per_cycle, "per-core GM read port rate (HBM)"));
+  v.push_back(key("mte2.l2_hit_bytes_per_cycle", &H::mte2, &H::Mte2::l2_hit_bytes_per_cycle,
+                  "per-core read rate when L2 hits"));
   v.push_back(key("mte2.startup_cycles", &H::mte2, &H::Mte2::startup_cycles, "fixed cycles per MTE2 transfer"));
   v.push_back(key("mte2.segment_cycles", &H::mte2, &H::Mte2::segment_cycles,
                   "minimum MTE2 occupancy per contiguous GM segment (one burst request)"));
-  v.push_back(key("mte3.port_bytes_per_cycle", &H::mte3, &H::Mte3::port_bytes_per_cycle, "per-core UB -> GM write rate"));
+  v.push_back(
+      key("mte3.port_bytes_per_cycle", &H::mte3, &H::Mte3::port_bytes_per_cycle, "per-core UB -> GM write rate"));
   v.push_back(key("mte3.startup_cycles", &H::mte3, &H::Mte3::startup_cycles, "fixed cycles per MTE3 transfer"));
   v.push_back(key("mte3.segment_cycles", &H::mte3, &H::Mte3::segment_cycles,
                   "minimum MTE3 occupancy per contiguous GM segment (one burst request)"));
@@ -123,13 +138,17 @@ std::vector<KeySpec> build() {
   v.push_back(key("hbm.latency_cycles", &H::hbm, &H::Hbm::latency_cycles, "GM access latency on an L2 miss"));
   v.push_back(key("gm.bytes", &H::gm, &H::Gm::bytes, "device memory capacity (inputs + outputs + workspace must fit)"));
   v.push_back(key("gm.burst_bytes", &H::gm, &H::Gm::burst_bytes, "GM access granularity; transfers round up to it"));
-  v.push_back(key("sync.flag_latency_cycles", &H::sync, &H::Sync::flag_latency_cycles, "set_flag -> wait_flag release"));
-  v.push_back(key("sync.cross_core_latency_cycles", &H::sync, &H::Sync::cross_core_latency_cycles, "cross-core set -> wait release"));
-  v.push_back(key("sync.sync_all_cycles", &H::sync, &H::Sync::sync_all_cycles, "SyncAll cost after the last core arrives"));
-  v.push_back(key("sync.max_pending_cross_sets", &H::sync, &H::Sync::max_pending_cross_sets, "cross-core counter limit; more is a fault"));
-  for (auto [pipe, field] : {std::pair{"v", &H::Hazards::v}, std::pair{"m", &H::Hazards::m}, std::pair{"mte1", &H::Hazards::mte1},
-                             std::pair{"mte2", &H::Hazards::mte2}, std::pair{"mte3", &H::Hazards::mte3},
-                             std::pair{"fix", &H::Hazards::fix}}) {
+  v.push_back(
+      key("sync.flag_latency_cycles", &H::sync, &H::Sync::flag_latency_cycles, "set_flag -> wait_flag release"));
+  v.push_back(key("sync.cross_core_latency_cycles", &H::sync, &H::Sync::cross_core_latency_cycles,
+                  "cross-core set -> wait release"));
+  v.push_back(
+      key("sync.sync_all_cycles", &H::sync, &H::Sync::sync_all_cycles, "SyncAll cost after the last core arrives"));
+  v.push_back(key("sync.max_pending_cross_sets", &H::sync, &H::Sync::max_pending_cross_sets,
+                  "cross-core counter limit; more is a fault"));
+  for (auto [pipe, field] : {std::pair{"v", &H::Hazards::v}, std::pair{"m", &H::Hazards::m},
+                             std::pair{"mte1", &H::Hazards::mte1}, std::pair{"mte2", &H::Hazards::mte2},
+                             std::pair{"mte3", &H::Hazards::mte3}, std::pair{"fix", &H::Hazards::fix}}) {
     KeySpec h;
     h.info = {std::string("hazards.") + pipe, "string",
               std::string("dependences between two ") + pipe + " instructions that need pipe_barrier(" + pipe +

@@ -9,8 +9,8 @@ namespace npusim::sim {
 
 struct KeySpec {
   KeyInfo info;
-  std::function<int64_t&(HwConfig&)> ref_int;    // set for int keys
-  std::function<double&(HwConfig&)> ref_float;   // set for float keys
+  std::function<int64_t&(HwConfig&)> ref_int;         // set for int keys
+  std::function<double&(HwConfig&)> ref_float;        // set for float keys
   std::function<std::string&(HwConfig&)> ref_string;  // set for string keys in a section (implementation names)
 };
 const std::vector<KeySpec>& hw_key_specs();

@@ -10,7 +10,7 @@
 namespace npusim::sim {
 
 struct DuplicateKey {
-  std::string path;  // dotted, e.g. "attrs.scale"
+  std::string path;              // dotted, e.g. "attrs.scale"
   int line = 0, first_line = 0;  // 1-based: the repeat and the first occurrence
 };
 

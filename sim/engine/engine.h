@@ -32,7 +32,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   uint64_t now() const { return now_; }
-  void schedule(uint64_t cycle, uint32_t core, EventKind kind, uint8_t pipe = 0) { queue_.push(cycle, core, kind, pipe); }
+  void schedule(uint64_t cycle, uint32_t core, EventKind kind, uint8_t pipe = 0) {
+    queue_.push(cycle, core, kind, pipe);
+  }
   // Runs events (sc_start) until the queue is empty or stop() was called; `tick` is called every
   // `tick_every` events (progress display) from inside the run. Runs of engines on different host threads
   // queue (one at a time per process).

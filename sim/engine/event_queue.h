@@ -147,10 +147,10 @@ class EventQueue {
   std::array<uint64_t, kWheel / 64> bits_{};
   std::vector<Node> nodes_;  // bucket lists and the free list
   uint32_t free_ = kNil;
-  std::vector<Far> far_;     // min-heap on (cycle, seq) via `later`
-  uint64_t base_ = 0;        // the current cycle: buckets hold [base_, base_ + kWheel)
+  std::vector<Far> far_;  // min-heap on (cycle, seq) via `later`
+  uint64_t base_ = 0;     // the current cycle: buckets hold [base_, base_ + kWheel)
   uint64_t seq_ = 0;
-  size_t count_ = 0;         // events in the wheel
+  size_t count_ = 0;  // events in the wheel
   bool reverse_ties_ = false;
   uint64_t reversed_at_ = UINT64_MAX;  // the cycle whose bucket was reversed
 };

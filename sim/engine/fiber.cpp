@@ -51,8 +51,7 @@ Fiber::Fiber(std::function<void()> body, size_t stack_bytes) : impl_(std::make_u
                          im.sink = std::move(sink);
                          try {
                            if (!im.cancelled) body();  // catches everything of its own but Cancelled
-                         } catch (const Cancelled&) {
-                         }
+                         } catch (const Cancelled&) {}
                          done_ = true;
                          sw::asan_start(nullptr, im.engine);  // this stack ends here
                          sw::tsan_switch(im.tsan_engine);

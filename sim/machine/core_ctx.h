@@ -22,7 +22,7 @@ class CoreCtx {
   virtual int sub_block_idx() const = 0;  // 0 / 1 for the two AIVs of an AI Core in a 1:2 mix, else 0
   virtual isa::CoreKind kind() const = 0;
   virtual const HwConfig& hw() const = 0;
-  virtual std::string name() const = 0;   // aic3, aiv7, core0
+  virtual std::string name() const = 0;  // aic3, aiv7, core0
 
   // --- buffers ---
   // Allocates `bytes` in a local buffer (aligned to the buffer's rule or `align`); throws
@@ -50,7 +50,9 @@ class CoreCtx {
 
   // --- sync helpers (each issues one instruction) ---
   void set_flag(isa::Pipe src, isa::Pipe dst, int event) { issue(isa::SetFlag{src, dst, static_cast<uint8_t>(event)}); }
-  void wait_flag(isa::Pipe src, isa::Pipe dst, int event) { issue(isa::WaitFlag{src, dst, static_cast<uint8_t>(event)}); }
+  void wait_flag(isa::Pipe src, isa::Pipe dst, int event) {
+    issue(isa::WaitFlag{src, dst, static_cast<uint8_t>(event)});
+  }
   void pipe_barrier(isa::Pipe p) { issue(isa::PipeBarrier{p}); }
   void cross_set(int mode, int flag_id, isa::Pipe pipe) {
     issue(isa::CrossSet{static_cast<uint8_t>(mode), static_cast<uint8_t>(flag_id), pipe});

@@ -116,9 +116,9 @@ class InstrQueue {
 
 // What a pipe's head instruction is doing.
 enum class PipeActivity : uint8_t {
-  Idle,     // nothing popped (queue empty, or a pop is scheduled)
-  Starting, // popped; waits for its start cycle (issue time, pipe free, earlier results for sync)
-  Waiting,  // a wait_flag whose flag is not set (or not visible) yet
+  Idle,      // nothing popped (queue empty, or a pop is scheduled)
+  Starting,  // popped; waits for its start cycle (issue time, pipe free, earlier results for sync)
+  Waiting,   // a wait_flag whose flag is not set (or not visible) yet
 };
 
 struct PipeState {
@@ -127,9 +127,9 @@ struct PipeState {
   size_t depth = 32;
   uint64_t next_free = 0, last_completion = 0;
   PipeActivity activity = PipeActivity::Idle;
-  bool step_scheduled = false;  // a pipe event for this pipe is in the engine's queue
+  bool step_scheduled = false;                            // a pipe event for this pipe is in the engine's queue
   const QueuedInstr& cur() const { return *q.popped(); }  // the popped instruction (activity != Idle)
-  uint64_t start = 0;           // its start cycle
+  uint64_t start = 0;                                     // its start cycle
   AgentId agent = 0;
   uint64_t scalar_version_seen = UINT64_MAX;
   bool active() const { return activity != PipeActivity::Idle; }
@@ -160,7 +160,7 @@ struct PendingIssue {
   bool waited = false;  // found its queue full: id, issue cost and `own` are settled; it waits for a pop
   uint32_t stage = 0;
   uint64_t id = 0;
-  uint64_t own = 0;     // waited: the scalar's own (decoupled) time when it found the queue full
+  uint64_t own = 0;  // waited: the scalar's own (decoupled) time when it found the queue full
 };
 
 // How far a kernel program may run ahead of its scalar unit, in pipe instructions: each suspension of the

@@ -15,8 +15,9 @@ namespace npusim::sim {
 namespace {
 using namespace isa;
 
-
-struct ClassRates { int64_t beats, latency; };
+struct ClassRates {
+  int64_t beats, latency;
+};
 ClassRates rates(VecClass c, const HwConfig& hw) {
   const auto& v = hw.vector;
   switch (c) {
@@ -34,11 +35,14 @@ ClassRates rates(VecClass c, const HwConfig& hw) {
 }
 
 // One vector operand's 8 block addresses in repeat r.
-struct Operand { Addr a; VStride s; bool present; };
+struct Operand {
+  Addr a;
+  VStride s;
+  bool present;
+};
 int blocks_of(const Operand& o, uint32_t r, int nblocks, uint64_t* out) {
   if (!o.present) return 0;
-  for (int b = 0; b < nblocks; ++b)
-    out[b] = o.a.off + (uint64_t{r} * o.s.rep + uint64_t(b) * o.s.blk) * kBlockBytes;
+  for (int b = 0; b < nblocks; ++b) out[b] = o.a.off + (uint64_t{r} * o.s.rep + uint64_t(b) * o.s.blk) * kBlockBytes;
   return nblocks;
 }
 
@@ -67,7 +71,8 @@ struct OccEntry {
 };
 static_assert(sizeof(OccEntry) == 64);
 
-bool packable(std::initializer_list<Operand> reads, Operand write, int src_blocks, int dst_blocks, int64_t class_beats) {
+bool packable(std::initializer_list<Operand> reads, Operand write, int src_blocks, int dst_blocks,
+              int64_t class_beats) {
   constexpr uint64_t kMax = UINT32_MAX - 1;
   for (const auto& o : reads)
     if (o.present && o.a.off > kMax) return false;
@@ -151,7 +156,7 @@ PipeCost reduce_cost(const V& v, VecClass c, const HwConfig& hw) {
   const auto r = rates(c, hw);
   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
   return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, {}, false}, reps, 8, 0, r.beats),
-          r.latency);
+                      r.latency);
 }
 
 template <class V>
@@ -160,8 +165,8 @@ PipeCost vec_unary(const V& v, VecClass c, const HwConfig& hw) {
   const int lanes = lanes_per_repeat(e);
   const auto r = rates(c, hw);
   const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-  return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
-          r.latency);
+  return with_latency(
+      vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, 8, 8, r.beats), r.latency);
 }
 }  // namespace
 
@@ -246,7 +251,9 @@ VecClass vec_class(const Instr& in) {
     switch (u->op) {
       case VUnaryOp::Exp: return VecClass::Exp;
       case VUnaryOp::Ln: return VecClass::Ln;
-      case VUnaryOp::Rec: case VUnaryOp::Sqrt: case VUnaryOp::Rsqrt: return VecClass::Sqrt;
+      case VUnaryOp::Rec:
+      case VUnaryOp::Sqrt:
+      case VUnaryOp::Rsqrt: return VecClass::Sqrt;
       default: return VecClass::Simple;
     }
   }
@@ -284,7 +291,8 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           [&](const Load2d& l) -> PipeCost {
             const auto rate = l.dst.buf == Buf::L0A ? hw.mte1.l0a_bytes_per_cycle : hw.mte1.l0b_bytes_per_cycle;
             const uint64_t per = load2d_fractals(l);  // an 8-bit square moves two fractals, a 4-bit one four
-            return {ceil_div(uint64_t{l.repeat} * per * kFractalBytes, rate), static_cast<uint64_t>(hw.mte1.startup_cycles)};
+            return {ceil_div(uint64_t{l.repeat} * per * kFractalBytes, rate),
+                    static_cast<uint64_t>(hw.mte1.startup_cycles)};
           },
           [&](const Fixpipe& f) -> PipeCost {  // on-chip destinations (L1; UB on coupled cores)
             const uint64_t elems = uint64_t{f.m} * f.n;
@@ -297,7 +305,8 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
           [&](const DataCopy& d) -> PipeCost {  // on-chip only: L1 -> BT / FB, UB -> L1 on coupled cores
             const uint64_t bytes = uint64_t{d.nburst} * d.burst_bytes;
             if (d.src.buf == Buf::L1)
-              return {ceil_div(bytes, hw.mte1.bt_fb_bytes_per_cycle), static_cast<uint64_t>(hw.mte1.bt_fb_startup_cycles)};
+              return {ceil_div(bytes, hw.mte1.bt_fb_bytes_per_cycle),
+                      static_cast<uint64_t>(hw.mte1.bt_fb_startup_cycles)};
             return {ceil_div(bytes, std::max<int64_t>(1, hw.mte3.ub_to_l1_bytes_per_cycle)),
                     static_cast<uint64_t>(hw.mte3.startup_cycles)};
           },
@@ -305,9 +314,9 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, v.dst_s, true},
-                                     reps, 8, 8, r.beats),
-                    r.latency);
+            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}},
+                                                 {v.dst, v.dst_s, true}, reps, 8, 8, r.beats),
+                                r.latency);
           },
           [&](const VScalar& v) { return vec_unary(v, VecClass::Simple, hw); },
           [&](const VUnary& v) { return vec_unary(v, vec_class(in), hw); },
@@ -317,47 +326,81 @@ PipeCost local_cost(const Instr& in, const HwConfig& hw) {
             const int lanes = lanes_per_repeat(std::max(se, de));
             const auto r = rates(VecClass::Cast, hw);
             const uint32_t reps = effective_repeats(v.mask, v.repeat, lanes);
-            return with_latency(vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps, blocks_for(v.src_dtype, lanes),
-                                     blocks_for(v.dst_dtype, lanes), r.beats),
-                    r.latency);
+            return with_latency(
+                vector_occupancy(ub_banks(hw), {{v.src, v.src_s, true}}, {v.dst, v.dst_s, true}, reps,
+                                 blocks_for(v.src_dtype, lanes), blocks_for(v.dst_dtype, lanes), r.beats),
+                r.latency);
           },
           [&](const VReduce& v) { return reduce_cost(v, VecClass::Reduce, hw); },
           [&](const VBlockReduce& v) { return reduce_cost(v, VecClass::BlockReduce, hw); },
           [&](const VPairAdd& v) { return reduce_cost(v, VecClass::BlockReduce, hw); },
           [&](const VBrcb& v) -> PipeCost {
             const auto r = rates(VecClass::Simple, hw);
-            return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats), r.latency);
+            return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, v.repeat, 0, 8, r.beats),
+                                r.latency);
           },
           [&](const VDup& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(VecClass::Simple, hw);
-            return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
-                    r.latency);
+            return with_latency(vector_occupancy(ub_banks(hw), {}, {v.dst, v.dst_s, true},
+                                                 effective_repeats(v.mask, v.repeat, lanes), 0, 8, r.beats),
+                                r.latency);
           },
           [&](const VCmp& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
-            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
-                                     effective_repeats(v.mask, v.repeat, lanes), 8, 0, r.beats),
-                    r.latency);
+            return with_latency(
+                vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, true}}, {v.dst, {}, false},
+                                 effective_repeats(v.mask, v.repeat, lanes), 8, 0, r.beats),
+                r.latency);
           },
           [&](const VSel& v) -> PipeCost {
             const int lanes = lanes_per_repeat(std::max(1, bytes_of(v.dtype)));
             const auto r = rates(vec_class(in), hw);
-            return with_latency(vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}}, {v.dst, v.dst_s, true},
-                                     effective_repeats(v.mask, v.repeat, lanes), 8, 8, r.beats),
-                    r.latency);
+            return with_latency(
+                vector_occupancy(ub_banks(hw), {{v.src0, v.src0_s, true}, {v.src1, v.src1_s, !v.scalar_mode}},
+                                 {v.dst, v.dst_s, true}, effective_repeats(v.mask, v.repeat, lanes), 8, 8, r.beats),
+                r.latency);
           },
-          [&](const SLoad&) -> PipeCost { return {0, static_cast<uint64_t>(hw.scalar.gm_load_latency_cycles)}; },
+          [&](const SLoad&) -> PipeCost {
+            return {0, static_cast<uint64_t>(hw.scalar.gm_load_latency_cycles)};
+          },
           // Nd2Nz always reads GM: the memory system costs it (pipe_exec.cpp). Register and posted-store scalar
           // instructions cost only their issue cycles; sync instructions have no cost of their own (their
           // waits are the machine's). Listing every kind (no catch-all) keeps the visitor exhaustive.
-          [&](const Nd2Nz&) -> PipeCost { return {0, 0}; }, [&](const SMov&) -> PipeCost { return {0, 0}; },
-          [&](const SAlu&) -> PipeCost { return {0, 0}; }, [&](const SStore&) -> PipeCost { return {0, 0}; },
-          [&](const Dcci&) -> PipeCost { return {0, 0}; },  // (its wait is the scalar unit's: scalar_unit.cpp)
-          [&](const SetFlag&) -> PipeCost { return {0, 0}; }, [&](const WaitFlag&) -> PipeCost { return {0, 0}; },
-          [&](const PipeBarrier&) -> PipeCost { return {0, 0}; }, [&](const CrossSet&) -> PipeCost { return {0, 0}; },
-          [&](const CrossWait&) -> PipeCost { return {0, 0}; }, [&](const SyncAll&) -> PipeCost { return {0, 0}; }},
+          [&](const Nd2Nz&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const SMov&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const SAlu&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const SStore&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const Dcci&) -> PipeCost {
+            return {0, 0};
+          },  // (its wait is the scalar unit's: scalar_unit.cpp)
+          [&](const SetFlag&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const WaitFlag&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const PipeBarrier&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const CrossSet&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const CrossWait&) -> PipeCost {
+            return {0, 0};
+          },
+          [&](const SyncAll&) -> PipeCost {
+            return {0, 0};
+          }},
       in);
 }
 

@@ -47,7 +47,8 @@ class DCache {
   void mark_stale(uint64_t first, uint64_t end, Who&& who) {
     if (tracked_lines_ == 0) return;
     for (size_t i = 0; i < tag_.size(); ++i)
-      if (tracked_[i] && !stale_[i] && tag_[i] >= first && tag_[i] < end) stale_[i] = 1, stale_by_.emplace_back(tag_[i], who());
+      if (tracked_[i] && !stale_[i] && tag_[i] >= first && tag_[i] < end)
+        stale_[i] = 1, stale_by_.emplace_back(tag_[i], who());
   }
   // The store that made resident `line` stale ("" when it is fresh or not resident); cleared once asked.
   std::string take_stale(uint64_t line) {

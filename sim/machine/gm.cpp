@@ -19,9 +19,10 @@ uint64_t GlobalMemory::allocate(const std::string& name, uint64_t bytes, bool ma
     throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) + " bytes exceeds gm.bytes = " +
                       std::to_string(capacity_) + " (" + std::to_string(off) + " bytes already allocated)");
   if (all_ && off + bytes > host_budget_)
-    throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) + " bytes: this mode backs GM with host "
-                      "memory and would need " + std::to_string(off + bytes) + " bytes, over the host-memory budget of " +
-                      std::to_string(host_budget_) + " (--host-memory; timing mode backs only what the scalar unit reads)");
+    throw ConfigError("GM allocation '" + name + "' of " + std::to_string(bytes) +
+                      " bytes: this mode backs GM with host memory and would need " + std::to_string(off + bytes) +
+                      " bytes, over the host-memory budget of " + std::to_string(host_budget_) +
+                      " (--host-memory; timing mode backs only what the scalar unit reads)");
   top_ = off + bytes;
   by_name_.emplace(name, allocs_.size());
   allocs_.push_back({name, off, bytes, all_ || materialize});
@@ -38,7 +39,9 @@ const GmAllocation& GlobalMemory::find(const std::string& name) const {
 
 void GlobalMemory::mark_read_only(const std::string& name) { allocs_[by_name_.at(name)].read_only = true; }
 
-void GlobalMemory::set_l2_bypass(const std::string& name, bool bypass) { allocs_[by_name_.at(name)].l2_bypass = bypass; }
+void GlobalMemory::set_l2_bypass(const std::string& name, bool bypass) {
+  allocs_[by_name_.at(name)].l2_bypass = bypass;
+}
 
 namespace {
 template <class Pred>

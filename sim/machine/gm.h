@@ -50,8 +50,8 @@ class GlobalMemory {
  private:
   uint64_t capacity_, top_ = 0, host_budget_ = UINT64_MAX;
   bool all_;
-  std::vector<uint8_t> data_;                   // full / functional mode
-  std::vector<std::vector<uint8_t>> sparse_;   // timing mode: per materialised allocation
+  std::vector<uint8_t> data_;                 // full / functional mode
+  std::vector<std::vector<uint8_t>> sparse_;  // timing mode: per materialised allocation
   std::vector<GmAllocation> allocs_;
   std::unordered_map<std::string, size_t> by_name_;  // kernels look names up for every DMA they issue
 };

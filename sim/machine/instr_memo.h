@@ -91,7 +91,7 @@ class InstrMemo {
   std::vector<std::array<isa::Access, kMaxAccesses>> accesses_;  // beside table_, index for index
   std::vector<uint32_t> pins_;                                   // beside table_: references from queued instructions
   std::vector<uint8_t> turn_ = std::vector<uint8_t>(kSets);      // per set: the way the next replacement tries first
-  std::vector<isa::Instr> flags_;  // set_flag, then wait_flag, for each (src, dst, event)
+  std::vector<isa::Instr> flags_;                                // set_flag, then wait_flag, for each (src, dst, event)
 };
 static_assert(sizeof(InstrMemo::Entry) == 128, "a memo entry is two host cache lines");
 

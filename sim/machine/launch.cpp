@@ -44,7 +44,8 @@ void reset_core(CoreState& c, std::span<uint8_t> gm_span, int64_t dcache_lines, 
 
 LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   MachineState& m = s;
-  if (m.unusable) throw std::logic_error("the machine stopped after a fatal fault, deadlock or interruption; build a new Machine");
+  if (m.unusable)
+    throw std::logic_error("the machine stopped after a fatal fault, deadlock or interruption; build a new Machine");
   const auto wall0 = std::chrono::steady_clock::now();
   const std::vector<LaunchPlacement> placed = m.topology->place(spec);
   std::vector<int> launch_cores;
@@ -67,8 +68,8 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     m.hb = std::make_unique<HappensBefore>(agents);
     std::vector<std::string> names;
     for (const auto& c : m.cores) names.push_back(c->name);
-    m.races = std::make_unique<CheckRunner>(*m.hb, core_of_agent, std::move(names), m.checks == Checks::All, m.check_thread,
-                                            std::move(hazards));
+    m.races = std::make_unique<CheckRunner>(*m.hb, core_of_agent, std::move(names), m.checks == Checks::All,
+                                            m.check_thread, std::move(hazards));
     m.races->set_read_only(m.input_ranges);
   }
   m.faults.clear();
@@ -84,11 +85,13 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
   m.memo.clear_pins();  // every queue starts empty (a core outside this launch is reset before its next one)
   for (const LaunchPlacement& pl : placed) {
     CoreState& c = *m.cores[size_t(pl.core)];
-    reset_core(c, m.gm.span(), m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0,
+    reset_core(c, m.gm.span(),
+               m.hw.scalar.dcache_line_bytes > 0 ? m.hw.scalar.dcache_bytes / m.hw.scalar.dcache_line_bytes : 0,
                engine.now());
     if (m.trace && m.trace_named.insert(c.index).second) m.trace->name_core(c.index, c.name);
     c.in_launch = true;
-    for (int p = 0; p < kNumPipes; ++p) c.pipes[size_t(p)].agent = m.checking() ? m.agent(c.index, static_cast<Pipe>(p)) : 0;
+    for (int p = 0; p < kNumPipes; ++p)
+      c.pipes[size_t(p)].agent = m.checking() ? m.agent(c.index, static_cast<Pipe>(p)) : 0;
     c.block_num = spec.block_dim;
     c.block_idx = pl.block_idx, c.sub_block = pl.sub_block;
     const KernelFn fn = pl.runs_cube ? spec.cube : spec.vector;
@@ -145,10 +148,11 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     for (int core : launch_cores)
       for (int id = 0; id < kNumCrossFlags; ++id)
         if (const auto& x = m.cores[size_t(core)]->cross[size_t(id)]; !x.visible_at.empty())
-          m.fault("cross-flags-pending", m.cores[size_t(core)]->name + ": cross-core flag " + std::to_string(id) + " holds " +
-                                             std::to_string(x.visible_at.size()) + " set(s) never waited for; the last by #" +
-                                             std::to_string(x.last_set_id) + " on " + m.cores[size_t(x.last_set_core)]->name +
-                                             " " + std::string(pipe_name(x.last_set_pipe)),
+          m.fault("cross-flags-pending",
+                  m.cores[size_t(core)]->name + ": cross-core flag " + std::to_string(id) + " holds " +
+                      std::to_string(x.visible_at.size()) + " set(s) never waited for; the last by #" +
+                      std::to_string(x.last_set_id) + " on " + m.cores[size_t(x.last_set_core)]->name + " " +
+                      std::string(pipe_name(x.last_set_pipe)),
                   false);
   if (m.fatal) m.unusable = true;
   LaunchResult r;

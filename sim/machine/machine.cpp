@@ -85,8 +85,12 @@ std::unique_ptr<TopologyModel> make_topology(const HwConfig& hw) {
 }
 
 MachineState::MachineState(HwConfig h, SimMode m)
-    : hw(std::move(h)), mode(m), gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing), mem(make_memory_model(hw)),
-      cost(make_cost_model(hw)), topology(make_topology(hw)) {
+    : hw(std::move(h)),
+      mode(m),
+      gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing),
+      mem(make_memory_model(hw)),
+      cost(make_cost_model(hw)),
+      topology(make_topology(hw)) {
   const std::vector<CoreSlot> slots = topology->cores();
   for (size_t i = 0; i < slots.size(); ++i) {
     auto c = std::make_unique<CoreState>();
@@ -141,9 +145,7 @@ void MachineState::wake_pipe(CoreState& c, PipeState& p, uint64_t cycle) {
   engine->schedule(std::max(cycle, now()), uint32_t(c.index), EventKind::Pipe, uint8_t(p.pipe));
 }
 
-Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine(*this) {
-  s.engine = &engine;
-}
+Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine(*this) { s.engine = &engine; }
 
 void Machine::Impl::on_event(const Event& e) {
   CoreState& c = *s.cores[e.core];
@@ -170,8 +172,8 @@ std::string Machine::Impl::deadlock_report() const {
     for (const auto& p : c->pipes) {
       const auto* w = p.activity == PipeActivity::Waiting ? std::get_if<WaitFlag>(&p.cur().instr()) : nullptr;
       if (w)
-        os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": blocked in wait_flag " << flag_text(w->src, w->dst, w->event)
-           << " (instruction #" << p.cur().id << ")";
+        os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": blocked in wait_flag "
+           << flag_text(w->src, w->dst, w->event) << " (instruction #" << p.cur().id << ")";
       if (!p.q.empty())
         os << "\n  " << c->name << " " << pipe_name(p.pipe) << ": " << p.q.size() << " queued, head #" << p.q.front().id
            << " '" << to_asm(p.q.front().instr()) << "'";
@@ -187,8 +189,9 @@ void Machine::Impl::tick() {
   if (now - interrupt_last < std::chrono::milliseconds(50)) return;
   interrupt_last = now;
   if (interrupt_poll())
-    s.fault("interrupted", "the host stopped the launch at cycle " + std::to_string(s.now() - s.launch_start) + " (" +
-                               std::to_string(s.instructions) + " instructions run)",
+    s.fault("interrupted",
+            "the host stopped the launch at cycle " + std::to_string(s.now() - s.launch_start) + " (" +
+                std::to_string(s.instructions) + " instructions run)",
             true);
 }
 
@@ -198,7 +201,8 @@ void Machine::Impl::maybe_progress() {
   progress_last = now;
   const double secs = std::chrono::duration<double>(now - progress_wall0).count();
   std::fprintf(stderr, "\r[npusim] cycle %llu, %llu instructions, %.2f M instructions/s   ",
-               static_cast<unsigned long long>(s.now() - s.launch_start), static_cast<unsigned long long>(s.instructions),
+               static_cast<unsigned long long>(s.now() - s.launch_start),
+               static_cast<unsigned long long>(s.instructions),
                secs > 0 ? static_cast<double>(s.instructions) / secs / 1e6 : 0.0);
   progress_printed = true;
 }

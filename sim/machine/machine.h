@@ -62,7 +62,8 @@ struct CoreStats {
   bool used = false;
   std::array<PipeStats, 8> pipes{};  // indexed by isa::Pipe
   ScalarWaitStats scalar_waits;
-  uint64_t start_cycle = 0, end_cycle = 0;  // when its block was dispatched and when it finished (from the launch's start)
+  uint64_t start_cycle = 0,
+           end_cycle = 0;  // when its block was dispatched and when it finished (from the launch's start)
   std::array<uint64_t, isa::kNumBufs> buffer_peak{};  // highest local-buffer offset the kernel allocated, per isa::Buf
 };
 

@@ -42,16 +42,16 @@ struct MachineState {
   bool run_ahead = true;  // kernel programs run ahead of a scalar unit waiting for a slot (scalar_unit.cpp)
   GlobalMemory gm;
   std::unique_ptr<MemoryModel> mem;
-  std::unique_ptr<PipeCostModel> cost;  // hw.cost.impl
+  std::unique_ptr<PipeCostModel> cost;      // hw.cost.impl
   std::unique_ptr<TopologyModel> topology;  // hw.topology
   std::vector<std::unique_ptr<CoreState>> cores;
   Engine* engine = nullptr;
   TraceWriter* trace = nullptr;
   std::set<int> trace_named;  // cores whose trace process has its name
   // launch state
-  std::unique_ptr<HappensBefore> hb;       // null with Checks::Off
-  std::unique_ptr<CheckRunner> races;      // null with Checks::Off
-  std::vector<int> core_agent_base;        // first agent id of each core (-1 = not in launch)
+  std::unique_ptr<HappensBefore> hb;                        // null with Checks::Off
+  std::unique_ptr<CheckRunner> races;                       // null with Checks::Off
+  std::vector<int> core_agent_base;                         // first agent id of each core (-1 = not in launch)
   std::vector<std::pair<uint64_t, uint64_t>> input_ranges;  // the op's read-only GM (sorted): never stale in a DCache
   bool is_input(uint64_t gm_byte) const;
   int64_t dcache_tracked = 0;  // tracked lines resident in any core's DCache: DMA stores look at the caches only then
@@ -94,7 +94,8 @@ class SyncFabric {
   void sync_all_leave(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t began);
 
  private:
-  void deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core, isa::Pipe from_pipe);
+  void deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core,
+                     isa::Pipe from_pipe);
   void gather(PartnerSets& ps, CoreState& c, PipeState& p, int id, const VectorClock& vc, const std::vector<int>& group,
               const std::vector<int>& targets, const QueuedInstr& q);
   MachineState& m_;
@@ -115,7 +116,7 @@ class PipeRunner {
   static bool drained(const CoreState& c);
 
  private:
-  bool run_popped(CoreState& c, PipeState& p);  // false: blocked in a wait
+  bool run_popped(CoreState& c, PipeState& p);                                       // false: blocked in a wait
   bool run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t& start);  // false: blocked in a wait
   PipeCost execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start);
   void check_bounds(const CoreState& c, const std::vector<isa::Access>& acc);

@@ -28,7 +28,7 @@ struct DmaPort {
 struct MemStats {
   uint64_t bytes_read = 0, bytes_written = 0;
   uint64_t l2_hit_bytes = 0, l2_miss_bytes = 0;
-  uint64_t hbm_bytes = 0;  // misses + dirty write-backs + bypass reads
+  uint64_t hbm_bytes = 0;     // misses + dirty write-backs + bypass reads
   uint64_t bypass_bytes = 0;  // read around the L2 (L2-bypass allocations)
 };
 

@@ -12,7 +12,8 @@ namespace npusim::sim {
 NPUSIM_REGISTER_IMPL(MemoryModel, "write_back_l2", MemorySystem);
 // The older name: configs that name it still load (l2.replacement chooses the policy either way).
 static const bool npusim_impl_registered_old_name = ImplRegistry<MemoryModel>::instance().add(
-    "lru_write_back", [](const HwConfig& hw) -> std::unique_ptr<MemoryModel> { return std::make_unique<MemorySystem>(hw); });
+    "lru_write_back",
+    [](const HwConfig& hw) -> std::unique_ptr<MemoryModel> { return std::make_unique<MemorySystem>(hw); });
 extern "C" const int npusim_impl_anchor_lru_write_back = 0;  // linked in by sim/CMakeLists.txt (-u)
 
 std::unique_ptr<MemoryModel> make_memory_model(const HwConfig& hw) {
@@ -221,7 +222,8 @@ double MemorySystem::reserve_hbm(double bytes, uint64_t now) {
 }
 
 double MemorySystem::reserve_l2_write(double bytes, uint64_t now) {
-  l2_write_free_at_ = std::max<double>(static_cast<double>(now), l2_write_free_at_) + bytes / double(hw_.l2.write_bytes_per_cycle);
+  l2_write_free_at_ =
+      std::max<double>(static_cast<double>(now), l2_write_free_at_) + bytes / double(hw_.l2.write_bytes_per_cycle);
   return l2_write_free_at_;
 }
 
@@ -310,8 +312,10 @@ TransferCost MemorySystem::write(const std::vector<isa::Access>& gm, uint64_t no
   double data = std::max(static_cast<double>(moved) / port.miss_rate, double(bu.segments * port.segment_cycles));
   if (moved > 0) data = std::max(data, reserve_l2_write(double(moved), now) - static_cast<double>(now));
   // Making room wrote dirty lines back: the transfer completes when the controller and HBM have taken them.
-  if (evicted_) data = std::max({data, l2_free_at_ - static_cast<double>(now), hbm_free_at_ - static_cast<double>(now)});
-  return {static_cast<uint64_t>(std::ceil(data)), port.startup + (gm.empty() ? 0 : static_cast<uint64_t>(hw_.l2.hit_latency_cycles))};
+  if (evicted_)
+    data = std::max({data, l2_free_at_ - static_cast<double>(now), hbm_free_at_ - static_cast<double>(now)});
+  return {static_cast<uint64_t>(std::ceil(data)),
+          port.startup + (gm.empty() ? 0 : static_cast<uint64_t>(hw_.l2.hit_latency_cycles))};
 }
 
 }  // namespace npusim::sim

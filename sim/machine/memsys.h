@@ -54,8 +54,8 @@ class LineRegions {
   // one-entry cache of the caller (lookups and evictions each walk their own stream of regions).
   uint32_t region(uint64_t tag, bool create, uint32_t& cache);
   uint32_t add_region(uint64_t tag, uint32_t& cache);  // `tag` is known to be missing
-  void drop_region(uint32_t r);  // its last line left: back to the pool, out of the index
-  void forget(uint64_t line);    // `line` (present) leaves the index
+  void drop_region(uint32_t r);                        // its last line left: back to the pool, out of the index
+  void forget(uint64_t line);                          // `line` (present) leaves the index
   std::vector<Region> regions_;
   std::vector<uint32_t> free_regions_;
   FlatIndex index_;  // region tag -> index into regions_
@@ -85,13 +85,13 @@ class LruLines final : public L2Lines, LineRegions {
   static_assert(sizeof(Slot) == 16);
   void unlink(uint32_t s);
   void push_front(uint32_t s);
-  void stamp(uint32_t s);    // before the first fill: records the touch
-  void order_by_stamps();    // at the first eviction: the recency list from the stamps
+  void stamp(uint32_t s);  // before the first fill: records the touch
+  void order_by_stamps();  // at the first eviction: the recency list from the stamps
   uint64_t capacity_;
   std::vector<Slot> slots_;
   uint32_t head_ = kNone, tail_ = kNone, used_ = 0;
-  bool ordered_ = false;   // the list is built (after the first fill); before, slots hold stamps
-  uint64_t touches_ = 0;   // the stamp clock
+  bool ordered_ = false;            // the list is built (after the first fill); before, slots hold stamps
+  uint64_t touches_ = 0;            // the stamp clock
   uint32_t last_slot_ = kNone - 1;  // the slot touched last (its successor is tried first)
 };
 
@@ -149,7 +149,7 @@ class MemorySystem final : public MemoryModel {
   TransferCost read_bypass(const std::vector<isa::Access>& gm, uint64_t now, const DmaPort& port);
   // Channel time: each returns the cycle its reservation ends (cycles = bytes / rate, after earlier ones).
   double reserve_hbm(double bytes, uint64_t now);
-  double reserve_l2(double cycles, uint64_t now);  // the L2 controller, in cycles (its rates differ per kind)
+  double reserve_l2(double cycles, uint64_t now);       // the L2 controller, in cycles (its rates differ per kind)
   double reserve_l2_write(double bytes, uint64_t now);  // the L2's write path
 
   const HwConfig& hw_;

@@ -63,6 +63,8 @@ void PipeRunner::step(CoreState& c, PipeState& p) {
 // A sync instruction on its pipe at `start` (a wait_flag moves it to its release); false while a wait_flag must keep
 // waiting. One overload per sync kind: a new one fails to compile here until it is handled.
 bool PipeRunner::run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t& start) {
+  // clang-format 14 mis-indents a lambda with a requires clause: this visit is formatted by hand.
+  // clang-format off
   return std::visit(
       Overloaded{
           [&](const WaitFlag& w) {
@@ -89,6 +91,7 @@ bool PipeRunner::run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint
             throw std::logic_error("run_sync called for an instruction that is not a sync kind");
           }},
       q.instr());
+// clang-format on
 }
 
 // Runs the popped instruction at its start cycle; false when it is a wait_flag that must keep waiting.
@@ -113,8 +116,7 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
       if (m_.trace) bytes = bytes_moved(m_.scratch);  // (for the trace slice alone)
       break;
     case Side::ScalarAlu:
-    case Side::ScalarMem:
-      break;  // never queued: the scalar unit runs them (scalar_unit.cpp)
+    case Side::ScalarMem: break;  // never queued: the scalar unit runs them (scalar_unit.cpp)
   }
   if (m_.fatal) return true;
   p.next_free = start + cost.occupancy;
@@ -131,7 +133,14 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
   ++m_.instructions;
   if (!m_.trace) return;
   const QueuedInstr& q = p.cur();
-  TraceSlice sl{c.index, c.name, p.pipe, slice_start, p.next_free, q.id, to_asm(q.instr()), bytes,
+  TraceSlice sl{c.index,
+                c.name,
+                p.pipe,
+                slice_start,
+                p.next_free,
+                q.id,
+                to_asm(q.instr()),
+                bytes,
                 std::holds_alternative<Mmad>(q.instr()) ? mmad_flops(std::get<Mmad>(q.instr())) : 0};
   if (std::holds_alternative<SetFlag>(q.instr()) || std::holds_alternative<CrossSet>(q.instr())) sl.flow_out = q.id;
   sl.stage = q.stage;
@@ -146,7 +155,8 @@ void PipeRunner::stale_dcaches(const CoreState& c, const PipeState& p, const Que
     if (core->dcache.tracked_lines() == 0) continue;
     for (const Access& a : m_.scratch)
       if (a.buf == Buf::GM && a.write)
-        a.for_each_segment([&](uint64_t b, uint64_t e) { core->dcache.mark_stale(b / uint64_t(lb), (e + lb - 1) / lb, who); });
+        a.for_each_segment(
+            [&](uint64_t b, uint64_t e) { core->dcache.mark_stale(b / uint64_t(lb), (e + lb - 1) / lb, who); });
   }
 }
 
@@ -161,8 +171,8 @@ void PipeRunner::check_bounds(const CoreState& c, const std::vector<Access>& acc
   for (const auto& a : acc) {
     const uint64_t size = a.buf == Buf::GM ? m_.gm.used_bytes() : c.local_bytes[static_cast<size_t>(a.buf)];
     if (a.last_end() > size)
-      throw IsaError(std::string("operand range [") + std::to_string(a.begin) + ", " + std::to_string(a.last_end()) + ") of " +
-                     std::string(buf_name(a.buf)) + " exceeds its size " + std::to_string(size));
+      throw IsaError(std::string("operand range [") + std::to_string(a.begin) + ", " + std::to_string(a.last_end()) +
+                     ") of " + std::string(buf_name(a.buf)) + " exceeds its size " + std::to_string(size));
   }
 }
 
@@ -185,8 +195,9 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
       if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
     }
   } catch (const IsaError& e) {
-    m_.fault("bounds", c.name + " " + std::string(pipe_name(p.pipe)) + " at cycle " + std::to_string(start) +
-                           ", instruction #" + std::to_string(q.id) + ": " + e.what(),
+    m_.fault("bounds",
+             c.name + " " + std::string(pipe_name(p.pipe)) + " at cycle " + std::to_string(start) + ", instruction #" +
+                 std::to_string(q.id) + ": " + e.what(),
              true);
     return {};
   }
@@ -220,7 +231,8 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
     }
     if (!gm_writes.empty()) {
       const auto t = m_.mem->write(gm_writes, start,
-                                   {double(hw.mte3.port_bytes_per_cycle), 0, uint64_t(hw.mte3.startup_cycles), uint64_t(hw.mte3.segment_cycles)});
+                                   {double(hw.mte3.port_bytes_per_cycle), 0, uint64_t(hw.mte3.startup_cycles),
+                                    uint64_t(hw.mte3.segment_cycles)});
       if (traffic) trace_traffic(before, start, start + t.occupancy);
       return {t.occupancy, t.latency};
     }
@@ -228,7 +240,8 @@ PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedIn
   PipeCost cost = m_.cost->local(q.instr());
   if (gm_reads.empty() && gm_writes.empty()) m_.memo.store(q.instr(), c.kind, scratch, cost);
   if (auto* f = std::get_if<Fixpipe>(&q.instr()); f && !gm_writes.empty()) {
-    const auto t = m_.mem->write(gm_writes, start, {m_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
+    const auto t = m_.mem->write(gm_writes, start,
+                                 {m_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
     if (traffic) trace_traffic(before, start, start + t.occupancy);
     cost.occupancy = std::max(cost.occupancy, t.occupancy);
     cost.latency = std::max(cost.latency, t.latency);

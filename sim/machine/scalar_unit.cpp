@@ -298,15 +298,16 @@ void ScalarRunner::stale_hit(CoreState& c, const Instr& in, const QueuedInstr& q
   m += range;
   m += " from the scalar data cache, which holds it from before ";
   m += by;
-  m += " wrote it: on the device the load returns the old bytes. Drop the line after the store has completed "
-       "(dcci addr=gm:... ; Ascend C DataCacheCleanAndInvalid) before reading it";
+  m += " wrote it: on the device the load returns the old bytes. Drop the line after the store has completed (dcci "
+       "addr=gm:... ; Ascend C DataCacheCleanAndInvalid) before reading it";
   m_.fault("stale-dcache", m, false);
 }
 
 // dcci: drops the line (or the whole cache); the next load of it reads GM.
 void ScalarRunner::invalidate(CoreState& c, const Dcci& d, const QueuedInstr& q) {
   if (!d.all && (d.addr.buf != Buf::GM || d.addr.off >= m_.gm.used_bytes()))  // (timing mode keeps no GM bytes)
-    reject(c, q.id, Instr{d}, "addr must be a byte of the allocated GM (" + std::to_string(m_.gm.used_bytes()) + " bytes)");
+    reject(c, q.id, Instr{d},
+           "addr must be a byte of the allocated GM (" + std::to_string(m_.gm.used_bytes()) + " bytes)");
   const int64_t lb = m_.hw.scalar.dcache_line_bytes;
   if (lb <= 0) return;
   const int64_t tracked = c.dcache.tracked_lines();
@@ -319,6 +320,8 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
   PipeState& s = c.pipes[static_cast<size_t>(Pipe::S)];
   const uint64_t begin = m_.now();
   // One overload per scalar-memory and sync kind: a new one fails to compile here until it is handled.
+  // clang-format 14 mis-indents a lambda with a requires clause: this visit is formatted by hand.
+  // clang-format off
   std::visit(Overloaded{
                  [&](const SLoad&) { memory_access(c, in, q, true); },
                  [&](const SStore&) { memory_access(c, in, q, false); },
@@ -353,22 +356,24 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
                    sync_.sync_all_leave(c, s, q, arrived);
                  },
                  // issue() queues pipe kinds and runs the scalar ALU itself: neither comes here.
-                 []<class T>(const T&) requires(InstrRow<T>::side == Side::Pipe || InstrRow<T>::side == Side::ScalarAlu) {
+                 []<class T>(const T&)
+                   requires(InstrRow<T>::side == Side::Pipe || InstrRow<T>::side == Side::ScalarAlu) {
                    throw std::logic_error("scalar_side called for a pipe or scalar-ALU instruction");
                  }},
              in);
-  if (m_.fatal) throw AbortLaunch{};
-  const bool is_set = std::holds_alternative<SetFlag>(in) || std::holds_alternative<CrossSet>(in);
-  // Every scalar-side instruction gets a row (zero-length when it took no simulated time: the scalar unit runs
-  // ahead on its local clock), so the trace and instructions.csv count what the report counts; the waits draw
-  // theirs in sync_exec.cpp.
-  if (m_.trace && !std::holds_alternative<CrossWait>(in) && !std::holds_alternative<WaitFlag>(in) &&
-      !std::holds_alternative<SyncAll>(in)) {
-    TraceSlice sl{c.index, c.name, Pipe::S, begin, m_.now(), q.id, to_asm(in), 0, 0};
-    if (is_set) sl.flow_out = q.id;  // the arrow to the wait this set releases starts here
-    sl.stage = q.stage;
-    m_.trace->slice(sl);
-  }
+// clang-format on
+if (m_.fatal) throw AbortLaunch{};
+const bool is_set = std::holds_alternative<SetFlag>(in) || std::holds_alternative<CrossSet>(in);
+// Every scalar-side instruction gets a row (zero-length when it took no simulated time: the scalar unit runs
+// ahead on its local clock), so the trace and instructions.csv count what the report counts; the waits draw
+// theirs in sync_exec.cpp.
+if (m_.trace && !std::holds_alternative<CrossWait>(in) && !std::holds_alternative<WaitFlag>(in) &&
+    !std::holds_alternative<SyncAll>(in)) {
+  TraceSlice sl{c.index, c.name, Pipe::S, begin, m_.now(), q.id, to_asm(in), 0, 0};
+  if (is_set) sl.flow_out = q.id;  // the arrow to the wait this set releases starts here
+  sl.stage = q.stage;
+  m_.trace->slice(sl);
+}
 }
 
 void ScalarRunner::finish_core(CoreState& c) {
@@ -380,12 +385,11 @@ void ScalarRunner::finish_core(CoreState& c) {
         FlagSlot& f = c.flags[size_t(s)][size_t(d)][size_t(e)];
         if (!f.set) continue;
         const SetFlag set{static_cast<Pipe>(s), static_cast<Pipe>(d), uint8_t(e)};  // the one that set the slot
-        m_.fault("flags-pending", c.name + ": flag " + std::string(pipe_name(set.src)) + "->" +
-                                        std::string(pipe_name(set.dst)) + " event " + std::to_string(e) +
-                                        " set by #" + std::to_string(f.set_id) + " '" + to_asm(set) +
-                                        "' at cycle " + std::to_string(f.set_cycle) +
-                                        " is still set at kernel end (never waited for)",
-                   false);
+        m_.fault("flags-pending",
+                 c.name + ": flag " + std::string(pipe_name(set.src)) + "->" + std::string(pipe_name(set.dst)) +
+                     " event " + std::to_string(e) + " set by #" + std::to_string(f.set_id) + " '" + to_asm(set) +
+                     "' at cycle " + std::to_string(f.set_cycle) + " is still set at kernel end (never waited for)",
+                 false);
       }
   c.done = true;
   c.stats.end_cycle = m_.now();

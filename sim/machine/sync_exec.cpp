@@ -30,10 +30,11 @@ void SyncFabric::set_flag(CoreState& c, PipeState& p, const SetFlag& f, const Qu
   if (m_.checking()) m_.hb->tick(p.agent);
   FlagSlot& slot = c.flag(f.src, f.dst, f.event);
   if (slot.set) {
-    m_.fault("flag", c.name + ": set_flag " + flag_name(f.src, f.dst, f.event) + " (instruction #" + std::to_string(q.id) +
-                         " at cycle " + std::to_string(m_.now()) + ") while it is still set by #" + std::to_string(slot.set_id) +
-                         " '" + to_asm(f) + "' at cycle " + std::to_string(slot.set_cycle) +
-                         ": the hardware loses one of the two sets",
+    m_.fault("flag",
+             c.name + ": set_flag " + flag_name(f.src, f.dst, f.event) + " (instruction #" + std::to_string(q.id) +
+                 " at cycle " + std::to_string(m_.now()) + ") while it is still set by #" +
+                 std::to_string(slot.set_id) + " '" + to_asm(f) + "' at cycle " + std::to_string(slot.set_cycle) +
+                 ": the hardware loses one of the two sets",
              true);
     return;
   }
@@ -71,22 +72,23 @@ bool SyncFabric::wait_flag(CoreState& c, PipeState& p, const WaitFlag& f, const 
     // Pipe-side waits get their slice from the pipe; a scalar-side wait (dst = s) draws its own, zero-length
     // when it did not wait, so that the trace has one row per counted instruction.
     if (p.pipe == Pipe::S)
-      m_.trace->slice({c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
+      m_.trace->slice(
+          {c.index, c.name, p.pipe, wait_began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
   }
   return true;
 }
 
-void SyncFabric::deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core, Pipe from_pipe) {
+void SyncFabric::deliver_cross(int core, int flag, const VectorClock& vc, const QueuedInstr& q, int from_core,
+                               Pipe from_pipe) {
   CoreState& t = *m_.cores[size_t(core)];
   CrossCounter& ctr = t.cross[size_t(flag)];
   if (ctr.visible_at.size() >= static_cast<size_t>(m_.hw.sync.max_pending_cross_sets)) {
-    m_.fault("cross-flag-overflow", t.name + ": cross-core flag " + std::to_string(flag) + " already holds " +
-                                        std::to_string(ctr.visible_at.size()) +
-                                        " pending sets (limit sync.max_pending_cross_sets = " +
-                                        std::to_string(m_.hw.sync.max_pending_cross_sets) + "); set by " +
-                                        m_.cores[size_t(from_core)]->name + " " + std::string(pipe_name(from_pipe)) + " #" +
-                                        std::to_string(q.id) + " '" + to_asm(q.instr()) + "' at cycle " +
-                                        std::to_string(m_.now()) + ": the hardware would hang",
+    m_.fault("cross-flag-overflow",
+             t.name + ": cross-core flag " + std::to_string(flag) + " already holds " +
+                 std::to_string(ctr.visible_at.size()) + " pending sets (limit sync.max_pending_cross_sets = " +
+                 std::to_string(m_.hw.sync.max_pending_cross_sets) + "); set by " + m_.cores[size_t(from_core)]->name +
+                 " " + std::string(pipe_name(from_pipe)) + " #" + std::to_string(q.id) + " '" + to_asm(q.instr()) +
+                 "' at cycle " + std::to_string(m_.now()) + ": the hardware would hang",
              true);
     return;
   }
@@ -123,9 +125,10 @@ void SyncFabric::cross_set(CoreState& c, PipeState& p, const CrossSet& s, const 
   const VectorClock& vc = m_.checking() ? m_.hb->release(p.agent) : kNone;
   const int id = s.flag_id;
   auto bad_mode = [&](const std::string& why) {
-    m_.fault("cross-flag", c.name + ": cross_set mode " + std::to_string(s.mode) + " (instruction #" + std::to_string(q.id) +
-                               "): " + why,
-             true);
+    m_.fault(
+        "cross-flag",
+        c.name + ": cross_set mode " + std::to_string(s.mode) + " (instruction #" + std::to_string(q.id) + "): " + why,
+        true);
   };
   const std::vector<int> aivs = m_.topology->vector_cores_of(c.ai_core);
   std::vector<int> same_kind;
@@ -159,8 +162,10 @@ bool SyncFabric::cross_wait(CoreState& c, PipeState& p, const CrossWait& w, cons
     m_.hb->tick(p.agent);
   }
   if (m_.trace) {
-    m_.trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S, m_.now());
-    m_.trace->slice({c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
+    m_.trace->flow(ctr.last_set_id, ctr.last_set_core, ctr.last_set_pipe, ctr.last_set_cycle, c.index, Pipe::S,
+                   m_.now());
+    m_.trace->slice(
+        {c.index, c.name, Pipe::S, wait_began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
   }
   return true;
 }
@@ -192,7 +197,8 @@ void SyncFabric::sync_all_leave(CoreState& c, PipeState& p, const QueuedInstr& q
     m_.hb->acquire(p.agent, sync_all_released_);
     m_.hb->tick(p.agent);
   }
-  if (m_.trace) m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
+  if (m_.trace)
+    m_.trace->slice({c.index, c.name, Pipe::S, began, m_.now(), q.id, to_asm(q.instr()), 0, 0, std::nullopt, q.stage});
 }
 
 }  // namespace npusim::sim

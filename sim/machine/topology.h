@@ -18,9 +18,9 @@ namespace npusim::sim {
 // One core of the chip, at its global index.
 struct CoreSlot {
   isa::CoreKind kind = isa::CoreKind::Cube;
-  int ai_core = 0;  // the AI Core it belongs to
-  int sub = 0;      // its index among that AI Core's vector cores (0 otherwise)
-  std::string name; // trace and report name: "aic0", "aiv3", "core0"
+  int ai_core = 0;   // the AI Core it belongs to
+  int sub = 0;       // its index among that AI Core's vector cores (0 otherwise)
+  std::string name;  // trace and report name: "aic0", "aiv3", "core0"
 };
 
 // One core a launch runs on.
@@ -51,9 +51,9 @@ class TopologyModel {
 inline int check_block_dim(const LaunchSpec& spec, int limit, const std::string& chip) {
   constexpr int kMaxBlockDim = 65535;
   if (spec.block_dim < 1 || spec.block_dim > kMaxBlockDim)
-    throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) + " must be in [1, " +
-                           std::to_string(kMaxBlockDim) + "] (" + chip + " runs " + std::to_string(limit) +
-                           " at a time)");
+    throw KernelInputError("launch '" + spec.name + "': block_dim = " + std::to_string(spec.block_dim) +
+                           " must be in [1, " + std::to_string(kMaxBlockDim) + "] (" + chip + " runs " +
+                           std::to_string(limit) + " at a time)");
   return std::min(spec.block_dim, limit);
 }
 // The stride of a placement's later blocks: 0 when every block has its own core.

@@ -21,7 +21,8 @@ class CoupledTopology final : public TopologyModel {
 
   std::vector<LaunchPlacement> place(const LaunchSpec& spec) const override {
     const int n = check_block_dim(spec, cores_, name_);
-    if (!spec.cube) throw KernelInputError("launch '" + spec.name + "': a coupled core runs the cube program, which is empty");
+    if (!spec.cube)
+      throw KernelInputError("launch '" + spec.name + "': a coupled core runs the cube program, which is empty");
     std::vector<LaunchPlacement> v;
     for (int i = 0; i < n; ++i) v.push_back({i, true, i, 0, block_stride(spec, n)});
     return v;

@@ -16,7 +16,8 @@ class SplitTopology final : public TopologyModel {
   std::vector<CoreSlot> cores() const override {
     std::vector<CoreSlot> v;
     for (int i = 0; i < aics_; ++i) v.push_back({isa::CoreKind::Cube, i, 0, "aic" + std::to_string(i)});
-    for (int j = 0; j < aics_ * per_; ++j) v.push_back({isa::CoreKind::Vector, j / per_, j % per_, "aiv" + std::to_string(j)});
+    for (int j = 0; j < aics_ * per_; ++j)
+      v.push_back({isa::CoreKind::Vector, j / per_, j % per_, "aiv" + std::to_string(j)});
     return v;
   }
 
@@ -26,8 +27,10 @@ class SplitTopology final : public TopologyModel {
     const int n = check_block_dim(spec, spec.mix == MixMode::VectorOnly ? aics_ * per_ : aics_, name_);
     const int stride = block_stride(spec, n);
     const bool want_cube = spec.mix != MixMode::VectorOnly, want_vec = spec.mix != MixMode::CubeOnly;
-    if (want_cube && !spec.cube) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a cube program");
-    if (want_vec && !spec.vector) throw KernelInputError("launch '" + spec.name + "': the mix mode needs a vector program");
+    if (want_cube && !spec.cube)
+      throw KernelInputError("launch '" + spec.name + "': the mix mode needs a cube program");
+    if (want_vec && !spec.vector)
+      throw KernelInputError("launch '" + spec.name + "': the mix mode needs a vector program");
     std::vector<LaunchPlacement> v;
     if (spec.mix == MixMode::VectorOnly) {
       for (int j = 0; j < n; ++j) v.push_back({aics_ + j, false, j, 0, stride});

@@ -47,7 +47,7 @@ class CounterWindows {
 
   using Depths = std::array<uint16_t, kCounterLanes>;
   const std::vector<std::vector<Depths>>& depths() const { return depths_; }  // [core][window]
-  const std::vector<TrafficBytes>& traffic() const { return traffic_; }        // [window]
+  const std::vector<TrafficBytes>& traffic() const { return traffic_; }       // [window]
 
  private:
   uint64_t window_;

@@ -54,7 +54,8 @@ void TraceFile::write(std::string_view text) {
   }
   text_ += text.size();
   if (gz_) {
-    if (gzwrite(static_cast<gzFile>(gz_), text.data(), static_cast<unsigned>(text.size())) != static_cast<int>(text.size()))
+    if (gzwrite(static_cast<gzFile>(gz_), text.data(), static_cast<unsigned>(text.size())) !=
+        static_cast<int>(text.size()))
       fail();
   } else {
     plain_.write(text.data(), static_cast<std::streamsize>(text.size()));

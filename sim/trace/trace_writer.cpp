@@ -50,7 +50,8 @@ std::string json_string(std::string_view text) {
 // The per-instruction hot path appends into one reused buffer (a trace writes a line per instruction: temporary
 // strings cost more than the simulation). Plain printable ASCII, nearly every instruction text, needs no escaping.
 void append_json_string(std::string& out, std::string_view text) {
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  const bool plain =
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
   if (!plain) {
     out += json_string(text);
     return;
@@ -155,8 +156,12 @@ TraceWriter::TraceWriter(const std::string& json_path, const std::string& csv_pa
         {"cores", nullptr}, {"from_cycle", filter_.from_cycle}, {"to_cycle", nullptr}};
     if (filter_.cores) filter_json["cores"] = *filter_.cores;
     if (filter_.to_cycle != UINT64_MAX) filter_json["to_cycle"] = filter_.to_cycle;
-    nlohmann::ordered_json other = {{"generator", "npusim"}, {"trace_format_version", 1}, {"clock_mhz", clock_mhz},
-                                    {"ts_unit", "us"},       {"lanes", kLaneNames},       {"filter", filter_json},
+    nlohmann::ordered_json other = {{"generator", "npusim"},
+                                    {"trace_format_version", 1},
+                                    {"clock_mhz", clock_mhz},
+                                    {"ts_unit", "us"},
+                                    {"lanes", kLaneNames},
+                                    {"filter", filter_json},
                                     {"counter_window_cycles", options_.counter_cycles}};
     // traceEvents comes last so that the array can stay open while the run streams into it.
     json_.write("{\"displayTimeUnit\":\"ns\",\"otherData\":" + other.dump() + ",\"traceEvents\":[");
@@ -177,7 +182,10 @@ TraceWriter::~TraceWriter() {
 TraceTooLarge::TraceTooLarge(uint64_t json_bytes_, uint64_t csv_bytes_, uint64_t limit_, uint64_t limit_cycle_)
     : std::runtime_error("the trace would take about " + std::to_string(json_bytes_ + csv_bytes_) +
                          " bytes, over its limit of " + std::to_string(limit_)),
-      json_bytes(json_bytes_), csv_bytes(csv_bytes_), limit(limit_), limit_cycle(limit_cycle_) {}
+      json_bytes(json_bytes_),
+      csv_bytes(csv_bytes_),
+      limit(limit_),
+      limit_cycle(limit_cycle_) {}
 
 void TraceWriter::close() {
   if (json_.is_open()) {
@@ -212,8 +220,8 @@ void TraceWriter::name_core(int core, const std::string& core_name) {
   if (!json_.is_open()) return;
   std::string pid = "\"pid\":" + std::to_string(pid_of(core));
   emit("{\"name\":\"process_name\",\"ph\":\"M\"," + pid + ",\"args\":{\"name\":" + json_string(core_name) + "}}");
-  emit("{\"name\":\"process_sort_index\",\"ph\":\"M\"," + pid + ",\"args\":{\"sort_index\":" +
-       std::to_string(process_order(core, core_name)) + "}}");
+  emit("{\"name\":\"process_sort_index\",\"ph\":\"M\"," + pid +
+       ",\"args\":{\"sort_index\":" + std::to_string(process_order(core, core_name)) + "}}");
 }
 
 // A lane is named when its first event is written, so lanes a core never uses do not appear.
@@ -252,8 +260,12 @@ void TraceWriter::slice(const TraceSlice& s) {
     append_us(e, end_ps - start_ps);
     e += ",\"args\":{\"instr\":";
     append_json_string(e, s.text);
-    for (const auto& [key, v] : {std::pair{",\"cycles\":", s.end - s.start}, {",\"bytes\":", s.bytes}, {",\"flops\":", s.flops},
-                                 {",\"id\":", s.id}, {",\"start_cycle\":", s.start}, {",\"end_cycle\":", s.end}}) {
+    for (const auto& [key, v] : {std::pair{",\"cycles\":", s.end - s.start},
+                                 {",\"bytes\":", s.bytes},
+                                 {",\"flops\":", s.flops},
+                                 {",\"id\":", s.id},
+                                 {",\"start_cycle\":", s.start},
+                                 {",\"end_cycle\":", s.end}}) {
       e += key;
       append_uint(e, v);
     }
@@ -358,7 +370,9 @@ void TraceWriter::queue_depth(int core, isa::Pipe pipe, uint64_t cycle, uint32_t
   counters_.queue_depth(core, lane, cycle, depth);
 }
 
-void TraceWriter::traffic(uint64_t start, uint64_t end, const TrafficBytes& bytes) { counters_.traffic(start, end, bytes); }
+void TraceWriter::traffic(uint64_t start, uint64_t end, const TrafficBytes& bytes) {
+  counters_.traffic(start, end, bytes);
+}
 
 // Stages overlap on a core (the next block's loads start while this one's results drain), so they are async
 // slices ("b" / "e" pairs keyed by a process-local id), which viewers lay out on rows of their own under the
@@ -370,9 +384,10 @@ void TraceWriter::write_stage_spans() {
     if (sp.empty() || !keep(sp.core, sp.start, sp.end)) continue;
     const std::string head = "{\"name\":" + json_string(sp.label) + ",\"cat\":\"stage\",\"ph\":\"";
     const std::string ids = "\",\"id2\":{\"local\":\"" + hex_id(i + 1) + "\"}," + lane_pid_tid(sp.core, 0);
-    emit(head + "b" + ids + ",\"ts\":" + format_us(picoseconds(2 * sp.start)) + ",\"args\":{\"start_cycle\":" +
-         std::to_string(sp.start) + ",\"end_cycle\":" + std::to_string(sp.end) + ",\"cycles\":" +
-         std::to_string(sp.end - sp.start) + ",\"instructions\":" + std::to_string(sp.instructions) + "}}");
+    emit(head + "b" + ids + ",\"ts\":" + format_us(picoseconds(2 * sp.start)) +
+         ",\"args\":{\"start_cycle\":" + std::to_string(sp.start) + ",\"end_cycle\":" + std::to_string(sp.end) +
+         ",\"cycles\":" + std::to_string(sp.end - sp.start) + ",\"instructions\":" + std::to_string(sp.instructions) +
+         "}}");
     emit(head + "e" + ids + ",\"ts\":" + format_us(picoseconds(2 * sp.end)) + "}");
   }
 }
@@ -396,7 +411,8 @@ void TraceWriter::write_queue_counters() {
       std::string a;
       for (int lane = 0; lane < kLanes; ++lane)
         if (used & (1u << lane))
-          a += (a.empty() ? "\"" : ",\"") + std::string(kLaneNames[size_t(lane)]) + "\":" + std::to_string(d[size_t(lane)]);
+          a += (a.empty() ? "\"" : ",\"") + std::string(kLaneNames[size_t(lane)]) +
+               "\":" + std::to_string(d[size_t(lane)]);
       return a;
     };
     for (size_t i = 0; i < depths[core].size(); ++i) {
@@ -406,7 +422,8 @@ void TraceWriter::write_queue_counters() {
       last = depths[core][i], first = false;
     }
     const uint64_t end_window = depths[core].size();
-    if (!first && end_window * w < filter_.to_cycle) counter_event(pid_of(int(core)), "queue depth", end_window, args_of({}));
+    if (!first && end_window * w < filter_.to_cycle)
+      counter_event(pid_of(int(core)), "queue depth", end_window, args_of({}));
   }
 }
 
@@ -424,8 +441,8 @@ void TraceWriter::write_traffic_counters() {
     const uint64_t lo = i * w, hi = lo + w;
     if (hi <= filter_.from_cycle || lo >= filter_.to_cycle) continue;
     const TrafficBytes b = i < t.size() ? t[i] : TrafficBytes{};
-    const std::string args = "\"read\":" + rate(b.read) + ",\"write\":" + rate(b.write) + ",\"l2_hit\":" + rate(b.l2_hit) +
-                             ",\"hbm\":" + rate(b.hbm);
+    const std::string args = "\"read\":" + rate(b.read) + ",\"write\":" + rate(b.write) +
+                             ",\"l2_hit\":" + rate(b.l2_hit) + ",\"hbm\":" + rate(b.hbm);
     if (args == last) continue;
     counter_event(kChipPid, "GM traffic (B/cycle)", i, args);
     last = args;

@@ -25,9 +25,9 @@ struct TraceFilter {
 };
 
 struct TraceOptions {
-  bool gzip = false;              // write both files gzip-compressed (the caller names them .gz)
-  uint64_t counter_cycles = 1000; // window of the counter tracks in cycles; 0 = no counter tracks
-  uint64_t max_bytes = 0;         // both files together on disk at most; 0 = no limit
+  bool gzip = false;               // write both files gzip-compressed (the caller names them .gz)
+  uint64_t counter_cycles = 1000;  // window of the counter tracks in cycles; 0 = no counter tracks
+  uint64_t max_bytes = 0;          // both files together on disk at most; 0 = no limit
 };
 
 // close() of a trace that reached TraceOptions::max_bytes: nothing past the limit was written and both files are
@@ -107,7 +107,7 @@ class TraceWriter {
   std::string line_;                 // the event or CSV row being formatted (reused: no allocation per slice)
   bool first_ = true;
   uint64_t written_ = 0;
-  std::optional<uint64_t> limit_cycle_;      // set when the files reached options_.max_bytes
+  std::optional<uint64_t> limit_cycle_;  // set when the files reached options_.max_bytes
   void check_limit(uint64_t cycle);
   std::set<int> named_;                      // cores whose process names were written
   std::set<int64_t> named_lanes_;            // lanes (JSON tids) whose thread names were written

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (std::string line; std::getline(in, line);) sets.push_back(line);
     file = text.substr(sep + 5);
   }
-  const std::string path = npusim::fuzz::scratch_file(".yaml", reinterpret_cast<const uint8_t*>(file.data()), file.size());
+  const std::string path =
+      npusim::fuzz::scratch_file(".yaml", reinterpret_cast<const uint8_t*>(file.data()), file.size());
   npusim::fuzz::input_error_or_success([&] { npusim::sim::load_hw(path, sets); });
   return 0;
 }

@@ -22,13 +22,13 @@ void input_error_or_success(F&& f) {
     f();
   } catch (const op::CaseError&) {
   } catch (const sim::ConfigError&) {
-  } catch (const cli::InputError&) {
-  }
+  } catch (const cli::InputError&) {}
 }
 
 inline std::string scratch_file(const char* suffix, const uint8_t* data, size_t size) {
   const std::string path = "/tmp/npusim-fuzz-" + std::to_string(::getpid()) + suffix;
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), std::streamsize(size));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), std::streamsize(size));
   return path;
 }
 

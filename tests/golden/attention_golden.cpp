@@ -16,7 +16,7 @@
 namespace npusim::golden::parts {
 
 // (the using-declarations and shared declarations: attention_golden_parts.h)
-constexpr int kFractalK = 16;    // K depth of one fp16 / bf16 cube fractal
+constexpr int kFractalK = 16;  // K depth of one fp16 / bf16 cube fractal
 
 // ---- scalar primitives ----
 
@@ -41,7 +41,8 @@ float widen(uint32_t bits, ElemType t) {
 
 // The final cast: MSD's fp16 output (decode) and every prompt MSD output tie away (the vendor's CAST_ROUND), else RINT.
 RoundMode out_round(const AttnProblem& p) {
-  const bool round = p.antiquant.msd && (p.out == ElemType::F16 || !p.incremental());  // prompt MSD: bf16 CAST_ROUND too
+  const bool round =
+      p.antiquant.msd && (p.out == ElemType::F16 || !p.incremental());  // prompt MSD: bf16 CAST_ROUND too
   return round ? RoundMode::ROUND : RoundMode::RINT;
 }
 
@@ -86,8 +87,7 @@ float mmad_dot(const float* a, int64_t a_stride, const float* b, int64_t b_strid
   float acc = 0.0f;
   for (int64_t k0 = 0; k0 < k; k0 += kFractalK) {
     float prod[kFractalK];
-    for (int t = 0; t < kFractalK; ++t)
-      prod[t] = k0 + t < k ? a[(k0 + t) * a_stride] * b[(k0 + t) * b_stride] : 0.0f;
+    for (int t = 0; t < kFractalK; ++t) prod[t] = k0 + t < k ? a[(k0 + t) * a_stride] * b[(k0 + t) * b_stride] : 0.0f;
     acc = acc + tree_sum(prod, kFractalK, [](float x) { return x; });
   }
   return acc;
@@ -144,8 +144,9 @@ struct Unit {
       const int64_t j = j0 + t;
       if (!d.visible(b, i, j)) continue;
       const int64_t w = p.qk_dim();  // D, then the rope pair's Dr: one accumulation (the kernel's Q / K tiles)
-      const float s = p.full_quant.on ? dequant(int_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w), p.full_quant.deq1)
-                                      : mmad_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w);
+      const float s = p.full_quant.on
+                          ? dequant(int_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w), p.full_quant.deq1)
+                          : mmad_dot(&h.q[size_t(i * w)], 1, &h.k[size_t(j * w)], 1, w);
       if (vm.f16) {
         x[size_t(t)] = vm.r(widen(to_bits(s, ElemType::F16), ElemType::F16) * f16_scale());
         if (p.pse) x[size_t(t)] = vm.r(x[size_t(t)] + float(d.pse(b, n, i, j)));  // full quantisation: fp16 pse
@@ -181,12 +182,15 @@ struct Unit {
   std::vector<float> pv(const std::vector<float>& e, int64_t j0, int64_t c) const {
     std::vector<float> pr(static_cast<size_t>(c));
     for (int64_t t = 0; t < c; ++t)
-      pr[size_t(t)] = p.full_quant.on ? quantize_p(e[size_t(t)]) : widen(to_bits(e[size_t(t)], p.in, round_mode()), p.in);
+      pr[size_t(t)] =
+          p.full_quant.on ? quantize_p(e[size_t(t)]) : widen(to_bits(e[size_t(t)], p.in, round_mode()), p.in);
     std::vector<float> o(size_t(p.Dv));
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
       const float* v = &h.v[size_t(j0 * p.Dv + dv)];
-      o[size_t(dv)] = p.full_quant.on ? widen(to_bits(dequant(int_dot(pr.data(), 1, v, p.Dv, c), p.full_quant.deq2), ElemType::F16), ElemType::F16)
-                                      : mmad_dot(pr.data(), 1, v, p.Dv, c);
+      o[size_t(dv)] = p.full_quant.on
+                          ? widen(to_bits(dequant(int_dot(pr.data(), 1, v, p.Dv, c), p.full_quant.deq2), ElemType::F16),
+                                  ElemType::F16)
+                          : mmad_dot(pr.data(), 1, v, p.Dv, c);
     }
     return o;
   }
@@ -238,7 +242,6 @@ struct Unit {
   static void put_stats(AttnGoldenOut& r, int64_t at, float m, float l) {
     for (int k = 0; k < 8; ++k) put(r.max, at + k, 4, isa::f32_bits(m)), put(r.sum, at + k, 4, isa::f32_bits(l));
   }
-
 };
 
 Head gather(const AttnData& d, int64_t b, int64_t n) {
@@ -317,7 +320,8 @@ void combine(const AttnProblem& p, const AttnData& d, int64_t b, int64_t n, cons
       const float prod = parts[k].o[size_t(dv)] * sk[k];  // vmul then vadd (-ffp-contract=off: never fused)
       acc = acc + prod;
     }
-    put(r.out, d.out_index(b, n, 0, dv), ob, p.post_quant.on ? post_quant_bits(p, d, n, dv, acc) : to_bits(acc, p.out, out_round(p)));
+    put(r.out, d.out_index(b, n, 0, dv), ob,
+        p.post_quant.on ? post_quant_bits(p, d, n, dv, acc) : to_bits(acc, p.out, out_round(p)));
   }
   const float lse = invalid ? kInf : isa::hw_ln(w_sum) + m_all;
   put(r.lse, d.lse_index(b, n, 0), 4, isa::f32_bits(lse));
@@ -361,7 +365,8 @@ AttnGoldenOut attention_golden(const AttnProblem& p, const AttnData& d, int64_t 
   if (s1_block <= 0 || s2_block <= 0) throw std::invalid_argument("attention_golden: block sizes must be positive");
   if (kv_splits <= 0) throw std::invalid_argument("attention_golden: kv_splits must be positive");
   if (p.in != ElemType::F16 && p.in != ElemType::BF16 && !(p.in == ElemType::I8 && p.full_quant.on))
-    throw std::invalid_argument("attention_golden: input dtype must be float16 or bfloat16 (int8 with full quantisation)");
+    throw std::invalid_argument(
+        "attention_golden: input dtype must be float16 or bfloat16 (int8 with full quantisation)");
   AttnGoldenOut r;
   r.out = HostTensor::zeros(p.out, d.out_shape());  // +0 for every row no unit computes
   r.lse = HostTensor::zeros(ElemType::F32, d.lse_shape());

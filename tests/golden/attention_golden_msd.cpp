@@ -22,16 +22,19 @@ std::vector<std::vector<float>> msd_limbs(std::vector<float> a, int limbs, float
     for (size_t k = 0; k < a.size(); ++k) {
       if (i > 0) a[k] = (a[k] - r[k]) * e;  // vsub, then vmuls: two fp32 roundings
       const float x = a[k];
-      r[k] = std::isnan(x) ? 0.0f : std::isinf(x) ? std::copysign(FLT_MAX, x) : isa::f32_round_integral(x, RoundMode::ROUND);
+      r[k] = std::isnan(x)   ? 0.0f
+             : std::isinf(x) ? std::copysign(FLT_MAX, x)
+                             : isa::f32_round_integral(x, RoundMode::ROUND);
       const uint16_t h = isa::f32_to_f16(r[k], RoundMode::RINT, Overflow::Saturate);
-      out[size_t(i)][k] = float(int4 ? isa::f32_to_s4(isa::f16_to_f32(h), RoundMode::ROUND) : isa::f16_to_s8(h, RoundMode::ROUND));
+      out[size_t(i)][k] =
+          float(int4 ? isa::f32_to_s4(isa::f16_to_f32(h), RoundMode::ROUND) : isa::f16_to_s8(h, RoundMode::ROUND));
     }
   return out;
 }
 
 struct Msd {
   const AttnProblem& p;
-  const AttnData& d;  // KvValues::Stored: the int8 K / V
+  const AttnData& d;      // KvValues::Stored: the int8 K / V
   int64_t b, n, n2, row;  // row: the logical query row (0 at query S = 1)
   float mask;
   int L;
@@ -43,8 +46,17 @@ struct Msd {
   bool has_corr = false;
 
   Msd(const AttnProblem& p_, const AttnData& d_, int64_t b_, int64_t n_, int64_t i_ = 0)
-      : p(p_), d(d_), b(b_), n(n_), n2(n_ / p_.G), row(i_), mask(p_.mask_value()), L(p_.antiquant.limbs),
-        c1(p_.antiquant.coef), e(p_.antiquant.expand), c2(1.0f / p_.antiquant.coef) {
+      : p(p_),
+        d(d_),
+        b(b_),
+        n(n_),
+        n2(n_ / p_.G),
+        row(i_),
+        mask(p_.mask_value()),
+        L(p_.antiquant.limbs),
+        c1(p_.antiquant.coef),
+        e(p_.antiquant.expand),
+        c2(1.0f / p_.antiquant.coef) {
     s.push_back(1.0f);
     for (int i = 1; i < L; ++i) s.push_back(s.back() / e);
   }
@@ -90,7 +102,8 @@ struct Msd {
       const int64_t j = j0 + t;
       std::vector<int64_t> acc(size_t(L), 0);
       for (int i = 0; i < L; ++i)
-        for (int64_t k = 0; k < p.D; ++k) acc[size_t(i)] += int64_t(q_limbs[size_t(i)][size_t(k)]) * int64_t(d.k(b, n2, j, k));
+        for (int64_t k = 0; k < p.D; ++k)
+          acc[size_t(i)] += int64_t(q_limbs[size_t(i)][size_t(k)]) * int64_t(d.k(b, n2, j, k));
       float v = combine(acc) * amax1;
       if (ktok) {
         if (p.antiquant.offset) v = v + koff(j, 0) * rq;
@@ -119,12 +132,14 @@ struct Msd {
     } else {
       for (size_t k = 0; k < pr.size(); ++k) x[k] = pr[k] * c1;
     }
-    const std::vector<std::vector<float>> pl = msd_limbs(std::vector<float>(x.begin(), x.begin() + c), L, e, p.antiquant.int4);
+    const std::vector<std::vector<float>> pl =
+        msd_limbs(std::vector<float>(x.begin(), x.begin() + c), L, e, p.antiquant.int4);
     std::vector<float> o(size_t(p.Dv));
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
       std::vector<int64_t> acc(size_t(L), 0);
       for (int i = 0; i < L; ++i)
-        for (int64_t k = 0; k < c; ++k) acc[size_t(i)] += int64_t(pl[size_t(i)][size_t(k)]) * int64_t(d.v(b, n2, j0 + k, dv));
+        for (int64_t k = 0; k < c; ++k)
+          acc[size_t(i)] += int64_t(pl[size_t(i)][size_t(k)]) * int64_t(d.v(b, n2, j0 + k, dv));
       float ob = combine(acc);
       if (vtok) {
         ob = ob * amax2;
@@ -168,7 +183,8 @@ struct Msd {
 
   // O / lden with V's per-channel parameters; `factor` (invalid-row correction with V per-channel: 0 for an invalid
   // row, 1 otherwise) multiplies last.
-  std::vector<float> finish(const std::vector<float>& o, float lden, float factor = 1.0f, bool use_factor = false) const {
+  std::vector<float> finish(const std::vector<float>& o, float lden, float factor = 1.0f,
+                            bool use_factor = false) const {
     std::vector<float> r(size_t(p.Dv));
     const bool vchan = !p.antiquant.per_token(true);
     for (int64_t dv = 0; dv < p.Dv; ++dv) {
@@ -188,7 +204,7 @@ struct Msd {
     const std::vector<float> o = finish(pt.o, invalid ? kInf : pt.l, invalid ? 0.0f : 1.0f, p.row_fix);
     for (int64_t dv = 0; dv < p.Dv; ++dv)
       put(r.out, d.out_index(b, n, s_row, dv), op::elem_bytes(p.out),
-                p.post_quant.on ? post_quant_bits(p, d, n, dv, o[size_t(dv)]) : to_bits(o[size_t(dv)], p.out, out_round(p)));
+          p.post_quant.on ? post_quant_bits(p, d, n, dv, o[size_t(dv)]) : to_bits(o[size_t(dv)], p.out, out_round(p)));
     float lse = isa::hw_ln(pt.l) + pt.m;
     if (has_corr) lse = lse + corr;
     put(r.lse, d.lse_index(b, n, s_row), 4, isa::f32_bits(invalid ? kInf : lse));

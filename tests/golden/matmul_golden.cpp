@@ -16,7 +16,7 @@ using op::ElemType;
 using op::HostTensor;
 
 constexpr uint32_t kCanonicalNan = 0x7FC00000u;  // what Mmad stores for any NaN result (README section 3, step 3)
-constexpr int kFloatK0 = 16;                      // K depth of one fp16 / bf16 fractal
+constexpr int kFloatK0 = 16;                     // K depth of one fp16 / bf16 fractal
 
 // HostTensor elements are little-endian in the dtype's own encoding.
 uint32_t raw(const HostTensor& t, int64_t idx, int bytes) {
@@ -52,9 +52,11 @@ void check(const Matmul& mm, ElemType out) {
   const bool fl = mm.a.type == ElemType::F16 || mm.a.type == ElemType::BF16;
   require(mm.a.type == mm.b.type && (fl || mm.a.type == ElemType::I8), "a / b dtypes");
   require(fl ? (out == ElemType::F16 || out == ElemType::BF16 || out == ElemType::F32)
-             : (out == ElemType::I32 || out == ElemType::F16), "out_dtype");
+             : (out == ElemType::I32 || out == ElemType::F16),
+          "out_dtype");
   require(!mm.bias || (mm.bias->type == (fl ? ElemType::F32 : ElemType::I32) && mm.bias->shape.size() == 1 &&
-                       mm.bias->shape[0] == mm.n), "bias");
+                       mm.bias->shape[0] == mm.n),
+          "bias");
 }
 
 Matmul make(const HostTensor& a, const HostTensor& b, const HostTensor* bias, bool ta, bool tb, ElemType out) {
@@ -93,8 +95,7 @@ float float_acc(const Matmul& mm, int64_t i, int64_t j) {
 // cannot matter because integer addition is associative.
 uint32_t int_acc(const Matmul& mm, int64_t i, int64_t j) {
   uint32_t acc = mm.bias ? raw(*mm.bias, j, 4) : 0u;
-  for (int64_t kk = 0; kk < mm.k; ++kk)
-    acc += uint32_t(mm.s8(mm.a, mm.a_idx(i, kk)) * mm.s8(mm.b, mm.b_idx(kk, j)));
+  for (int64_t kk = 0; kk < mm.k; ++kk) acc += uint32_t(mm.s8(mm.a, mm.a_idx(i, kk)) * mm.s8(mm.b, mm.b_idx(kk, j)));
   return acc;
 }
 

@@ -84,8 +84,7 @@ template <class T>
 bool same_member(const T& a, const T& b) {
   if constexpr (std::is_same_v<T, double>)
     return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b) || (std::isnan(a) && std::isnan(b));
-  else
-    return a == b;
+  else return a == b;
 }
 
 // Index of the first member where a and b differ, or -1.
@@ -96,15 +95,15 @@ int first_difference(const S& a, const S& b) {
     [[maybe_unused]] auto ta = members(a);
     [[maybe_unused]] auto tb = members(b);
     ((index < 0 && !same_member(std::get<I>(ta), std::get<I>(tb)) ? index = static_cast<int>(I) : 0), ...);
-  }(std::make_index_sequence<static_cast<size_t>(arity<S>())>{});
+  }
+  (std::make_index_sequence<static_cast<size_t>(arity<S>())>{});
   return index;
 }
 
 inline testing::AssertionResult same_instr(const Instr& a, const Instr& b) {
   if (a.index() != b.index())
     return testing::AssertionFailure() << "kinds differ: " << to_asm(a) << " vs " << to_asm(b);
-  const int diff = std::visit(
-      [&]<class S>(const S& sa) { return first_difference(sa, std::get<S>(b)); }, a);
+  const int diff = std::visit([&]<class S>(const S& sa) { return first_difference(sa, std::get<S>(b)); }, a);
   if (diff < 0) return testing::AssertionSuccess();
   return testing::AssertionFailure() << "member #" << diff << " differs: " << to_asm(a) << " vs " << to_asm(b);
 }
@@ -112,17 +111,28 @@ inline testing::AssertionResult same_instr(const Instr& a, const Instr& b) {
 // Number of values of each enum the structs use (the random generator draws from this range).
 template <class E>
 inline constexpr int kEnumCount = 0;
-template <> inline constexpr int kEnumCount<DType> = 8;
-template <> inline constexpr int kEnumCount<Pipe> = kNumPipes;
-template <> inline constexpr int kEnumCount<Buf> = kNumBufs;
-template <> inline constexpr int kEnumCount<RoundMode> = 6;
-template <> inline constexpr int kEnumCount<Quant> = 3;
-template <> inline constexpr int kEnumCount<CmpOp> = 6;
-template <> inline constexpr int kEnumCount<VBinOp> = 6;
-template <> inline constexpr int kEnumCount<VScalarOp> = 4;
-template <> inline constexpr int kEnumCount<VUnaryOp> = 7;
-template <> inline constexpr int kEnumCount<VRedOp> = 3;
-template <> inline constexpr int kEnumCount<SAluOp> = 12;
+template <>
+inline constexpr int kEnumCount<DType> = 8;
+template <>
+inline constexpr int kEnumCount<Pipe> = kNumPipes;
+template <>
+inline constexpr int kEnumCount<Buf> = kNumBufs;
+template <>
+inline constexpr int kEnumCount<RoundMode> = 6;
+template <>
+inline constexpr int kEnumCount<Quant> = 3;
+template <>
+inline constexpr int kEnumCount<CmpOp> = 6;
+template <>
+inline constexpr int kEnumCount<VBinOp> = 6;
+template <>
+inline constexpr int kEnumCount<VScalarOp> = 4;
+template <>
+inline constexpr int kEnumCount<VUnaryOp> = 7;
+template <>
+inline constexpr int kEnumCount<VRedOp> = 3;
+template <>
+inline constexpr int kEnumCount<SAluOp> = 12;
 
 // The default-constructed instruction of variant alternative `kind`.
 inline Instr default_instr(size_t kind) {
@@ -130,7 +140,8 @@ inline Instr default_instr(size_t kind) {
     Instr result;
     ((kind == I ? (result = std::variant_alternative_t<I, Instr>{}, 0) : 0), ...);
     return result;
-  }(std::make_index_sequence<std::variant_size_v<Instr>>{});
+  }
+  (std::make_index_sequence<std::variant_size_v<Instr>>{});
 }
 
 }  // namespace npusim::isa::asm_test

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/semantics/exec.h"
 #include "isa/numeric/numeric.h"
+#include "isa/semantics/exec.h"
 
 namespace npusim::isa::testing {
 
@@ -27,8 +27,16 @@ struct Core {
   }
   Core(const Core&) = delete;
   uint8_t* at(Buf b, uint64_t off) { return ctx.mem[b].data() + off; }
-  template <class T> void put(Buf b, uint64_t off, T v) { std::memcpy(at(b, off), &v, sizeof(T)); }
-  template <class T> T get(Buf b, uint64_t off) { T v; std::memcpy(&v, at(b, off), sizeof(T)); return v; }
+  template <class T>
+  void put(Buf b, uint64_t off, T v) {
+    std::memcpy(at(b, off), &v, sizeof(T));
+  }
+  template <class T>
+  T get(Buf b, uint64_t off) {
+    T v;
+    std::memcpy(&v, at(b, off), sizeof(T));
+    return v;
+  }
   void fill(Buf b, uint8_t byte) { std::memset(ctx.mem[b].data(), byte, ctx.mem[b].size()); }
   void run(const Instr& in) { execute(in, ctx); }
 };

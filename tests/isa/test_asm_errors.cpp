@@ -32,21 +32,19 @@ TEST(AsmErrors, UnknownMnemonicSuggestsCloseNamesOrListsAll) {
 }
 
 TEST(AsmErrors, DtypeSuffixMustMatchTheKind) {
-  EXPECT_TRUE(
-      fails_at("vadd dst=ub:0x0 src0=ub:0x0 src1=ub:0x0", 1, 1, "vadd: needs 1 dtype suffix (vadd.<dtype>)"));
+  EXPECT_TRUE(fails_at("vadd dst=ub:0x0 src0=ub:0x0 src1=ub:0x0", 1, 1, "vadd: needs 1 dtype suffix (vadd.<dtype>)"));
   EXPECT_TRUE(
       fails_at("vconv.f16 dst=ub:0x0 src=ub:0x0", 1, 1, "needs 2 dtype suffixes (vconv.<dst_dtype>.<src_dtype>)"));
   EXPECT_TRUE(fails_at("vadd.f16.f32 dst=ub:0x0 src0=ub:0x0 src1=ub:0x0", 1, 10, "vadd: needs 1 dtype suffix"));
   EXPECT_TRUE(fails_at("set_flag.f16 src=v dst=mte3 event=1", 1, 10, "set_flag: takes no dtype suffix"));
-  EXPECT_TRUE(fails_at("vadd.f17 dst=ub:0x0", 1, 6,
-                       "vadd: dtype: unknown dtype 'f17' (valid: f16 bf16 f32 s8 u8 s4 s16 s32)"));
+  EXPECT_TRUE(
+      fails_at("vadd.f17 dst=ub:0x0", 1, 6, "vadd: dtype: unknown dtype 'f17' (valid: f16 bf16 f32 s8 u8 s4 s16 s32)"));
   EXPECT_TRUE(fails_at("vconv.f16. dst=ub:0x0", 1, 11, "src_dtype: unknown dtype ''"));
 }
 
 TEST(AsmErrors, UnknownKeyListsTheValidKeys) {
-  EXPECT_TRUE(
-      fails_at("vexp.f16 dst=ub:0x0 src=ub:0x0 foo=1", 1, 32,
-               "vexp: unknown key 'foo' (valid keys: dst src repeat mask dst_blk dst_rep src_blk src_rep)"));
+  EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x0 src=ub:0x0 foo=1", 1, 32,
+                       "vexp: unknown key 'foo' (valid keys: dst src repeat mask dst_blk dst_rep src_blk src_rep)"));
   EXPECT_TRUE(fails_at("vexp.f16 dtype=f16 dst=ub:0x0 src=ub:0x0", 1, 10, "unknown key 'dtype'"));
   EXPECT_TRUE(fails_at("sync_all x=1", 1, 10, "sync_all: unknown key 'x' (valid keys: none)"));
 }
@@ -69,10 +67,10 @@ TEST(AsmErrors, MalformedIntegerPointsAtTheValue) {
 }
 
 TEST(AsmErrors, MalformedAddressPointsAtTheBadPart) {
-  EXPECT_TRUE(fails_at("vexp.f16 dst=ub0x0 src=ub:0x0", 1, 14,
-                       "vexp: dst: malformed address 'ub0x0' (expected buf:0xOFFSET)"));
-  EXPECT_TRUE(fails_at("vexp.f16 dst=xb:0x0 src=ub:0x0", 1, 14,
-                       "unknown buffer 'xb' (valid: gm l1 l0a l0b l0c ub bt fb)"));
+  EXPECT_TRUE(
+      fails_at("vexp.f16 dst=ub0x0 src=ub:0x0", 1, 14, "vexp: dst: malformed address 'ub0x0' (expected buf:0xOFFSET)"));
+  EXPECT_TRUE(
+      fails_at("vexp.f16 dst=xb:0x0 src=ub:0x0", 1, 14, "unknown buffer 'xb' (valid: gm l1 l0a l0b l0c ub bt fb)"));
   EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0xzz src=ub:0x0", 1, 17, "malformed address offset '0xzz'"));
   EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x10000000000000000 src=ub:0x0", 1, 17, "does not fit 64 bits"));
   EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x100000000000000 src=ub:0x0", 1, 17,
@@ -86,7 +84,8 @@ TEST(AsmErrors, AddressConstructorRefusesOffsetsBeyond56Bits) {
     (void)Addr(Buf::UB, Addr::kMaxOff + 1);
     ADD_FAILURE() << "no error";
   } catch (const std::out_of_range& e) {
-    EXPECT_NE(std::string(e.what()).find("address offset 72057594037927936 in ub is beyond 2^56 - 1"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("address offset 72057594037927936 in ub is beyond 2^56 - 1"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -100,8 +99,7 @@ TEST(AsmErrors, MalformedEnumsBoolsAndDoubles) {
                        "unknown quant mode 'channel' (valid: none scalar vector)"));
   EXPECT_TRUE(fails_at("vcmp.f16 dst=ub:0x0 src0=ub:0x0 src1=ub:0x0 op=lt2", 1, 48,
                        "unknown compare op 'lt2' (valid: lt gt eq le ge ne)"));
-  EXPECT_TRUE(
-      fails_at("mmad.f16 c=l0c:0x0 a=l0a:0x0 b=l0b:0x0 init=2", 1, 45, "mmad: init: expected 0 or 1, got '2'"));
+  EXPECT_TRUE(fails_at("mmad.f16 c=l0c:0x0 a=l0a:0x0 b=l0b:0x0 init=2", 1, 45, "mmad: init: expected 0 or 1, got '2'"));
   EXPECT_TRUE(fails_at("vdup.f32 dst=ub:0x0 value=1.5.2", 1, 27, "vdup: value: malformed number '1.5.2'"));
   EXPECT_TRUE(fails_at("vdup.f32 dst=ub:0x0 value=+1", 1, 27, "malformed number '+1'"));
   EXPECT_TRUE(fails_at("vdup.f32 dst=ub:0x0 value=1e999", 1, 27, "'1e999' is out of range for a double"));
@@ -122,8 +120,8 @@ TEST(AsmErrors, MissingAddressOperandPointsAtTheMnemonic) {
 }
 
 TEST(AsmErrors, ValueOutOfTheFieldsRangeIsAnErrorNotATruncation) {
-  EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x0 src=ub:0x0 repeat=300", 1, 39,
-                       "vexp: repeat: '300' is out of range [0, 255]"));
+  EXPECT_TRUE(
+      fails_at("vexp.f16 dst=ub:0x0 src=ub:0x0 repeat=300", 1, 39, "vexp: repeat: '300' is out of range [0, 255]"));
   EXPECT_TRUE(fails_at("set_flag src=v dst=mte3 event=-1", 1, 31, "event: '-1' is out of range [0, 255]"));
   EXPECT_TRUE(
       fails_at("sld.s32 rd=1 addr=gm:0x0 index_reg=128", 1, 36, "index_reg: '128' is out of range [-128, 127]"));
@@ -132,8 +130,7 @@ TEST(AsmErrors, ValueOutOfTheFieldsRangeIsAnErrorNotATruncation) {
   EXPECT_TRUE(fails_at("smov rd=0 imm=-9223372036854775809", 1, 15, "out of range"));
   EXPECT_TRUE(fails_at("smov rd=0 imm=99999999999999999999999", 1, 15, "out of range"));
   EXPECT_TRUE(fails_at("smov rd=256 imm=0", 1, 9, "rd: '256' is out of range [0, 255]"));
-  EXPECT_TRUE(
-      fails_at("copy dst=ub:0x0 src=gm:0x0 nburst=65536", 1, 35, "nburst: '65536' is out of range [0, 65535]"));
+  EXPECT_TRUE(fails_at("copy dst=ub:0x0 src=gm:0x0 nburst=65536", 1, 35, "nburst: '65536' is out of range [0, 65535]"));
   EXPECT_TRUE(fails_at("vexp.f16 dst=ub:0x0 src=ub:0x0 dst_blk=0x10000", 1, 40, "out of range [0, 65535]"));
 }
 
@@ -175,8 +172,7 @@ TEST(AsmProgram, ErrorCarriesTheProgramLineAndColumn) {
   } catch (const AsmError& e) {
     EXPECT_EQ(e.line(), 4);
     EXPECT_EQ(e.column(), 41);
-    EXPECT_NE(std::string(e.what()).find("line 4, column 41: vexp: repeat: '999' is out of range"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("line 4, column 41: vexp: repeat: '999' is out of range"), std::string::npos)
         << e.what();
   }
 }

@@ -41,8 +41,8 @@ void randomize(T& v, Rng& r) {
 
 double random_double(Rng& r) {
   using L = std::numeric_limits<double>;
-  constexpr double kSpecial[] = {0.0,         -0.0,        L::infinity(), -L::infinity(), L::quiet_NaN(),
-                                 L::denorm_min(), L::max(), -L::min(),     65504.0,        0.1};
+  constexpr double kSpecial[] = {
+      0.0, -0.0, L::infinity(), -L::infinity(), L::quiet_NaN(), L::denorm_min(), L::max(), -L::min(), 65504.0, 0.1};
   switch (r.below(4)) {
     case 0: return kSpecial[r.below(10)];
     case 1: return (r.below(2001) - 1000) / 8.0;

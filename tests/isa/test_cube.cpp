@@ -51,7 +51,7 @@ TEST_P(MmadTest, WholeFractalsAreWrittenFromThePaddingRowsAndColumns) {
   put_b16(1, 0, 9, h(3));  // column 9 > n
   core.run(mmad(1, 1, 1));
   EXPECT_EQ(c_at(16, 5, 9), 6.0f);
-  EXPECT_EQ(c_bits(16, 15, 15), 0u);  // +0: every output of the 16 x 16 fractal is written
+  EXPECT_EQ(c_bits(16, 15, 15), 0u);                           // +0: every output of the 16 x 16 fractal is written
   EXPECT_EQ(core.get<uint32_t>(Buf::L0C, 1024), 0xffffffffu);  // nothing beyond it
 }
 

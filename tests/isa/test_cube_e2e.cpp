@@ -11,8 +11,8 @@ namespace {
 
 using testing::Core;
 
-constexpr int M = 17, N = 33, K = 40;          // K = 32 (first mmad, 2 K blocks) + 8 (second mmad)
-constexpr int MP = 32, NP = 48, KP = 48;        // padded to 16
+constexpr int M = 17, N = 33, K = 40;     // K = 32 (first mmad, 2 K blocks) + 8 (second mmad)
+constexpr int MP = 32, NP = 48, KP = 48;  // padded to 16
 constexpr int MB = MP / 16, NB = NP / 16, KB = KP / 16;
 constexpr uint64_t kGmA = 0, kGmB = 4096, kGmOut = 16384, kGmOut32 = 32768;
 constexpr uint64_t kL1A = 0, kL1B = 64 << 10;

@@ -34,7 +34,8 @@ TEST(Fixpipe, NdOutputReadsColumnBlocksAndSkipsPadding) {
   f.src_m_stride = 32;
   c.run(f);
   for (int r = 0; r < 3; ++r) {
-    for (int col = 0; col < 20; ++col) EXPECT_EQ(c.get<uint16_t>(Buf::GM, (r * 24 + col) * 2), f32_to_f16(float(r * 100 + col)));
+    for (int col = 0; col < 20; ++col)
+      EXPECT_EQ(c.get<uint16_t>(Buf::GM, (r * 24 + col) * 2), f32_to_f16(float(r * 100 + col)));
     EXPECT_EQ(c.get<uint16_t>(Buf::GM, (r * 24 + 20) * 2), 0xeeee);  // beyond n: untouched
   }
 }
@@ -65,7 +66,8 @@ TEST(Fixpipe, ScalarQuantIsOneFp32Multiply) {
 
 TEST(Fixpipe, VectorQuantReadsOneScalePerColumnFromFb) {
   Core c;
-  for (int col = 0; col < 3; ++col) c.put<float>(Buf::L0C, src_off(16, 0, col), 10.0f), c.put<float>(Buf::FB, 64 + col * 4, float(col + 1));
+  for (int col = 0; col < 3; ++col)
+    c.put<float>(Buf::L0C, src_off(16, 0, col), 10.0f), c.put<float>(Buf::FB, 64 + col * 4, float(col + 1));
   Fixpipe f = fix(DType::F32, DType::F32, 1, 3, 3);
   f.quant = Quant::Vector, f.quant_addr = {Buf::FB, 64};
   c.run(f);
@@ -107,9 +109,19 @@ TEST(Fixpipe, F16OverflowFollowsTheSatField) {
 // partial last column block.
 TEST(Fixpipe, FastNdConversionIsTheElementConversion) {
   std::mt19937 rng(11);
-  const float specials[] = {70000.0f, -65520.0f, 65504.0f, 3.0e38f, -3.4e38f, std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                            1e-7f, -3e-8f, 1e-40f, 0.0f, -0.0f};
+  const float specials[] = {70000.0f,
+                            -65520.0f,
+                            65504.0f,
+                            3.0e38f,
+                            -3.4e38f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            1e-7f,
+                            -3e-8f,
+                            1e-40f,
+                            0.0f,
+                            -0.0f};
   for (DType dst : {DType::F16, DType::BF16})
     for (bool sat : {true, false}) {
       Core c;
@@ -129,8 +141,10 @@ TEST(Fixpipe, FastNdConversionIsTheElementConversion) {
       for (int r = 0; r < m; ++r)
         for (int col = 0; col < n; ++col) {
           const float x = v[size_t(r * n + col)];
-          const uint16_t want = dst == DType::F16 ? f32_to_f16_reference(x, RoundMode::RINT, o) : f32_to_bf16(x, RoundMode::RINT, o);
-          ASSERT_EQ(c.get<uint16_t>(Buf::GM, (r * 50 + col) * 2), want) << dtype_name(dst) << " sat " << sat << " " << x;
+          const uint16_t want =
+              dst == DType::F16 ? f32_to_f16_reference(x, RoundMode::RINT, o) : f32_to_bf16(x, RoundMode::RINT, o);
+          ASSERT_EQ(c.get<uint16_t>(Buf::GM, (r * 50 + col) * 2), want)
+              << dtype_name(dst) << " sat " << sat << " " << x;
         }
     }
 }
@@ -143,12 +157,12 @@ TEST(Fixpipe, S32GoesThroughFp32Rint) {
   Fixpipe f = fix(DType::I32, DType::F16, 1, 3, 3);
   f.quant = Quant::Scalar, f.quant_scale = 0.25;
   c.run(f);
-  EXPECT_EQ(c.get<uint16_t>(Buf::GM, 0), kF16MaxBits);           // saturating
+  EXPECT_EQ(c.get<uint16_t>(Buf::GM, 0), kF16MaxBits);  // saturating
   EXPECT_EQ(c.get<uint16_t>(Buf::GM, 2), f32_to_f16(-0.75f));
   f.dst_dtype = DType::I8, f.quant_scale = 0.5;
   c.run(f);
   EXPECT_EQ(int8_t(c.gm[0]), 127);
-  EXPECT_EQ(int8_t(c.gm[1]), -2);  // -1.5 rounds to even
+  EXPECT_EQ(int8_t(c.gm[1]), -2);   // -1.5 rounds to even
   EXPECT_EQ(int8_t(c.gm[2]), 127);  // 150.5 saturates
 }
 

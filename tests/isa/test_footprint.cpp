@@ -30,8 +30,7 @@ void reference_operand(std::vector<Access>& out, Addr a, VStride st, const VecMa
       const uint64_t begin = a.off + (r * st.rep + uint64_t(b) * st.blk) * kBlockBytes;
       if (!out.empty() && out.back().buf == a.buf && out.back().write == write && out.back().end == begin)
         out.back().end += kBlockBytes;
-      else
-        out.push_back({a.buf, begin, begin + kBlockBytes, write});
+      else out.push_back({a.buf, begin, begin + kBlockBytes, write});
     }
 }
 
@@ -45,8 +44,7 @@ std::vector<Access> covered(const std::vector<Access>& acc) {
   for (const Access& a : v) {
     if (!out.empty() && out.back().buf == a.buf && out.back().write == a.write && a.begin <= out.back().end)
       out.back().end = std::max(out.back().end, a.end);
-    else
-      out.push_back(a);
+    else out.push_back(a);
   }
   return out;
 }

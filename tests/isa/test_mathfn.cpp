@@ -104,7 +104,7 @@ TEST(MathfnSpecialValues, RecOfTinySubnormalOverflowsToInf) {
   EXPECT_BITS(kPlusInf, hw_rec(kMinSubnormal));
   EXPECT_BITS(kMinusInf, hw_rec(-kMinSubnormal));
   EXPECT_BITS(kPlusInf, hw_rec(0x1p-128f));  // 2^128 > FLT_MAX
-  EXPECT_EQ(0x1p127f, hw_rec(0x1p-127f));     // subnormal input with an exact finite reciprocal
+  EXPECT_EQ(0x1p127f, hw_rec(0x1p-127f));    // subnormal input with an exact finite reciprocal
   EXPECT_EQ(0x1p126f, hw_rec(kMinNormal));
   // Just above 2^-128 the reciprocal falls below FLT_MAX + half an ULP: finite.
   EXPECT_EQ(0x1.fffffp+127f, hw_rec(0x1.000008p-128f));
@@ -114,7 +114,7 @@ TEST(MathfnSpecialValues, RecOfHugeValuesGivesSubnormals) {
   EXPECT_EQ(0x1p-127f, hw_rec(0x1p127f));
   EXPECT_BITS(0x00400000u, hw_rec(0x1p127f));
   EXPECT_BITS(0x80400000u, hw_rec(-0x1p127f));
-  EXPECT_EQ(float(1.0 / double(kMax)), hw_rec(kMax));   // 2.94e-39, subnormal
+  EXPECT_EQ(float(1.0 / double(kMax)), hw_rec(kMax));  // 2.94e-39, subnormal
   EXPECT_EQ(0x1p-126f, hw_rec(0x1p126f));
 }
 
@@ -172,8 +172,8 @@ TEST(MathfnSpecialValues, DivOverflowsAndUnderflowsLikeIeee) {
   EXPECT_BITS(kPlusZero, hw_div(kMinSubnormal, kMax));
   EXPECT_BITS(0x00000001u, hw_div(kMinSubnormal, 1.0f));
   EXPECT_EQ(0x1p-148f, hw_div(0x1p-21f, 0x1p127f));
-  EXPECT_EQ(0x1p100f, hw_div(0x1p-27f, 0x1p-127f));       // tiny / subnormal: no premature overflow
-  EXPECT_EQ(1.5f, hw_div(0x1.8p127f, 0x1p127f));          // huge / huge: no premature underflow
+  EXPECT_EQ(0x1p100f, hw_div(0x1p-27f, 0x1p-127f));  // tiny / subnormal: no premature overflow
+  EXPECT_EQ(1.5f, hw_div(0x1.8p127f, 0x1p127f));     // huge / huge: no premature underflow
 }
 
 TEST(MathfnExactCases, ExpOfZeroIsOne) {

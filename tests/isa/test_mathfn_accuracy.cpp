@@ -101,12 +101,11 @@ TEST_P(MathfnUnary, MaxUlpBoundHoldsOnAllPatterns) {
 // Inputs where a vectorised path could diverge: every special class, subnormals, the exp
 // overflow/underflow thresholds, ln near 1 and near the sqrt(2) reduction boundary, and neighbours.
 std::vector<float> adversarial_inputs() {
-  const uint32_t centres[] = {
-      0x00000000, 0x00000001, 0x00000002, 0x00400000, 0x007fffff, 0x00800000, 0x00800001, 0x3f800000,
-      0x3f7ffff8, 0x3f800008, 0x3fb504f3, 0x3fb504f4, 0x3f3504f3, 0x40000000, 0x40800000, 0x7f7fffff,
-      0x7f000000, 0x7e800000, 0x42b17217, 0x42b17218, 0x42b20000, 0xc2aeac4f, 0xc2aeac50, 0xc2cff1b4,
-      0xc2cff1b5, 0xc2d00000, 0x42c80000, 0x33800000, 0x7f800000, 0x7f800001, 0x7fa00000, 0x7fc00000,
-      0x7fc12345, 0x7fffffff};
+  const uint32_t centres[] = {0x00000000, 0x00000001, 0x00000002, 0x00400000, 0x007fffff, 0x00800000, 0x00800001,
+                              0x3f800000, 0x3f7ffff8, 0x3f800008, 0x3fb504f3, 0x3fb504f4, 0x3f3504f3, 0x40000000,
+                              0x40800000, 0x7f7fffff, 0x7f000000, 0x7e800000, 0x42b17217, 0x42b17218, 0x42b20000,
+                              0xc2aeac4f, 0xc2aeac50, 0xc2cff1b4, 0xc2cff1b5, 0xc2d00000, 0x42c80000, 0x33800000,
+                              0x7f800000, 0x7f800001, 0x7fa00000, 0x7fc00000, 0x7fc12345, 0x7fffffff};
   std::vector<float> v;
   for (uint32_t c : centres)
     for (int d = -3; d <= 3; ++d)
@@ -140,7 +139,9 @@ TEST_P(MathfnUnary, ArrayFormEqualsScalarFormForEveryLengthAndInPlace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllUnary, MathfnUnary, ::testing::ValuesIn(kAllUnary),
-                         [](const ::testing::TestParamInfo<Unary>& p) { return std::string(mathfn_ref::info(p.param).name); });
+                         [](const ::testing::TestParamInfo<Unary>& p) {
+                           return std::string(mathfn_ref::info(p.param).name);
+                         });
 
 // --- division -----------------------------------------------------------------------------------
 

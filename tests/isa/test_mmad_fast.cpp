@@ -35,8 +35,8 @@ uint32_t element(DType t, Gen g, std::mt19937& rng) {
   float x = g == Gen::Cancel ? cancel[rng() % 6] : u(rng);
   if (t == DType::F32) {
     if (g == Gen::Specials) {
-      const uint32_t s[] = {0, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 1, 0x807fffffu,
-                            0x7f7fffffu, 0x00800000u};
+      const uint32_t s[] = {0,           0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                            0x7f800001u, 1,           0x807fffffu, 0x7f7fffffu, 0x00800000u};
       return rng() % 2 ? s[rng() % 10] : f32_bits(x);
     }
     if (g == Gen::Extreme) return (rng() & 0x807fffffu) | ((rng() % 2 ? 0xe0u + rng() % 31 : rng() % 24) << 23);
@@ -87,14 +87,8 @@ void run_case(const Case& cs, uint32_t seed) {
                                << cs.n << " k " << cs.k << " mode " << cs.mode << " seed " << seed;
 }
 
-const std::array<std::array<int, 3>, 8> kShapes = {{{1, 1, 1},
-                                                    {16, 16, 16},
-                                                    {17, 33, 40},
-                                                    {5, 70, 3},
-                                                    {48, 16, 100},
-                                                    {31, 47, 257},
-                                                    {64, 64, 128},
-                                                    {2, 1, 700}}};
+const std::array<std::array<int, 3>, 8> kShapes = {
+    {{1, 1, 1}, {16, 16, 16}, {17, 33, 40}, {5, 70, 3}, {48, 16, 100}, {31, 47, 257}, {64, 64, 128}, {2, 1, 700}}};
 
 void run_all(DType t, std::initializer_list<Gen> gens) {
   uint32_t seed = 1;

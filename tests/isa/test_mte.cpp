@@ -186,7 +186,7 @@ TEST(Nd2Nz, F16RowsSplitIntoColumnGroupsWithZeroedTail) {
 TEST(Nd2Nz, SeveralMatricesAndNStride) {
   Core c;
   for (int i = 0; i < 64; ++i) c.put<float>(Buf::GM, i * 4, float(i));
-  Nd2Nz x = nd2nz(DType::F32, 2, 8, 8, 1, 2);  // c0 = 8: one group; rows 2 blocks apart
+  Nd2Nz x = nd2nz(DType::F32, 2, 8, 8, 1, 2);                              // c0 = 8: one group; rows 2 blocks apart
   x.nd_num = 2, x.src_nd_matrix_stride = 20, x.dst_nz_matrix_stride = 48;  // 48 f32 = 6 blocks
   c.run(x);
   for (int i = 0; i < 2; ++i)
@@ -250,7 +250,7 @@ TEST(Nd2Nz, DestinationBlocksMustNotCollide) {
   Core c;
   c.fill(Buf::L1, 0xee);
   expect_isa_error(c, nd2nz(DType::F16, 3, 32, 32, 2), "destination block 2");  // group 1 row 0 == group 0 row 2
-  EXPECT_EQ(c.l1[0], 0xee);  // rejected before any byte moved
+  EXPECT_EQ(c.l1[0], 0xee);                                                     // rejected before any byte moved
   Nd2Nz x = nd2nz(DType::F16, 2, 16, 16, 1);
   x.nd_num = 2, x.dst_nz_matrix_stride = 16;  // matrix 1 row 0 == matrix 0 row 1
   expect_isa_error(c, x, "written twice");

@@ -16,7 +16,10 @@ constexpr auto kIeee = Overflow::Ieee;
 
 float pow2(int e) { return std::ldexp(1.0f, e); }
 
-struct ModeCase { RM mode; uint16_t expect; };
+struct ModeCase {
+  RM mode;
+  uint16_t expect;
+};
 
 void expect_f16_modes(float x, std::initializer_list<ModeCase> cases) {
   for (auto c : cases)
@@ -25,16 +28,28 @@ void expect_f16_modes(float x, std::initializer_list<ModeCase> cases) {
 
 TEST(F32ToF16, TieAtOneRoundsPerMode) {
   // 1 + 2^-11 is exactly half an fp16 ulp above 1.0 (ulp = 2^-10); 1.0 has an even significand.
-  expect_f16_modes(1.0f + pow2(-11), {{RM::RINT, 0x3c00}, {RM::ROUND, 0x3c01}, {RM::FLOOR, 0x3c00},
-                                      {RM::CEIL, 0x3c01}, {RM::TRUNC, 0x3c00}, {RM::ODD, 0x3c01}});
-  expect_f16_modes(-(1.0f + pow2(-11)), {{RM::RINT, 0xbc00}, {RM::ROUND, 0xbc01}, {RM::FLOOR, 0xbc01},
-                                         {RM::CEIL, 0xbc00}, {RM::TRUNC, 0xbc00}, {RM::ODD, 0xbc01}});
+  expect_f16_modes(1.0f + pow2(-11), {{RM::RINT, 0x3c00},
+                                      {RM::ROUND, 0x3c01},
+                                      {RM::FLOOR, 0x3c00},
+                                      {RM::CEIL, 0x3c01},
+                                      {RM::TRUNC, 0x3c00},
+                                      {RM::ODD, 0x3c01}});
+  expect_f16_modes(-(1.0f + pow2(-11)), {{RM::RINT, 0xbc00},
+                                         {RM::ROUND, 0xbc01},
+                                         {RM::FLOOR, 0xbc01},
+                                         {RM::CEIL, 0xbc00},
+                                         {RM::TRUNC, 0xbc00},
+                                         {RM::ODD, 0xbc01}});
 }
 
 TEST(F32ToF16, TieBetweenOddAndEvenGoesToEven) {
   // 1 + 3*2^-11 lies halfway between 0x3c01 (odd) and 0x3c02 (even).
-  expect_f16_modes(1.0f + 3 * pow2(-11), {{RM::RINT, 0x3c02}, {RM::ROUND, 0x3c02}, {RM::FLOOR, 0x3c01},
-                                          {RM::CEIL, 0x3c02}, {RM::TRUNC, 0x3c01}, {RM::ODD, 0x3c01}});
+  expect_f16_modes(1.0f + 3 * pow2(-11), {{RM::RINT, 0x3c02},
+                                          {RM::ROUND, 0x3c02},
+                                          {RM::FLOOR, 0x3c01},
+                                          {RM::CEIL, 0x3c02},
+                                          {RM::TRUNC, 0x3c01},
+                                          {RM::ODD, 0x3c01}});
 }
 
 TEST(F32ToF16, BelowAndAboveTie) {
@@ -51,8 +66,12 @@ TEST(F32ToF16, ExactValuesIgnoreTheMode) {
 }
 
 TEST(F32ToF16, OverflowIeeeDependsOnModeAndSign) {
-  expect_f16_modes(65520.0f, {{RM::RINT, 0x7c00}, {RM::ROUND, 0x7c00}, {RM::FLOOR, 0x7bff},
-                              {RM::CEIL, 0x7c00}, {RM::TRUNC, 0x7bff}, {RM::ODD, 0x7bff}});
+  expect_f16_modes(65520.0f, {{RM::RINT, 0x7c00},
+                              {RM::ROUND, 0x7c00},
+                              {RM::FLOOR, 0x7bff},
+                              {RM::CEIL, 0x7c00},
+                              {RM::TRUNC, 0x7bff},
+                              {RM::ODD, 0x7bff}});
   expect_f16_modes(-65520.0f, {{RM::RINT, 0xfc00}, {RM::FLOOR, 0xfc00}, {RM::CEIL, 0xfbff}, {RM::TRUNC, 0xfbff}});
   expect_f16_modes(65519.996f, {{RM::RINT, 0x7bff}, {RM::CEIL, 0x7c00}});  // below the tie
 }
@@ -74,8 +93,12 @@ TEST(F32ToF16, IeeeKeepsInfinityAndQuietsNaNKeepingTopPayload) {
 
 TEST(F32ToF16, SubnormalsRoundPerMode) {
   // 2^-25 is half the smallest subnormal 2^-24; 0 is even.
-  expect_f16_modes(pow2(-25), {{RM::RINT, 0x0000}, {RM::ROUND, 0x0001}, {RM::FLOOR, 0x0000},
-                               {RM::CEIL, 0x0001}, {RM::TRUNC, 0x0000}, {RM::ODD, 0x0001}});
+  expect_f16_modes(pow2(-25), {{RM::RINT, 0x0000},
+                               {RM::ROUND, 0x0001},
+                               {RM::FLOOR, 0x0000},
+                               {RM::CEIL, 0x0001},
+                               {RM::TRUNC, 0x0000},
+                               {RM::ODD, 0x0001}});
   expect_f16_modes(3 * pow2(-26), {{RM::RINT, 0x0001}, {RM::TRUNC, 0x0000}});
   expect_f16_modes(-pow2(-30), {{RM::RINT, 0x8000}, {RM::FLOOR, 0x8001}, {RM::CEIL, 0x8000}, {RM::ODD, 0x8001}});
   // Halfway between the largest subnormal 0x03ff and the smallest normal 0x0400 (even).
@@ -116,10 +139,14 @@ TEST(F32ToBf16, OverflowAndNaN) {
 }
 
 TEST(F32ToInt, RoundPerModeThenSaturate) {
-  struct C { float x; RM m; int expect; };
-  const C cases[] = {{2.5f, RM::RINT, 2},   {2.5f, RM::ROUND, 3},  {2.5f, RM::FLOOR, 2},  {2.5f, RM::CEIL, 3},
-                     {2.5f, RM::TRUNC, 2},  {-2.5f, RM::RINT, -2}, {-2.5f, RM::ROUND, -3}, {-2.5f, RM::FLOOR, -3},
-                     {-2.5f, RM::CEIL, -2}, {-2.5f, RM::TRUNC, -2}, {3.5f, RM::RINT, 4},  {127.5f, RM::RINT, 127},
+  struct C {
+    float x;
+    RM m;
+    int expect;
+  };
+  const C cases[] = {{2.5f, RM::RINT, 2},      {2.5f, RM::ROUND, 3},   {2.5f, RM::FLOOR, 2},   {2.5f, RM::CEIL, 3},
+                     {2.5f, RM::TRUNC, 2},     {-2.5f, RM::RINT, -2},  {-2.5f, RM::ROUND, -3}, {-2.5f, RM::FLOOR, -3},
+                     {-2.5f, RM::CEIL, -2},    {-2.5f, RM::TRUNC, -2}, {3.5f, RM::RINT, 4},    {127.5f, RM::RINT, 127},
                      {-200.f, RM::RINT, -128}, {1e30f, RM::RINT, 127}};
   for (auto c : cases) EXPECT_EQ(f32_to_s8(c.x, c.m), c.expect) << c.x << " " << round_mode_name(c.m);
   EXPECT_EQ(f32_to_s8(std::numeric_limits<float>::quiet_NaN()), 0);

@@ -34,8 +34,8 @@ TEST(F16RoundTrip, EveryPatternWidensAndNarrowsBack) {
 
 class AllFp32 : public ::testing::TestWithParam<int> {};
 
-// The portable reference with RINT and IEEE overflow must equal vcvtps2ph (inf on overflow, NaN quieted keeping top payload bits);
-// saturating mode must equal it except where F16C gives inf (-> +-65504) or NaN (-> +0).
+// The portable reference with RINT and IEEE overflow must equal vcvtps2ph (inf on overflow, NaN quieted keeping top
+// payload bits); saturating mode must equal it except where F16C gives inf (-> +-65504) or NaN (-> +0).
 TEST_P(AllFp32, F32ToF16MatchesF16CAndSaturatesWhereItMust) {
   const uint64_t begin = GetParam() * kPerShard;
   alignas(32) uint32_t in[8];
@@ -72,7 +72,8 @@ TEST_P(AllFp32, F32ToBf16MatchesTheRneFormula) {
     // and the general rounding (float -> double is exact), which does not use the formula: on every pattern
     // next to a tie and on one in 64 of the others (it is slow)
     const uint32_t low = u & 0xffff;
-    if (!nan && ((low >= 0x7ffe && low <= 0x8001) || (u & 63) == 0) && round_to_binary(static_cast<double>(f32_from_bits(u)), 8, 7, RoundMode::RINT, Overflow::Ieee) != want)
+    if (!nan && ((low >= 0x7ffe && low <= 0x8001) || (u & 63) == 0) &&
+        round_to_binary(static_cast<double>(f32_from_bits(u)), 8, 7, RoundMode::RINT, Overflow::Ieee) != want)
       FAIL() << "bf16 formula differs from round_to_binary for 0x" << std::hex << u;
   }
 }

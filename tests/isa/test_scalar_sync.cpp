@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "isa/semantics/exec.h"
 #include "isa/instr/sync_rules.h"
+#include "isa/semantics/exec.h"
 
 namespace npusim::isa {
 namespace {

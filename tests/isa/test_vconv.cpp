@@ -26,13 +26,14 @@ TEST_F(VCastTest, F32ToF16EveryRoundingMode) {
   const float above = 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -13);  // between 1 and 1 + 2^-10
   const float tie = 1.0f + std::ldexp(1.0f, -11);
   put_f32(kSrc, above), put_f32(kSrc + 4, -above), put_f32(kSrc + 8, tie), put_f32(kSrc + 12, 2.0f);
-  struct Want { RoundMode m; uint16_t h[4]; };
-  const Want wants[] = {{RoundMode::RINT, {0x3c01, 0xbc01, 0x3c00, 0x4000}},
-                        {RoundMode::ROUND, {0x3c01, 0xbc01, 0x3c01, 0x4000}},
-                        {RoundMode::FLOOR, {0x3c00, 0xbc01, 0x3c00, 0x4000}},
-                        {RoundMode::CEIL, {0x3c01, 0xbc00, 0x3c01, 0x4000}},
-                        {RoundMode::TRUNC, {0x3c00, 0xbc00, 0x3c00, 0x4000}},
-                        {RoundMode::ODD, {0x3c01, 0xbc01, 0x3c01, 0x4000}}};
+  struct Want {
+    RoundMode m;
+    uint16_t h[4];
+  };
+  const Want wants[] = {
+      {RoundMode::RINT, {0x3c01, 0xbc01, 0x3c00, 0x4000}},  {RoundMode::ROUND, {0x3c01, 0xbc01, 0x3c01, 0x4000}},
+      {RoundMode::FLOOR, {0x3c00, 0xbc01, 0x3c00, 0x4000}}, {RoundMode::CEIL, {0x3c01, 0xbc00, 0x3c01, 0x4000}},
+      {RoundMode::TRUNC, {0x3c00, 0xbc00, 0x3c00, 0x4000}}, {RoundMode::ODD, {0x3c01, 0xbc01, 0x3c01, 0x4000}}};
   for (const auto& w : wants) {
     auto v = cast(DType::F32, DType::F16, w.m);
     v.mask = {false, 0xf, 0};
@@ -46,7 +47,10 @@ TEST_F(VCastTest, F32ToF16EveryRoundingMode) {
 TEST_F(VCastTest, F32ToF32RoundsToIntegralValues) {
   const float in[] = {2.5f, -2.5f, 3.5f, -0.3f, 1.75f, 4194304.5f, 8388609.0f, -7.0f};
   for (int i = 0; i < 8; ++i) put_f32(kSrc + 4 * i, in[i]);
-  struct Want { RoundMode m; float r[8]; };
+  struct Want {
+    RoundMode m;
+    float r[8];
+  };
   const Want wants[] = {{RoundMode::RINT, {2, -2, 4, -0.0f, 2, 4194304, 8388609, -7}},
                         {RoundMode::ROUND, {3, -3, 4, -0.0f, 2, 4194305, 8388609, -7}},
                         {RoundMode::FLOOR, {2, -3, 3, -1, 1, 4194304, 8388609, -7}},
@@ -163,7 +167,7 @@ TEST_F(VCastTest, F16ToS4PacksNibblesLowFirst) {
   v.round = RoundMode::RINT;
   run(v);
   EXPECT_EQ(ubuf[kDst + 0], 0xe2);  // ties to even: 2, -2
-  v.mask = {false, 0x2, 0};           // normal mode: lane 1 only
+  v.mask = {false, 0x2, 0};         // normal mode: lane 1 only
   ubuf[kDst + 0] = 0x0f;
   run(v);
   EXPECT_EQ(ubuf[kDst + 0], 0xef);

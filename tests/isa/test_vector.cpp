@@ -96,7 +96,7 @@ TEST_F(VBinaryTest, MaxMinSignedZerosAndNaNFollowIeee2019) {
 }
 
 TEST_F(VBinaryTest, NaNOperandOfAddKeepsSrc0PayloadFirst) {
-  put32(kSrc0, 0x7f800011), put32(kSrc1, 0x7fc00022);      // both NaN: src0's, quieted
+  put32(kSrc0, 0x7f800011), put32(kSrc1, 0x7fc00022);          // both NaN: src0's, quieted
   put32(kSrc0 + 4, 0x3f800000), put32(kSrc1 + 4, 0xff800033);  // src1's, quieted
   put32(kSrc0 + 8, 0x7f800000), put32(kSrc1 + 8, 0xff800000);  // inf - inf: the x86 default NaN
   auto v = bin(VBinOp::Add, DType::F32);
@@ -222,7 +222,7 @@ TEST_F(VBinaryTest, CounterBeyond255RepeatsIsRejected) {
   expect_error(v, {"mask.lo", "counter"});
   v.mask.lo = 255 * 128;
   v.src0 = ub(0x10000), v.src1 = ub(0x20000);  // 255 repeats span 0xff00 bytes per operand
-  run(v);  // exactly 255 repeats is fine
+  run(v);                                      // exactly 255 repeats is fine
 }
 
 TEST_F(VBinaryTest, RepeatsRunInOrderReadingBeforeWriting) {
@@ -264,7 +264,8 @@ TEST_F(VBinaryTest, InterleavedBlocksDoNotOverlap) {
   v.src0 = ub(kDst + 32);
   v.src0_s = {2, 16};
   run(v);
-  for (int l = 0; l < 128; ++l) EXPECT_EQ(get_f16(kDst + 64 * (l / 16) + 2 * (l % 16)), float((l / 16) * 32 + 16 + l % 16));
+  for (int l = 0; l < 128; ++l)
+    EXPECT_EQ(get_f16(kDst + 64 * (l / 16) + 2 * (l % 16)), float((l / 16) * 32 + 16 + l % 16));
 }
 
 TEST_F(VBinaryTest, OperandErrorsNameTheOperandAndWriteNothing) {

@@ -9,8 +9,8 @@ namespace {
 TEST(VecKernels, F16CRoundingEqualsF16RoundOnPayloadsSubnormalsOverflowAndTies) {
   // Every sign / exponent / top-7-mantissa-bit combination, with low halves that put the dropped bits
   // below, at and above every tie position down to bit 13 (fp16 normals) and beyond (subnormals).
-  static const uint16_t lows[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x3000,
-                                  0x4000, 0x5000, 0x7fff, 0x8000, 0x9000, 0xffff};
+  static const uint16_t lows[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x2000,
+                                  0x3000, 0x4000, 0x5000, 0x7fff, 0x8000, 0x9000, 0xffff};
   std::vector<float> in;
   for (uint32_t hi = 0; hi < 0x10000; ++hi)
     for (uint16_t lo : lows) in.push_back(f32_from_bits(hi << 16 | lo));
@@ -48,7 +48,8 @@ TEST_F(VecKernelPairs, BinaryAndUnaryKernelsEqualScalarDefinitions) {
   for (int op = 0; op <= int(VUnaryOp::Relu); ++op) {
     vec::unary_f32_n(VUnaryOp(op), a.data(), out.data(), n);
     for (size_t i = 0; i < n; ++i)
-      ASSERT_EQ(f32_bits(out[i]), f32_bits(vec::unary_f32(VUnaryOp(op), a[i]))) << op << std::hex << " " << f32_bits(a[i]);
+      ASSERT_EQ(f32_bits(out[i]), f32_bits(vec::unary_f32(VUnaryOp(op), a[i])))
+          << op << std::hex << " " << f32_bits(a[i]);
   }
 }
 
@@ -182,9 +183,10 @@ TEST_F(VecFastMatchesReference, Reductions) {
 }
 
 TEST_F(VecFastMatchesReference, CastsEveryPairModeAndSaturation) {
-  const std::pair<DType, DType> pairs[] = {{DType::F32, DType::F16}, {DType::F32, DType::BF16}, {DType::F16, DType::F32},
-                                           {DType::BF16, DType::F32}, {DType::F16, DType::I8},  {DType::F32, DType::I32},
-                                           {DType::F16, DType::I32},  {DType::I32, DType::F32}, {DType::I32, DType::F16}};
+  const std::pair<DType, DType> pairs[] = {
+      {DType::F32, DType::F16},  {DType::F32, DType::BF16}, {DType::F16, DType::F32},
+      {DType::BF16, DType::F32}, {DType::F16, DType::I8},   {DType::F32, DType::I32},
+      {DType::F16, DType::I32},  {DType::I32, DType::F32},  {DType::I32, DType::F16}};
   for (const auto& [from, to] : pairs) {
     fill_adversarial(bytes_of(from) == 1 ? 2 : bytes_of(from));
     for (int m = 0; m <= int(RoundMode::ODD); ++m) {
@@ -211,7 +213,8 @@ TEST_F(VecFastMatchesReference, CompareSelectAndMoves) {
         run(c);
       }
       VSel s;
-      s.dtype = t, s.sel = region(3), s.scalar_mode = pick(3) == 0, s.scalar = scalar_for(t == DType::BF16 ? DType::F32 : t);
+      s.dtype = t, s.sel = region(3), s.scalar_mode = pick(3) == 0,
+      s.scalar = scalar_for(t == DType::BF16 ? DType::F32 : t);
       place(s, true);
       run(s);
       VCopy c;

@@ -36,9 +36,17 @@ TEST_F(VDupTest, ValueIsRoundedToTheDtype) {
   v.dst = ub(kDst);
   v.value = 0.1;
   v.mask = {true, 3, 0};
-  struct Case { DType t; double value; uint32_t bits; };
-  const Case cases[] = {{DType::F16, 0.1, 0x2e66},     {DType::BF16, 0.1, 0x3dcd},  {DType::F32, 0.1, 0x3dcccccd},
-                        {DType::F16, 1e6, 0x7c00},     {DType::F16, NAN, 0x7e00},   {DType::I16, -5, 0xfffb},
+  struct Case {
+    DType t;
+    double value;
+    uint32_t bits;
+  };
+  const Case cases[] = {{DType::F16, 0.1, 0x2e66},
+                        {DType::BF16, 0.1, 0x3dcd},
+                        {DType::F32, 0.1, 0x3dcccccd},
+                        {DType::F16, 1e6, 0x7c00},
+                        {DType::F16, NAN, 0x7e00},
+                        {DType::I16, -5, 0xfffb},
                         {DType::I32, 2147483647.0, 0x7fffffff}};
   for (const auto& c : cases) {
     v.dtype = c.t;
@@ -125,7 +133,10 @@ TEST_F(VCmpTest, IeeeRelationsWithNaNAndSignedZero) {
   // lanes: (1,2) (2,2) (NaN,1) (3,NaN) (-0,+0) (inf,1)
   put16s(kSrc0, {0x3c00, 0x4000, 0x7e00, 0x4200, 0x8000, 0x7c00});
   put16s(kSrc1, {0x4000, 0x4000, 0x3c00, 0x7c01, 0x0000, 0x3c00});
-  struct Want { CmpOp op; uint8_t bits; };
+  struct Want {
+    CmpOp op;
+    uint8_t bits;
+  };
   const Want wants[] = {{CmpOp::LT, 0b000001}, {CmpOp::GT, 0b100000}, {CmpOp::EQ, 0b010010},
                         {CmpOp::LE, 0b010011}, {CmpOp::GE, 0b110010}, {CmpOp::NE, 0b101101}};
   for (const auto& w : wants) {

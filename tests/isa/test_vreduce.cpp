@@ -167,13 +167,15 @@ TEST_F(VBlockReduceTest, EightResultsPerRepeatOneForEachBlock) {
   fill16(kDst, 32, 0x1111);
   auto v = block(VRedOp::Max);
   v.repeat = 2;
-  v.dst_rep = 2;  // repeat 1's 8 results start at element 16
+  v.dst_rep = 2;                                   // repeat 1's 8 results start at element 16
   v.mask = {false, 0x000000ffffffffffull, ~0ull};  // block 2: lanes 32..39 only; block 3 none
   run(v);
   for (int b = 0; b < 8; ++b) {
     const float want = b == 2 ? 207.0f : b == 3 ? -INFINITY : float(b * 100 + 15);
     EXPECT_EQ(get_f16(kDst + 2 * b), want) << b;
-    EXPECT_EQ(get_f16(kDst + 32 + 2 * b), (b == 2 ? 1007.0f : b == 3 ? -INFINITY : float((b + 8) * 100 + 15)))
+    EXPECT_EQ(get_f16(kDst + 32 + 2 * b), (b == 2   ? 1007.0f
+                                           : b == 3 ? -INFINITY
+                                                    : float((b + 8) * 100 + 15)))
         << "repeat 1 block " << b;
   }
   EXPECT_EQ(get16(kDst + 16), 0x1111) << "elements 8..15 are the dst_rep gap";
@@ -202,7 +204,7 @@ TEST_F(VPairAddTest, AddsAdjacentLanesDisabledLanesAddZero) {
   fill16(kDst, 256, 0x1111);
   auto v = pair();
   v.repeat = 2;
-  v.dst_rep = 8;  // 256 bytes apart
+  v.dst_rep = 8;                                   // 256 bytes apart
   v.mask = {false, 0x5555555555555555ull, ~0ull};  // odd lanes below 64 disabled
   run(v);
   for (int r = 0; r < 2; ++r)

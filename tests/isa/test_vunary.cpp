@@ -69,9 +69,22 @@ TEST_F(VScalarTest, IntegerScalarMustBeIntegralAndInRange) {
 using VUnaryTest = VecTest;
 
 TEST_F(VUnaryTest, TranscendentalsMatchHwFunctionsPerElement) {
-  const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 10.0f, -10.0f, 1e-6f, 65504.0f, 1e30f, -1e30f,
-                      std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                      std::ldexp(1.0f, -140), 88.5f};
+  const float xs[] = {0.0f,
+                      -0.0f,
+                      1.0f,
+                      -1.0f,
+                      0.5f,
+                      2.0f,
+                      10.0f,
+                      -10.0f,
+                      1e-6f,
+                      65504.0f,
+                      1e30f,
+                      -1e30f,
+                      std::numeric_limits<float>::infinity(),
+                      -std::numeric_limits<float>::infinity(),
+                      std::ldexp(1.0f, -140),
+                      88.5f};
   const int n = sizeof xs / sizeof xs[0];
   for (int i = 0; i < n; ++i) put_f32(kSrc0 + 4 * i, xs[i]), put_f16(kSrc0 + 0x400 + 2 * i, xs[i]);
   const VUnaryOp ops[] = {VUnaryOp::Exp, VUnaryOp::Ln, VUnaryOp::Rec, VUnaryOp::Sqrt, VUnaryOp::Rsqrt};

@@ -13,7 +13,9 @@ class VecFuzz : public VecTest {
 
   uint64_t pick(uint64_t n) { return rng() % n; }
   template <class T, size_t N>
-  T pick_of(const T (&a)[N]) { return a[pick(N)]; }
+  T pick_of(const T (&a)[N]) {
+    return a[pick(N)];
+  }
 
   // fp16 bit patterns: raw bits, specials (NaN payloads, subnormals, +-0, inf, max), values near 1 (whose
   // differences cancel) and values near the overflow threshold.
@@ -23,7 +25,8 @@ class VecFuzz : public VecTest {
     switch (pick(8)) {
       case 0: return static_cast<uint16_t>(rng());
       case 1: return pick_of(special);
-      case 2: case 3: return static_cast<uint16_t>(0x3c00 + pick(33) - 16 + (pick(2) << 15));
+      case 2:
+      case 3: return static_cast<uint16_t>(0x3c00 + pick(33) - 16 + (pick(2) << 15));
       case 4: return static_cast<uint16_t>(0x7800 + pick(0x400) + (pick(2) << 15));
       default: return static_cast<uint16_t>(((10 + pick(12)) << 10 | pick(1024)) | (pick(2) << 15));
     }
@@ -37,7 +40,8 @@ class VecFuzz : public VecTest {
     switch (pick(9)) {
       case 0: return static_cast<uint32_t>(rng());
       case 1: return pick_of(special);
-      case 2: case 3: return static_cast<uint32_t>(0x3f800000 + pick(4097) - 2048 + (pick(2) << 31));
+      case 2:
+      case 3: return static_cast<uint32_t>(0x3f800000 + pick(4097) - 2048 + (pick(2) << 31));
       case 4: return f32_bits(f16_to_f32(adv16()) * (1.0f + float(pick(5)) / 4096));
       case 5: return static_cast<uint32_t>(int32_t(pick(2001)) - 1000);
       case 6: return static_cast<uint32_t>(((100 + pick(60)) << 23 | pick(1u << 23)) | (pick(2) << 31));
@@ -47,8 +51,7 @@ class VecFuzz : public VecTest {
 
   // Fills the dst, src0, src1 and sel regions with adversarial elements of `bytes` (2 or 4) each.
   void fill_adversarial(int bytes) {
-    for (uint64_t off = 0; off < 4 * kRegion; off += bytes)
-      bytes == 2 ? put16(off, adv16()) : put32(off, adv32());
+    for (uint64_t off = 0; off < 4 * kRegion; off += bytes) bytes == 2 ? put16(off, adv16()) : put32(off, adv32());
   }
 
   VStride stride() {
@@ -58,7 +61,8 @@ class VecFuzz : public VecTest {
   }
   VecMask mask() {
     switch (pick(6)) {
-      case 0: case 1: return {};
+      case 0:
+      case 1: return {};
       case 2: return {false, rng(), rng()};
       case 3: return {true, pick(1200), 0};
       case 4: return {false, 1ull << pick(64), 1ull << pick(64)};

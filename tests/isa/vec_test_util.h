@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/semantics/exec.h"
 #include "isa/numeric/numeric.h"
+#include "isa/semantics/exec.h"
 
 namespace npusim::isa::vtest {
 
@@ -33,16 +33,30 @@ class VecTest : public ::testing::Test {
   // ---- typed access -------------------------------------------------------------------------
   void put16(uint64_t off, uint16_t v) { std::memcpy(&ubuf[off], &v, 2); }
   void put32(uint64_t off, uint32_t v) { std::memcpy(&ubuf[off], &v, 4); }
-  uint16_t get16(uint64_t off) const { uint16_t v; std::memcpy(&v, &ubuf[off], 2); return v; }
-  uint32_t get32(uint64_t off) const { uint32_t v; std::memcpy(&v, &ubuf[off], 4); return v; }
+  uint16_t get16(uint64_t off) const {
+    uint16_t v;
+    std::memcpy(&v, &ubuf[off], 2);
+    return v;
+  }
+  uint32_t get32(uint64_t off) const {
+    uint32_t v;
+    std::memcpy(&v, &ubuf[off], 4);
+    return v;
+  }
   void put_f16(uint64_t off, float v) { put16(off, f16_round(v)); }
   float get_f16(uint64_t off) const { return f16_to_f32(get16(off)); }
   void put_f32(uint64_t off, float v) { put32(off, f32_bits(v)); }
   float get_f32(uint64_t off) const { return f32_from_bits(get32(off)); }
   // Element i of an array of 16- or 32-bit values at off.
-  void put16s(uint64_t off, const std::vector<uint16_t>& v) { for (size_t i = 0; i < v.size(); ++i) put16(off + 2 * i, v[i]); }
-  void fill16(uint64_t off, size_t n, uint16_t v) { for (size_t i = 0; i < n; ++i) put16(off + 2 * i, v); }
-  void fill32(uint64_t off, size_t n, uint32_t v) { for (size_t i = 0; i < n; ++i) put32(off + 4 * i, v); }
+  void put16s(uint64_t off, const std::vector<uint16_t>& v) {
+    for (size_t i = 0; i < v.size(); ++i) put16(off + 2 * i, v[i]);
+  }
+  void fill16(uint64_t off, size_t n, uint16_t v) {
+    for (size_t i = 0; i < n; ++i) put16(off + 2 * i, v);
+  }
+  void fill32(uint64_t off, size_t n, uint32_t v) {
+    for (size_t i = 0; i < n; ++i) put32(off + 4 * i, v);
+  }
 
   // ---- execution ----------------------------------------------------------------------------
   // Runs `in` on a copy of UB with the Reference path and on UB with the Fast path; both must succeed and

@@ -10,12 +10,11 @@
 #include <numeric>
 #include <vector>
 
+#include "isa/numeric/numeric.h"
 #include "kernels/attention/attn_data.h"
 #include "kernels/attention/attn_problem.h"
 #include "kernels/host/det_math.h"
-#include "isa/numeric/numeric.h"
 #include "kernels/host/host_tensor.h"
-#include "isa/numeric/numeric.h"
 
 namespace npusim::op::attntest {
 
@@ -44,7 +43,7 @@ inline std::vector<int64_t> layout_shape(Layout l, int64_t b, int64_t heads, int
 struct AttnCase {
   AttnProblem p;
   HostTensor q, pse, mask, bt, kp, vp;
-  HostTensor qs2, qo2;  // post-quant scale / offset (p.post_quant)
+  HostTensor qs2, qo2;         // post-quant scale / offset (p.post_quant)
   HostTensor deq1, qs1, deq2;  // full quantisation (p.full_quant): [1] each, float32 or uint64 words
   HostTensor aqs, aqo;         // KV antiquant (p.antiquant): antiquant_scale / antiquant_offset, (2, ...) float16,
   HostTensor vaqs, vaqo;       // ... or, separated, K's (aqs / aqo) and V's (vaqs / vaqo), (1, ...) each
@@ -254,7 +253,8 @@ inline void add_msd_antiquant(AttnCase& c, uint64_t seed) {
     const int m = a.mode(value);
     const ElemType t = a.per_token(value) ? ElemType::F32 : p.in;
     HostTensor h = HostTensor::zeros(t, shape_of_mode(m));
-    for (int64_t e = 0; e < h.numel(); ++e) h.set(e, offset ? r.uniform(-3, 3) : r.uniform(0.5, 1.5) / 32);  // set() rounds
+    for (int64_t e = 0; e < h.numel(); ++e)
+      h.set(e, offset ? r.uniform(-3, 3) : r.uniform(0.5, 1.5) / 32);  // set() rounds
     return h;
   };
   a.k_dtype = a.per_token(false) ? ElemType::F32 : p.in;

@@ -24,12 +24,14 @@
 
 namespace npusim::op::fatest {
 
-inline std::string case_path(const std::string& name) { return std::string(NPUSIM_CONFIG_DIR) + "/cases/" + name + ".yaml"; }
+inline std::string case_path(const std::string& name) {
+  return std::string(NPUSIM_CONFIG_DIR) + "/cases/" + name + ".yaml";
+}
 
 // Spec §2.3 by value: rows of a batch without KV are 0 / 0 / 0; invalid rows (inner_precise 2, every column
 // masked) are 0 / -FLT_MAX / +FLT_MAX.
-inline int64_t expect_special_rows(const attn::AttnProblem& p, const attn::AttnData& d, const HostTensor& out, const HostTensor& mx,
-                         const HostTensor& sm) {
+inline int64_t expect_special_rows(const attn::AttnProblem& p, const attn::AttnData& d, const HostTensor& out,
+                                   const HostTensor& mx, const HostTensor& sm) {
   std::vector<int64_t> cols;
   int64_t checked = 0;
   for (int64_t b = 0; b < p.B; ++b)
@@ -77,8 +79,8 @@ inline void run_and_check(const std::string& path, const std::vector<std::string
   test::expect_same_bits(sm, g.sum, "softmax_sum");
   for (const auto& ref : op.reference(c)) {
     const HostTensor& o = ref.output == "softmax_max" ? mx : ref.output == "softmax_sum" ? sm : out;
-    const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule,
-                                      ref.unspecified, ref.tolerance);
+    const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len,
+                                      ref.gate_fa_rule, ref.unspecified, ref.tolerance);
     EXPECT_TRUE(acc.pass()) << format_report(acc);
   }
   EXPECT_GE(expect_special_rows(p, d, out, mx, sm), min_special);

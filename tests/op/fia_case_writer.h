@@ -31,10 +31,10 @@ inline const char* dtype_name(ElemType t) {
 }
 
 struct CaseExtras {
-  std::string tiling;             // YAML map body, e.g. "s1_block: 32, s2_block: 128"
-  bool lengths = false;           // write actual_seq_lengths / _kv even when they are the full S
+  std::string tiling;    // YAML map body, e.g. "s1_block: 32, s2_block: 128"
+  bool lengths = false;  // write actual_seq_lengths / _kv even when they are the full S
   ElemType mask_dtype = ElemType::Bool;
-  bool int32_kv = false;          // int4 K / V (and prefix) written as int32 words of 8 (spec §1.6's packed view)
+  bool int32_kv = false;  // int4 K / V (and prefix) written as int32 words of 8 (spec §1.6's packed view)
 };
 
 // An int4 tensor (..., n) as the int32 words (..., n / 8) that pack it, element k in bits [4k, 4k + 4).
@@ -56,12 +56,16 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   char scale[64];
   std::snprintf(scale, sizeof scale, "%.17g", p.scale);
   test::CaseWriter w(dir, "fused_infer_attention_score");
-  w.attr("num_heads", p.N).attr("num_key_value_heads", p.KV_N).attr("input_layout", layout_name(p.layout)).attr("scale", scale);
+  w.attr("num_heads", p.N)
+      .attr("num_key_value_heads", p.KV_N)
+      .attr("input_layout", layout_name(p.layout))
+      .attr("scale", scale);
   w.attr("sparse_mode", p.sparse_mode).attr("pre_tokens", p.pre_tokens).attr("next_tokens", p.next_tokens);
   w.attr("inner_precise", p.inner_precise).attr("softmax_lse_flag", p.lse ? "true" : "false");
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   if (x.lengths || p.left_pad || paged || p.prefix)
-    w.attr("actual_seq_lengths", test::CaseWriter::list(p.act_q)).attr("actual_seq_lengths_kv", test::CaseWriter::list(p.act_kv));
+    w.attr("actual_seq_lengths", test::CaseWriter::list(p.act_q))
+        .attr("actual_seq_lengths_kv", test::CaseWriter::list(p.act_kv));
   if (paged) w.attr("block_size", p.block_size);
   if (p.prefix) w.attr("actual_shared_prefix_len", test::CaseWriter::list({p.prefix_len}));
   const char* in = dtype_name(p.in);
@@ -80,7 +84,8 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   const char *ka = dtype_name(c.aqs.type), *va = dtype_name(c.vaqs.type);
   if (p.antiquant.on && !p.antiquant.separated) w.file("antiquant_scale", c.aqs, ka, "aqs");
   if (p.antiquant.offset && !p.antiquant.separated) w.file("antiquant_offset", c.aqo, ka, "aqo");
-  if (p.antiquant.separated) w.file("key_antiquant_scale", c.aqs, ka, "kaqs").file("value_antiquant_scale", c.vaqs, va, "vaqs");
+  if (p.antiquant.separated)
+    w.file("key_antiquant_scale", c.aqs, ka, "kaqs").file("value_antiquant_scale", c.vaqs, va, "vaqs");
   if (p.antiquant.separated && p.antiquant.offset)
     w.file("key_antiquant_offset", c.aqo, ka, "kaqo").file("value_antiquant_offset", c.vaqo, va, "vaqo");
   if (p.antiquant.msd && p.antiquant.separated)
@@ -88,7 +93,8 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
   if (p.antiquant.msd && !p.antiquant.separated) w.attr("antiquant_mode", p.antiquant.k_mode);
   if (p.pse) w.file("pse_shift", c.pse, dtype_name(c.pse.type), "pse");
   if (p.full_quant.on)
-    w.file("dequant_scale1", c.deq1, dtype_name(c.deq1.type), "deq1").file("quant_scale1", c.qs1, "float32", "qs1")
+    w.file("dequant_scale1", c.deq1, dtype_name(c.deq1.type), "deq1")
+        .file("quant_scale1", c.qs1, "float32", "qs1")
         .file("dequant_scale2", c.deq2, dtype_name(c.deq2.type), "deq2");
   if (p.mask != MaskKind::None) {
     HostTensor m = c.mask;
@@ -96,7 +102,8 @@ inline std::string write_fia_case(const std::filesystem::path& dir, const AttnCa
     w.file("atten_mask", m, dtype_name(x.mask_dtype), "mask");
   }
   if (paged) w.file("block_table", c.bt, "int32");
-  if (p.prefix) w.file("key_shared_prefix", stored({c.kp})[0], kv, "kp").file("value_shared_prefix", stored({c.vp})[0], kv, "vp");
+  if (p.prefix)
+    w.file("key_shared_prefix", stored({c.kp})[0], kv, "kp").file("value_shared_prefix", stored({c.vp})[0], kv, "vp");
   if (p.left_pad) {
     HostTensor qp = HostTensor::zeros(ElemType::I64, {1}), kp = HostTensor::zeros(ElemType::I64, {1});
     qp.set(0, double(p.q_pad)), kp.set(0, double(p.kv_pad));

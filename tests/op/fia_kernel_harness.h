@@ -15,18 +15,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kernels/accuracy/accuracy.h"
 #include "kernels/attention/attn_data.h"
 #include "kernels/fia/fia_tiling.h"
-#include "kernels/accuracy/accuracy.h"
-#include "tests/golden/attention_golden.h"
 #include "kernels/host/case_file.h"
+#include "kernels/op/gm_inputs.h"
 #include "kernels/op/op.h"
+#include "kernels/op/registry.h"
 #include "sim/config/hw_config.h"
+#include "tests/golden/attention_golden.h"
 #include "tests/op/attention_test_support.h"
 #include "tests/op/case_test_support.h"
 #include "tests/op/fia_case_writer.h"
-#include "kernels/op/registry.h"
-#include "kernels/op/gm_inputs.h"
 #include "tests/support/bits.h"
 
 namespace npusim::op::fiatest {
@@ -117,8 +117,8 @@ inline void expect_golden_and_accurate(const CaseFile& c, const attntest::AttnCa
   if (p.lse) expect_same_bits(k.lse, g.lse, "softmax_lse");
   for (const auto& ref : find_op("fused_infer_attention_score").reference(c)) {
     const HostTensor& o = ref.output == "softmax_lse" ? k.lse : k.out;
-    const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule,
-                                      ref.unspecified, ref.tolerance);
+    const auto acc = compare_accuracy(ref.output, o, ref.ref64, ref.naive, ref.working, ref.reduction_len,
+                                      ref.gate_fa_rule, ref.unspecified, ref.tolerance);
     EXPECT_TRUE(acc.pass()) << format_report(acc);
   }
 }

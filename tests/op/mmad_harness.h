@@ -11,12 +11,12 @@
 namespace npusim::optest {
 
 struct CubeCase {
-  isa::DType in = isa::DType::F16;      // f16, bf16 or s8
-  isa::DType out = isa::DType::F32;     // the Fixpipe destination dtype
+  isa::DType in = isa::DType::F16;   // f16, bf16 or s8
+  isa::DType out = isa::DType::F32;  // the Fixpipe destination dtype
   int m = 0, n = 0, k = 0;
-  std::vector<uint16_t> a, b;           // raw element bits, a[i*k + kk], b[kk*n + j] (s8: the low byte)
-  std::vector<uint32_t> bias;           // raw fp32 / s32 bits, n of them; empty = no bias (init from +0)
-  double dequant_scale = 0;             // s32 -> f16 only: Fixpipe's scalar quant scale
+  std::vector<uint16_t> a, b;  // raw element bits, a[i*k + kk], b[kk*n + j] (s8: the low byte)
+  std::vector<uint32_t> bias;  // raw fp32 / s32 bits, n of them; empty = no bias (init from +0)
+  double dequant_scale = 0;    // s32 -> f16 only: Fixpipe's scalar quant scale
 };
 
 struct CubeResult {

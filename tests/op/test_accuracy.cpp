@@ -58,10 +58,10 @@ TEST(Accuracy, EveryStatisticOnAHandMadeTensor) {
 
 TEST(Accuracy, ErrorBalanceIsTheAbsoluteMeanOfSignedErrors) {
   // (out-ref)/max(1,|ref|) = -0.5, -0.25 (ref 4: -1/4), +0.25 -> mean -1/6, EB = 1/6.
-  const AccuracyReport r = compare_accuracy("y", f32({3}, {0.5, 3.0, 0.25}), {1.0, 4.0, 0.0}, {1.0, 4.0, 0.0},
-                                            ElemType::F32, 1);
+  const AccuracyReport r =
+      compare_accuracy("y", f32({3}, {0.5, 3.0, 0.25}), {1.0, 4.0, 0.0}, {1.0, 4.0, 0.0}, ElemType::F32, 1);
   EXPECT_DOUBLE_EQ(r.error_balance, 1.0 / 6);
-  EXPECT_EQ(r.max_rel_err, 0.5);  // ref 0 is left out of the relative error: 0.5/1 and 1/4
+  EXPECT_EQ(r.max_rel_err, 0.5);          // ref 0 is left out of the relative error: 0.5/1 and 1/4
   EXPECT_DOUBLE_EQ(r.mare, 0.25 / 1e-7);  // ... but not out of MARE, whose denominator is |ref| + 1e-7
 }
 
@@ -84,7 +84,7 @@ TEST(Accuracy, CannRuleBoundIsInclusiveAndScalesWithLargeReferences) {
   auto failures = [&](double o0, double o1, int64_t len) {
     return compare_accuracy("y", f32({2}, {o0, o1}), ref, ref, ElemType::F16, len).cann_failures;
   };
-  EXPECT_EQ(failures(4.0 + 0x1p-6, 0.5 - 0x1p-8, 100), 0);   // both exactly on the bound
+  EXPECT_EQ(failures(4.0 + 0x1p-6, 0.5 - 0x1p-8, 100), 0);  // both exactly on the bound
   EXPECT_EQ(failures(4.0 + 0x1p-5, 0.5 - 0x1p-8, 100), 1);
   EXPECT_EQ(failures(4.0 + 0x1p-5, 0.5 + 0x1p-7, 2047), 2);
   EXPECT_EQ(failures(4.0 + 0x1p-5, 0.5 + 0x1p-7, 2048), 0);  // T doubled
@@ -111,9 +111,9 @@ TEST(Accuracy, SpecialValueMismatchFailsAndBecomesTheWorstElement) {
     EXPECT_EQ(r.worst_index, std::vector<int64_t>{where});
     EXPECT_EQ(r.cann_failures, 0);  // the numeric element is exact
   };
-  check({kInf, kInf, kNan, 1.0}, 1);       // wrong-sign infinity
-  check({65504, -kInf, kNan, 1.0}, 0);     // saturated where the reference overflows
-  check({kInf, -kInf, 0.0, 1.0}, 2);       // finite where the reference is NaN
+  check({kInf, kInf, kNan, 1.0}, 1);    // wrong-sign infinity
+  check({65504, -kInf, kNan, 1.0}, 0);  // saturated where the reference overflows
+  check({kInf, -kInf, 0.0, 1.0}, 2);    // finite where the reference is NaN
 }
 
 TEST(Accuracy, NanOutputWhereTheReferenceIsFiniteIsAnInfiniteError) {
@@ -154,8 +154,8 @@ TEST(Accuracy, UnspecifiedElementsAreSkippedAndCounted) {
   // remaining elements are exact, so every rule passes and the statistics see only elements 0 and 3.
   const std::vector<double> ref{1.0, 2.0, 3.0, -4.0};
   const std::vector<uint8_t> skip{0, 1, 1, 0};
-  const AccuracyReport r = compare_accuracy("y", f32({4}, {1.0, 100.0, kNan, -4.0}), ref, ref, ElemType::F16, 1,
-                                            true, skip);
+  const AccuracyReport r =
+      compare_accuracy("y", f32({4}, {1.0, 100.0, kNan, -4.0}), ref, ref, ElemType::F16, 1, true, skip);
   EXPECT_EQ(r.unspecified, 2);
   EXPECT_EQ(r.elements, 4);
   EXPECT_EQ(r.max_abs_err, 0.0);
@@ -224,8 +224,10 @@ TEST(AccuracyInt8, WithinOneUnitPassesAndDistanceOneIsCounted) {
   EXPECT_EQ(r.int8_failures, 0);
   EXPECT_FALSE(r.fa_gated);
   EXPECT_TRUE(r.pass());
-  EXPECT_NE(format_report(r).find("int8 rule: pass, 0 elements more than 1 from the rounded reference; 2 at distance 1 (40%)"),
-            std::string::npos) << format_report(r);
+  EXPECT_NE(format_report(r).find(
+                "int8 rule: pass, 0 elements more than 1 from the rounded reference; 2 at distance 1 (40%)"),
+            std::string::npos)
+      << format_report(r);
   out.set(3, 9);  // distance 2
   r = compare_accuracy("q", out, ref, ref, ElemType::I8, 4096);
   EXPECT_EQ(r.int8_failures, 1);
@@ -237,7 +239,7 @@ TEST(AccuracyInt8, WithinOneUnitPassesAndDistanceOneIsCounted) {
 TEST(AccuracyTolerance, WidensTheLimitToleratesAFractionAndCapsEveryElement) {
   const int64_t n = 2000;
   std::vector<double> ref(size_t(n), 0.5), o(size_t(n), 0.5);
-  const double t = 0x1p-8;                  // fp16, reduction length 16
+  const double t = 0x1p-8;                   // fp16, reduction length 16
   o[0] = 0.5 + 1.5 * t, o[1] = 0.5 + 3 * t;  // within 2 T; beyond 2 T (one of 2000: under 0.1%)
   const Tolerance tol{.fraction = 1e-3, .t_factor = 2};
   AccuracyReport r = compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16, true, {}, tol);
@@ -245,7 +247,8 @@ TEST(AccuracyTolerance, WidensTheLimitToleratesAFractionAndCapsEveryElement) {
   EXPECT_EQ(r.cann_failures, 1);
   EXPECT_EQ(r.cap_failures, 0);
   EXPECT_TRUE(r.cann_pass);
-  EXPECT_NE(format_report(r).find("widened 2x; tolerated: 0.1% of the elements"), std::string::npos) << format_report(r);
+  EXPECT_NE(format_report(r).find("widened 2x; tolerated: 0.1% of the elements"), std::string::npos)
+      << format_report(r);
   o[2] = 0.5 + 3 * t;  // two beyond: 0.1% exactly, still tolerated
   EXPECT_TRUE(compare_accuracy("y", f32({n}, o), ref, ref, ElemType::F16, 16, true, {}, tol).cann_pass);
   o[3] = 0.5 + 3 * t;  // three: more than 0.1%

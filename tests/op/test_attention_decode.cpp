@@ -8,8 +8,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/attention/attn_reference.h"
 #include "kernels/accuracy/accuracy.h"
+#include "kernels/attention/attn_reference.h"
 #include "tests/golden/attention_golden.h"
 #include "tests/op/attention_test_support.h"
 

@@ -9,16 +9,16 @@
 
 #include "isa/mathfn/mathfn.h"
 #include "isa/numeric/numeric.h"
-#include "kernels/attention/attn_reference.h"
 #include "kernels/accuracy/accuracy.h"
+#include "kernels/attention/attn_reference.h"
 #include "tests/golden/attention_golden.h"
 #include "tests/op/attention_test_support.h"
 
 namespace npusim::op::attntest {
 namespace {
 
-using golden::AttnGoldenOut;
 using golden::attention_golden;
+using golden::AttnGoldenOut;
 
 // Golden vs the references of attention_references; returns the reports (out, then lse when p.lse).
 std::vector<AccuracyReport> accuracy(const AttnCase& c, int64_t s1, int64_t s2) {

@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -54,13 +54,16 @@ struct Draw {
   int64_t in(int64_t lo, int64_t hi) { return lo + int64_t(r.next() % uint64_t(hi - lo + 1)); }  // [lo, hi]
   bool coin(double p) { return r.uniform(0, 1) < p; }
   template <class T>
-  T of(const std::vector<T>& v) { return v[size_t(r.next() % v.size())]; }
+  T of(const std::vector<T>& v) {
+    return v[size_t(r.next() % v.size())];
+  }
 };
 
 // A rejected combination: the message must name what it rejects; the seed is reported as skipped.
 void report_rejection(const std::string& what, uint64_t seed, const std::string& msg) {
   bool named = false;
-  for (const char* what : {"inputs.", "attrs.", "tiling.", "tiling:", "hw."}) named |= msg.find(what) != std::string::npos;
+  for (const char* what : {"inputs.", "attrs.", "tiling.", "tiling:", "hw."})
+    named |= msg.find(what) != std::string::npos;
   EXPECT_TRUE(named) << "a rejection must name the parameter: " << msg;
   std::cout << "REJECTED " << what << " seed " << seed << ": " << msg << "\n";
 }
@@ -98,13 +101,15 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   // Full quantisation (int8 Q / K / V, prompt only; spec §1.7): D a multiple of 32, no pages, prefix or empty K / V.
   const bool full_quant = !decode && g.coin(0.2);
   const ElemType t = full_quant ? ElemType::I8 : g.coin(0.5) ? ElemType::F16 : ElemType::BF16;
-  const std::vector<Layout> layouts = decode ? std::vector<Layout>{Layout::BSH, Layout::BSND, Layout::BNSD}
-                                             : std::vector<Layout>{Layout::BSH, Layout::BSND, Layout::BNSD, Layout::BNSD_BSND};
+  const std::vector<Layout> layouts =
+      decode ? std::vector<Layout>{Layout::BSH, Layout::BSND, Layout::BNSD}
+             : std::vector<Layout>{Layout::BSH, Layout::BSND, Layout::BNSD, Layout::BNSD_BSND};
   const Layout l = g.of(layouts);
   const int64_t kvn = g.of<int64_t>({1, 2, 4}), grp = g.of<int64_t>({1, 2, 3, 4, 7});
   const bool post_quant = g.coin(0.25);
-  const int64_t D = post_quant ? g.of<int64_t>({32, 64, 128})
-                    : full_quant ? g.of<int64_t>({32, 64, 128, 256}) : g.of<int64_t>({16, 32, 64, 80, 128, 256});
+  const int64_t D = post_quant   ? g.of<int64_t>({32, 64, 128})
+                    : full_quant ? g.of<int64_t>({32, 64, 128, 256})
+                                 : g.of<int64_t>({16, 32, 64, 80, 128, 256});
   const int64_t B = g.in(1, 3), Sq = decode ? 1 : g.in(2, 160);
   const int64_t Skv = g.coin(0.05) && !full_quant ? 0 : g.in(1, 300);
   p = dense_problem(B, kvn * grp, kvn, Sq, Skv, D, l, t);
@@ -113,10 +118,10 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   p.scale = g.r.uniform(0.5, 1.5) / std::sqrt(double(D));
   // K / V storage and lengths.
   const double s = g.r.uniform(0, 1);
-  const KvStorage kv = Skv == 0 ? KvStorage::Dense
-                       : s < 0.6 ? KvStorage::Dense
+  const KvStorage kv = Skv == 0                 ? KvStorage::Dense
+                       : s < 0.6                ? KvStorage::Dense
                        : s < 0.75 || full_quant ? KvStorage::List
-                                  : (l == Layout::BNSD ? KvStorage::PagedNBsD : KvStorage::PagedBsH);
+                                                : (l == Layout::BNSD ? KvStorage::PagedNBsD : KvStorage::PagedBsH);
   const bool paged = kv == KvStorage::PagedBsH || kv == KvStorage::PagedNBsD;
   if (!decode && g.coin(0.4)) {  // actual query lengths
     for (auto& a : p.act_q) a = g.in(1, Sq);
@@ -170,8 +175,8 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   if (!decode && t == ElemType::F16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.prefix && ga.coin(0.6))
     c.p.antiquant = {true, ga.coin(0.4), ga.coin(0.6)};
   // Prompt with a bfloat16 query and S <= 16: the prompt kernel's MSD mode (modes 0 / 1, the separated parameters).
-  if (!decode && t == ElemType::BF16 && Sq <= 16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.left_pad && !p.prefix &&
-      ga.coin(0.7)) {
+  if (!decode && t == ElemType::BF16 && Sq <= 16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.left_pad &&
+      !p.prefix && ga.coin(0.7)) {
     AntiQuant& a = c.p.antiquant;
     a.on = a.msd = a.separated = true, a.offset = ga.coin(0.6), a.k_mode = a.v_mode = int(ga.in(0, 1));
     a.limbs = 2, a.coef = 127.49f, a.expand = 254.98f;
@@ -181,8 +186,9 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   if (decode && D % 32 == 0 && (!paged || p.block_size % 32 == 0) && ga.coin(0.5)) {
     AntiQuant& a = c.p.antiquant;
     a.on = a.msd = true, a.offset = ga.coin(0.6);
-    const std::vector<int> modes = paged ? std::vector<int>{0, 1, 2, 3, 4, 5, 9}
-                                   : p.prefix ? std::vector<int>{0, 2} : std::vector<int>{0, 1, 2, 3, 9};
+    const std::vector<int> modes = paged      ? std::vector<int>{0, 1, 2, 3, 4, 5, 9}
+                                   : p.prefix ? std::vector<int>{0, 2}
+                                              : std::vector<int>{0, 1, 2, 3, 9};
     const int m = ga.of(modes);  // 9: K per-channel with V per-token
     a.k_mode = m == 9 ? 0 : m, a.v_mode = m == 9 ? 1 : m;
     if (m == 9 && t != ElemType::F16) a.k_mode = a.v_mode = 0;
@@ -207,31 +213,42 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   if (post_quant) {
     const bool per_channel = !p.left_pad && g.coin(0.5);
     // An offset with a mode that skips rows is an interception error (spec §1.7): only the modes that never do.
-    const bool offset_ok = p.sparse_mode == 1 || p.sparse_mode == 2 || (p.sparse_mode == 0 && p.mask == MaskKind::None) || decode;
+    const bool offset_ok =
+        p.sparse_mode == 1 || p.sparse_mode == 2 || (p.sparse_mode == 0 && p.mask == MaskKind::None) || decode;
     // Full quantisation's O carries the P8 noise (~2^-7): scales past ~200 would spend it on several units.
-    add_post_quant(c, per_channel, offset_ok && g.coin(0.6), seed, 20, full_quant ? 200 : 400, t == ElemType::BF16 && g.coin(0.5));
+    add_post_quant(c, per_channel, offset_ok && g.coin(0.6), seed, 20, full_quant ? 200 : 400,
+                   t == ElemType::BF16 && g.coin(0.5));
   }
   if (g.coin(0.3)) {  // tiling overrides the op may lower or reject (a rejection names the key)
     std::ostringstream o;
     // Sizes that fit L1 for this D (the op rejects the rest naming hw.core.l1_bytes; a few still do).
-    const std::vector<int64_t> s2 = D <= 64 ? std::vector<int64_t>{128, 256, 512} : D <= 128 ? std::vector<int64_t>{128, 256} : std::vector<int64_t>{128};
+    const std::vector<int64_t> s2 = D <= 64    ? std::vector<int64_t>{128, 256, 512}
+                                    : D <= 128 ? std::vector<int64_t>{128, 256}
+                                               : std::vector<int64_t>{128};
     if (decode) o << "kv_splits: " << g.in(1, 4) << ", s2_block: " << (D <= 128 ? g.of(s2) : 128);
-    else o << "s1_block: " << (D <= 32 ? g.of<int64_t>({32, 128, 256, 512}) : D <= 128 ? g.of<int64_t>({32, 64, 128}) : 32)
-           << ", s2_block: " << g.of(s2)
-           << ", preload: " << std::max<int64_t>(g.in(1, 3) * !c.p.antiquant.msd, 1);  // MSD: preload 1 only
+    else
+      o << "s1_block: "
+        << (D <= 32    ? g.of<int64_t>({32, 128, 256, 512})
+            : D <= 128 ? g.of<int64_t>({32, 64, 128})
+                       : 32)
+        << ", s2_block: " << g.of(s2)
+        << ", preload: " << std::max<int64_t>(g.in(1, 3) * !c.p.antiquant.msd, 1);  // MSD: preload 1 only
     d.x.tiling = o.str();
   }
   d.x.mask_dtype = g.of<ElemType>({ElemType::Bool, ElemType::I8, ElemType::U8});
   d.x.int32_kv = c.p.antiquant.int4 && Draw{Rng{seed * 7727 + 3}}.coin(0.5);  // the int32-packed view of the cache
   std::ostringstream o;
-  o << "B " << B << " N " << p.N << "/" << p.KV_N << " Sq " << Sq << " Skv " << Skv << " D " << D << " " << layout_name(l)
-    << " " << elem_type_name(t) << (full_quant ? " full-quant" : "") << " kv " << int(kv) << " mode " << p.sparse_mode << " mask " << int(p.mask) << " pse "
-    << p.pse << " ip " << c.p.inner_precise << " lpad " << p.left_pad << " prefix " << p.prefix << " pq " << post_quant
-    << (c.p.antiquant.msd ? " msd k" + std::to_string(c.p.antiquant.k_mode) + " v" + std::to_string(c.p.antiquant.v_mode) +
-                                (c.p.antiquant.per_tensor ? " per-tensor" : "") + (c.p.antiquant.offset ? " offset" : "") +
-                                (c.p.antiquant.separated ? " separated" : " combined") +
-                                (c.p.antiquant.int4 ? d.x.int32_kv ? " int4 (int32 view)" : " int4" : "")
-        : c.p.antiquant.on ? c.p.antiquant.per_tensor ? " antiquant per-tensor" : " antiquant per-channel" : "")
+  o << "B " << B << " N " << p.N << "/" << p.KV_N << " Sq " << Sq << " Skv " << Skv << " D " << D << " "
+    << layout_name(l) << " " << elem_type_name(t) << (full_quant ? " full-quant" : "") << " kv " << int(kv) << " mode "
+    << p.sparse_mode << " mask " << int(p.mask) << " pse " << p.pse << " ip " << c.p.inner_precise << " lpad "
+    << p.left_pad << " prefix " << p.prefix << " pq " << post_quant
+    << (c.p.antiquant.msd
+            ? " msd k" + std::to_string(c.p.antiquant.k_mode) + " v" + std::to_string(c.p.antiquant.v_mode) +
+                  (c.p.antiquant.per_tensor ? " per-tensor" : "") + (c.p.antiquant.offset ? " offset" : "") +
+                  (c.p.antiquant.separated ? " separated" : " combined") +
+                  (c.p.antiquant.int4 ? d.x.int32_kv ? " int4 (int32 view)" : " int4" : "")
+        : c.p.antiquant.on ? c.p.antiquant.per_tensor ? " antiquant per-tensor" : " antiquant per-channel"
+                           : "")
     << " tiling {" << d.x.tiling << "}";
   d.desc = o.str();
   return d;
@@ -351,13 +368,15 @@ std::string draw_fa(uint64_t seed, std::string& desc) {
     return s + "]";
   };
   auto tensor = [&](const char* name, int64_t t, int64_t n, int64_t d, uint64_t sd) {
-    return std::string("  ") + name + ": {shape: [" + std::to_string(t) + ", " + std::to_string(n) + ", " + std::to_string(d) +
-           "], dtype: " + dt + ", init: {dist: normal, seed: " + std::to_string(seed * 10 + sd) + "}}\n";
+    return std::string("  ") + name + ": {shape: [" + std::to_string(t) + ", " + std::to_string(n) + ", " +
+           std::to_string(d) + "], dtype: " + dt + ", init: {dist: normal, seed: " + std::to_string(seed * 10 + sd) +
+           "}}\n";
   };
   std::ostringstream y;
-  y << "op: flash_attention_var_len_score\nattrs:\n  head_num: " << N << "\n  input_layout: TND\n  scale: "
-    << g.r.uniform(0.03, 0.3) << "\n  sparse_mode: " << mode << "\n  inner_precise: " << g.of<int64_t>({0, 1, 2})
-    << "\n  actual_seq_qlen: " << list(cq) << "\n  actual_seq_kvlen: " << list(ckv) << "\n";
+  y << "op: flash_attention_var_len_score\nattrs:\n  head_num: " << N
+    << "\n  input_layout: TND\n  scale: " << g.r.uniform(0.03, 0.3) << "\n  sparse_mode: " << mode
+    << "\n  inner_precise: " << g.of<int64_t>({0, 1, 2}) << "\n  actual_seq_qlen: " << list(cq)
+    << "\n  actual_seq_kvlen: " << list(ckv) << "\n";
   if (pre != 2147483647) y << "  pre_tokens: " << pre << "\n  next_tokens: " << next << "\n";
   y << "inputs:\n" << tensor("query", t1, N, D, 1) << tensor("key", t2, n2, D, 2) << tensor("value", t2, n2, Dv, 3);
   if (rope) y << tensor("query_rope", t1, N, Dr, 4) << tensor("key_rope", t2, n2, Dr, 5);
@@ -368,9 +387,9 @@ std::string draw_fa(uint64_t seed, std::string& desc) {
     y << "  atten_mask: {shape: [2048, 2048], dtype: bool, init: {dist: triu}}\n", mask_desc = "compressed";
   } else if (mask) {
     const bool global = g.coin(0.4);
-    y << "  atten_mask: {shape: [" << (global ? t1 : mq) << ", " << (global ? t2 : mkv) << "], dtype: "
-      << (g.coin(0.5) ? "bool" : "uint8") << ", init: {dist: bernoulli, p: " << g.r.uniform(0.05, 0.5) << ", seed: " << seed
-      << "}}\n";
+    y << "  atten_mask: {shape: [" << (global ? t1 : mq) << ", " << (global ? t2 : mkv)
+      << "], dtype: " << (g.coin(0.5) ? "bool" : "uint8") << ", init: {dist: bernoulli, p: " << g.r.uniform(0.05, 0.5)
+      << ", seed: " << seed << "}}\n";
     mask_desc = global ? "global" : "local";
   }
   std::ostringstream o;
@@ -380,7 +399,8 @@ std::string draw_fa(uint64_t seed, std::string& desc) {
     return t;
   };
   o << "B " << B << " N " << N << "/" << n2 << " D " << D << " Dv " << Dv << " Dr " << Dr << " dtype " << dt << " mode "
-    << mode << " q " << packed(q) << " kv " << packed(kv) << " pre " << pre << " next " << next << " mask " << mask_desc;
+    << mode << " q " << packed(q) << " kv " << packed(kv) << " pre " << pre << " next " << next << " mask "
+    << mask_desc;
   desc = o.str();
   return y.str();
 }
@@ -398,7 +418,8 @@ TEST(FaRandomGenerator, DrawsEveryFeatureFamily) {
     const std::string heads = f["N"];  // "N1/N2"
     n["Dv < D"] += f["Dv"] != f["D"], n["gqa"] += heads.substr(0, heads.find('/')) != heads.substr(heads.find('/') + 1);
     n["dtype " + f["dtype"]] += 1;
-    const std::string lens = "," + f["q"].substr(1, f["q"].size() - 2) + "," + f["kv"].substr(1, f["kv"].size() - 2) + ",";
+    const std::string lens =
+        "," + f["q"].substr(1, f["q"].size() - 2) + "," + f["kv"].substr(1, f["kv"].size() - 2) + ",";
     n["zero-length batch"] += lens.find(",0,") != std::string::npos;
   }
   std::cout << "FA draws:";

@@ -94,8 +94,8 @@ void expect_same(const std::vector<double>& got, const std::vector<double>& want
   int bad = 0;
   for (size_t e = 0; e < got.size() && bad < 5; ++e) {
     if (!unspec.empty() && unspec[e]) continue;
-    const bool ok = std::isinf(want[e]) ? got[e] == want[e]
-                                        : std::fabs(got[e] - want[e]) <= 1e-12 * (1 + std::fabs(want[e]));
+    const bool ok =
+        std::isinf(want[e]) ? got[e] == want[e] : std::fabs(got[e] - want[e]) <= 1e-12 * (1 + std::fabs(want[e]));
     if (!ok) ++bad, ADD_FAILURE() << what << "[" << e << "] = " << got[e] << ", brute force " << want[e];
   }
 }
@@ -210,7 +210,7 @@ TEST(AttnReference, BottomRightCausalWithSqBelowSkvAndTheSwappedShapeWithEmptyRo
   AttnCase w{dense_problem(1, 2, 1, 203, 113, 16, Layout::BSND)};
   w.p.sparse_mode = 3, w.p.mask = MaskKind::Compressed, w.p.mask_sq = w.p.mask_skv = 8, w.p.row_fix = true;
   fill(w, 9);
-  EXPECT_EQ(w.p.visible_cols(0, 89).second, 0);                               // delta = -90: rows 0..89 empty
+  EXPECT_EQ(w.p.visible_cols(0, 89).second, 0);  // delta = -90: rows 0..89 empty
   EXPECT_EQ(w.p.visible_cols(0, 90), (std::pair<int64_t, int64_t>{0, 1}));
   EXPECT_EQ(check(w).empty_rows, 2 * 90);
 }
@@ -218,14 +218,14 @@ TEST(AttnReference, BottomRightCausalWithSqBelowSkvAndTheSwappedShapeWithEmptyRo
 TEST(AttnReference, BandEdgesOfModes0And4IncludingNegativeNext) {
   AttnProblem p = dense_problem(1, 1, 1, 6, 8, 16, Layout::BSH);
   p.mask = MaskKind::Full, p.pre_tokens = 2, p.next_tokens = 1;
-  EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{1, 5}));       // -2 <= j - 3 <= 1
+  EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{1, 5}));  // -2 <= j - 3 <= 1
   p.next_tokens = -1;
-  EXPECT_EQ(p.visible_cols(0, 0).second, 0);                                  // j <= -1: empty
+  EXPECT_EQ(p.visible_cols(0, 0).second, 0);  // j <= -1: empty
   EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{1, 3}));
-  p.mask = MaskKind::None;                                                    // no mask: band unbounded
+  p.mask = MaskKind::None;  // no mask: band unbounded
   EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{0, 8}));
   p.sparse_mode = 4, p.mask = MaskKind::Compressed, p.pre_tokens = 1, p.next_tokens = 0;  // delta = 2
-  EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{4, 6}));       // 1 <= j - 3 <= 2
+  EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{4, 6}));                   // 1 <= j - 3 <= 2
   p.sparse_mode = 2;
   EXPECT_EQ(p.visible_cols(0, 3), (std::pair<int64_t, int64_t>{0, 4}));
   p.sparse_mode = 1;
@@ -260,7 +260,7 @@ TEST(AttnReference, MissingOrShortTensorsAreRejected) {
   fill(c, 12);
   AttnTensors t{&c.q, {&c.k[0]}, {}};
   EXPECT_THROW(AttnData(c.p, t), std::invalid_argument);  // value missing
-  c.p.kv_s = 7;                                              // key too short for the problem
+  c.p.kv_s = 7;                                           // key too short for the problem
   EXPECT_THROW(c.data(), std::invalid_argument);
 }
 

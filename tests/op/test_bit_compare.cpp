@@ -139,7 +139,8 @@ TEST(BitCompare, ViewGroupsBshByBatchAndHead) {
   EXPECT_EQ(r.groups[0].key, (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(r.groups[0].count, 128);
   EXPECT_EQ(r.rows_with_mismatch, 8);  // rows of the view: (b, s, n)
-  EXPECT_NE(format_bit_compare(r).find("by (b, n): 1 of 8 differ; [1, 3] 128;"), std::string::npos) << format_bit_compare(r);
+  EXPECT_NE(format_bit_compare(r).find("by (b, n): 1 of 8 differ; [1, 3] 128;"), std::string::npos)
+      << format_bit_compare(r);
 }
 
 }  // namespace

@@ -101,26 +101,30 @@ TEST(CaseFile, SetOverridesAttrsAndTilingAndCreatesKeys) {
 
 TEST(CaseFile, SetInputShapeChangesAGeneratedInput) {
   const auto dir = scratch_dir();
-  const std::string p = case_with(dir, "op: x\ninputs:\n  a: {shape: [4, 4], dtype: float16, init: {dist: ones}}\n"
-                                       "  f: {file: f.npy, dtype: float16}\n  l: [{shape: [2], dtype: float16}]\n");
+  const std::string p = case_with(dir,
+                                  "op: x\ninputs:\n  a: {shape: [4, 4], dtype: float16, init: {dist: ones}}\n"
+                                  "  f: {file: f.npy, dtype: float16}\n  l: [{shape: [2], dtype: float16}]\n");
   write_npy((std::filesystem::path(p).parent_path() / "f.npy").string(), HostTensor::zeros(ElemType::F16, {3}));
   const CaseFile c = load_case(p, {"inputs.a.shape=[2, 3, 5]"});
   EXPECT_EQ(c.inputs.at("a")[0].shape, (std::vector<int64_t>{2, 3, 5}));
   EXPECT_EQ(c.inputs.at("a")[0].data.numel(), 30);
-  EXPECT_EQ(load_error(p, {"inputs.q.shape=[1]"}), "--set 'inputs.q.shape=[1]': inputs.q is not an input of the case (inputs: a, f, l)");
-  EXPECT_EQ(load_error(p, {"inputs.f.shape=[1]"}), "--set 'inputs.f.shape=[1]': inputs.f is read from a file, whose shape is the file's");
+  EXPECT_EQ(load_error(p, {"inputs.q.shape=[1]"}),
+            "--set 'inputs.q.shape=[1]': inputs.q is not an input of the case (inputs: a, f, l)");
+  EXPECT_EQ(load_error(p, {"inputs.f.shape=[1]"}),
+            "--set 'inputs.f.shape=[1]': inputs.f is read from a file, whose shape is the file's");
   EXPECT_EQ(load_error(p, {"inputs.l.shape=[1]"}),
             "--set 'inputs.l.shape=[1]': inputs.l is a tensor list: a shape axis sets one generated tensor");
-  EXPECT_NE(load_error(p, {"inputs.a.shape=[2, -1]"}).find("VALUE must be a flow list of non-negative integers"), std::string::npos);
+  EXPECT_NE(load_error(p, {"inputs.a.shape=[2, -1]"}).find("VALUE must be a flow list of non-negative integers"),
+            std::string::npos);
   EXPECT_NE(load_error(p, {"inputs.a.dtype=int8"}).find("an inputs. KEY is inputs.NAME.shape"), std::string::npos);
 }
 
 TEST(CaseFile, BadSetStringsAreRejected) {
   const auto dir = scratch_dir();
   const std::string p = case_with(dir, "op: x\n");
-  EXPECT_EQ(
-      load_error(p, {"hw.core.ub_bytes=131072"}),
-      "--set 'hw.core.ub_bytes=131072': KEY must start with attrs., tiling. or inputs. (hw. keys go to the hardware config)");
+  EXPECT_EQ(load_error(p, {"hw.core.ub_bytes=131072"}),
+            "--set 'hw.core.ub_bytes=131072': KEY must start with attrs., tiling. or inputs. (hw. keys go to the "
+            "hardware config)");
   EXPECT_EQ(load_error(p, {"attrs.num_heads"}), "--set 'attrs.num_heads': expected KEY=VALUE");
   EXPECT_EQ(load_error(p, {"attrs.=3"}), "--set 'attrs.=3': KEY needs a name after 'attrs.'");
   EXPECT_NE(load_error(p, {"tiling.x={a: 1}"}).find("VALUE must be a scalar or a flow list"), std::string::npos);

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <fstream>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "isa/numeric/numeric.h"
 #include "kernels/host/case_file.h"
@@ -86,9 +86,9 @@ TEST(Generator, ArrayFormsOfLnAndSinCosAreBitIdenticalToTheScalarOnes) {
 // its subnormals, overflow boundary and non-finite values.
 TEST(Generator, FloatStoresRoundOnceLikeTheGeneralRounding) {
   SplitMix64 g{5};
-  std::vector<double> vals = {0.0, -0.0, 65504.0, 65519.99999, 65520.0, 65536.0, 3.4e38, 1e300, -1e300,
-                              0x1p-14, 0x1p-24, 0x1p-25, 3 * 0x1p-26, 0x1p-126, 0x1p-133, 0x1p-149, 1e-320,
-                              INFINITY, -INFINITY, NAN};
+  std::vector<double> vals = {0.0,      -0.0,     65504.0, 65519.99999, 65520.0,   65536.0,     3.4e38,
+                              1e300,    -1e300,   0x1p-14, 0x1p-24,     0x1p-25,   3 * 0x1p-26, 0x1p-126,
+                              0x1p-133, 0x1p-149, 1e-320,  INFINITY,    -INFINITY, NAN};
   for (int i = 0; i < 300000; ++i) {
     const double mag = std::ldexp(1.0, static_cast<int>(g.next() % 80) - 40);
     const double x = (g.uniform() * 2 - 1) * mag;
@@ -104,7 +104,8 @@ TEST(Generator, FloatStoresRoundOnceLikeTheGeneralRounding) {
     }
   }
   for (ElemType t : {ElemType::F16, ElemType::BF16, ElemType::F32}) {
-    const int exp_bits = t == ElemType::F16 ? 5 : 8, man_bits = t == ElemType::F16 ? 10 : (t == ElemType::BF16 ? 7 : 23);
+    const int exp_bits = t == ElemType::F16 ? 5 : 8,
+              man_bits = t == ElemType::F16 ? 10 : (t == ElemType::BF16 ? 7 : 23);
     HostTensor h = HostTensor::zeros(t, {1});
     for (double v : vals) {
       h.set(0, v);
@@ -137,7 +138,7 @@ TEST(Generator, InputCacheHitsAreTheGeneratedBitsAndDamagedEntriesAreRegenerated
     f.put('\x5a');
   }
   EXPECT_EQ(generate_cached(ElemType::BF16, shape, s).bytes, want.bytes);  // damaged: regenerated
-  s.seed = 43;  // another key: another entry, other bits
+  s.seed = 43;                                                             // another key: another entry, other bits
   EXPECT_NE(generate_cached(ElemType::BF16, shape, s).bytes, want.bytes);
   EXPECT_NE(input_cache_entry(ElemType::BF16, shape, s), entry);
   EXPECT_TRUE(input_cache_entry(ElemType::F16, {8, 8}, s).size() > 0);
@@ -270,7 +271,8 @@ TEST(Generator, PermutationHoldsEveryValueOnceInASeededOrder) {
   // Fisher-Yates with j = next() % (i + 1), written out for 3 elements.
   SplitMix64 g{7};
   std::vector<int> w = {0, 1, 2};
-  for (int i = 2; i >= 1; --i) std::swap(w[static_cast<size_t>(i)], w[static_cast<size_t>(g.next() % static_cast<uint64_t>(i + 1))]);
+  for (int i = 2; i >= 1; --i)
+    std::swap(w[static_cast<size_t>(i)], w[static_cast<size_t>(g.next() % static_cast<uint64_t>(i + 1))]);
   const HostTensor three = generate(ElemType::I64, {3}, s);
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(three.get(i), w[static_cast<size_t>(i)]);
   EXPECT_EQ(generate(ElemType::I32, {4, 25}, s).bytes, a.bytes);  // deterministic

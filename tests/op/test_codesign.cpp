@@ -16,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 using sim::testing::in_child;
 
-const char* const kCapacityKeys[] = {"core.l1_bytes", "core.l0a_bytes", "core.l0b_bytes", "core.l0c_bytes", "core.ub_bytes"};
+const char* const kCapacityKeys[] = {"core.l1_bytes", "core.l0a_bytes", "core.l0b_bytes", "core.l0c_bytes",
+                                     "core.ub_bytes"};
 
 struct Outcome {
   bool ok = false;
@@ -24,10 +25,12 @@ struct Outcome {
 };
 
 // Runs `name` in timing mode with hw `key` scaled by `scale` (1: unchanged) and the given tiling overrides.
-Outcome run(const std::string& name, const std::string& key, double scale, const std::vector<std::string>& tiling_sets) {
+Outcome run(const std::string& name, const std::string& key, double scale,
+            const std::vector<std::string>& tiling_sets) {
   const auto v = in_child([&] {
     try {
-      const CaseFile c = load_case((fs::path(NPUSIM_CONFIG_DIR) / "cases" / (name + ".yaml")).string(), tiling_sets, false);
+      const CaseFile c =
+          load_case((fs::path(NPUSIM_CONFIG_DIR) / "cases" / (name + ".yaml")).string(), tiling_sets, false);
       sim::HwConfig base = sim::load_hw("ascend910b2");
       const int64_t value = key == "core.l1_bytes"    ? base.core.l1_bytes
                             : key == "core.l0a_bytes" ? base.core.l0a_bytes
@@ -65,10 +68,10 @@ std::vector<std::string> tiling_of(const std::string& name) {
   const CaseFile c = load_case((fs::path(NPUSIM_CONFIG_DIR) / "cases" / (name + ".yaml")).string(), {}, false);
   const auto& keys = find_op(c.op).tiling_space().keys();
   std::vector<std::string> sets;
-  for (size_t i = 0; i + 1 < v.size(); i += 2) sets.push_back("tiling." + keys[v[i]].name + "=" + std::to_string(v[i + 1]));
+  for (size_t i = 0; i + 1 < v.size(); i += 2)
+    sets.push_back("tiling." + keys[v[i]].name + "=" + std::to_string(v[i + 1]));
   return sets;
 }
-
 
 class Codesign : public ::testing::TestWithParam<std::string> {};
 
@@ -91,7 +94,8 @@ TEST_P(Codesign, MoreCapacityLeavesTheSameProgramsCostAlone) {
 TEST_P(Codesign, DefaultTilingFitsHalvedCapacities) {
   // A shrink still gets a tiling (the default lowers its blocks) instead of "UB needs N bytes".
   const std::string name = GetParam();
-  for (const char* key : kCapacityKeys) EXPECT_TRUE(run(name, key, 0.5, {}).ok) << key << " halved: the default tiling does not fit";
+  for (const char* key : kCapacityKeys)
+    EXPECT_TRUE(run(name, key, 0.5, {}).ok) << key << " halved: the default tiling does not fit";
 }
 
 TEST_P(Codesign, HalvingL1OrUbIsNeverFaster) {
@@ -105,7 +109,8 @@ TEST_P(Codesign, HalvingL1OrUbIsNeverFaster) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Codesign, ::testing::Values("fia_perf_s2048_mode0", "matmul_f16_1024", "fa_varlen_rope_causal"),
+INSTANTIATE_TEST_SUITE_P(Cases, Codesign,
+                         ::testing::Values("fia_perf_s2048_mode0", "matmul_f16_1024", "fa_varlen_rope_causal"),
                          [](const auto& info) { return std::string(info.param); });
 
 // The default tiling spends a grown capacity only where the model does not run slower (kernels/README.md "Tiling

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "kernels/op/op.h"
-#include "sim/config/hw_config.h"
 #include "kernels/op/registry.h"
+#include "sim/config/hw_config.h"
 
 namespace npusim::op {
 namespace {
@@ -36,7 +36,8 @@ TEST_P(RecordedCycles, CaseTakesTheRecordedCycleCount) {
   const Prepared p = find_op(c.op).prepare(c, m);
   const auto r = m.launch(p.launch);
   ASSERT_TRUE(r.ok()) << r.faults[0].message;
-  // (all checks: no race, no same-pipe hazard, and no barrier that orders nothing -- isa/README.md "Same-pipe ordering")
+  // (all checks: no race, no same-pipe hazard, and no barrier that orders nothing -- isa/README.md "Same-pipe
+  // ordering")
   EXPECT_TRUE(r.notes.empty()) << name << ": " << r.notes[0].message;
   EXPECT_EQ(r.cycles, ref[name]["cycles"].as<uint64_t>())
       << name << ": the cycle count changed; if intended, record it in traces/reference/cycles.yaml with a reason";

@@ -27,7 +27,6 @@
 #include "tests/op/fa_kernel_harness.h"
 #include "tests/support/bits.h"
 
-
 namespace npusim::op {
 namespace {
 
@@ -60,28 +59,26 @@ void PrintTo(const FaCase& c, std::ostream* os) {
 
 class FaVarLenKernel : public ::testing::TestWithParam<FaCase> {};
 
-TEST_P(FaVarLenKernel, OutputsAreTheGoldenBitsAndPassTheAccuracyPolicy) { in_child(GetParam().name, GetParam().sets, GetParam().min_special); }
+TEST_P(FaVarLenKernel, OutputsAreTheGoldenBitsAndPassTheAccuracyPolicy) {
+  in_child(GetParam().name, GetParam().sets, GetParam().min_special);
+}
 
 // Each feature case, and tilings that change the block structure: small s1 / s2 blocks (many units per row,
 // several blocks per unit), the 1024-column S2 block, preload 2, one K / V slot, fewer cores. (With D + Dr =
 // 192 a 1024-column K block does not fit L1: that override is an exit-2 tiling error, tested in the CLI suite.)
 INSTANTIATE_TEST_SUITE_P(
     Cases, FaVarLenKernel,
-    ::testing::Values(FaCase{"fa_varlen_rope_causal", {}},
-                      FaCase{"fa_varlen_rope_causal", {"tiling.s1_block=32", "tiling.s2_block=128", "tiling.block_dim=5"}},
-                      FaCase{"fa_varlen_f16_d192", {}},
-                      FaCase{"fa_varlen_local_mask_band", {}},
-                      FaCase{"fa_varlen_local_mask_band", {"tiling.s1_block=48", "tiling.vec_rows=8", "tiling.preload=2"}},
-                      FaCase{"fa_varlen_global_mask_invalid_rows", {}, 4},
-                      FaCase{"fa_varlen_global_mask_invalid_rows", {"attrs.inner_precise=0"}},
-                      FaCase{"fa_varlen_band_sparse4", {}},
-                      FaCase{"fa_varlen_band_sparse4", {"tiling.s2_block=128", "tiling.kv_buffers=1"}},
-                      FaCase{"fa_varlen_sparse7", {}},
-                      FaCase{"fa_varlen_sparse8", {}},
-                      FaCase{"fa_varlen_zero_length", {}, 4 * 40},
-                      FaCase{"fa_varlen_dv_lt_d", {}},
-                      FaCase{"fa_varlen_dv_lt_d", {"tiling.s2_block=256", "tiling.block_dim=3"}},
-                      FaCase{"fa_varlen_rope_causal", {"tiling.s2_block=1024", "tiling.s1_block=64", "tiling.kv_buffers=1"}}),
+    ::testing::Values(
+        FaCase{"fa_varlen_rope_causal", {}},
+        FaCase{"fa_varlen_rope_causal", {"tiling.s1_block=32", "tiling.s2_block=128", "tiling.block_dim=5"}},
+        FaCase{"fa_varlen_f16_d192", {}}, FaCase{"fa_varlen_local_mask_band", {}},
+        FaCase{"fa_varlen_local_mask_band", {"tiling.s1_block=48", "tiling.vec_rows=8", "tiling.preload=2"}},
+        FaCase{"fa_varlen_global_mask_invalid_rows", {}, 4},
+        FaCase{"fa_varlen_global_mask_invalid_rows", {"attrs.inner_precise=0"}}, FaCase{"fa_varlen_band_sparse4", {}},
+        FaCase{"fa_varlen_band_sparse4", {"tiling.s2_block=128", "tiling.kv_buffers=1"}},
+        FaCase{"fa_varlen_sparse7", {}}, FaCase{"fa_varlen_sparse8", {}}, FaCase{"fa_varlen_zero_length", {}, 4 * 40},
+        FaCase{"fa_varlen_dv_lt_d", {}}, FaCase{"fa_varlen_dv_lt_d", {"tiling.s2_block=256", "tiling.block_dim=3"}},
+        FaCase{"fa_varlen_rope_causal", {"tiling.s2_block=1024", "tiling.s1_block=64", "tiling.kv_buffers=1"}}),
     [](const auto& info) {
       std::string s = std::string(info.param.name) + "_" + std::to_string(info.index);
       for (char& ch : s)

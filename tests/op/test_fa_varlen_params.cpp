@@ -9,13 +9,14 @@
 
 namespace npusim::op {
 namespace {
+using attn::MaskKind;
 using fiatest::expect_parts;
 using fiatest::tensor;
-using attn::MaskKind;
 
 // Base: 2 batches (cumulative q [64, 160], kv [96, 224]), N1 4, N2 2, D 64 + Dr 32, bf16, compressed mask, mode 3.
 struct FaCaseText {
-  std::string attrs = "head_num: 4, input_layout: TND, sparse_mode: 3, actual_seq_qlen: [64, 160], actual_seq_kvlen: [96, 224]";
+  std::string attrs =
+      "head_num: 4, input_layout: TND, sparse_mode: 3, actual_seq_qlen: [64, 160], actual_seq_kvlen: [96, 224]";
   std::string q = tensor("query", {160, 4, 64}, "bfloat16"), k = tensor("key", {224, 2, 64}, "bfloat16"),
               v = tensor("value", {224, 2, 64}, "bfloat16"), qr = tensor("query_rope", {160, 4, 32}, "bfloat16"),
               kr = tensor("key_rope", {224, 2, 32}, "bfloat16"), mask = tensor("atten_mask", {2048, 2048}, "bool");
@@ -77,11 +78,13 @@ TEST(FaVarLenParse, MasksAreLocalGlobalOrCompressed) {
 }
 
 TEST(FaVarLenParse, Modes7And8PickTheirBandBatchByQueryLength) {
-  FaCaseText t = with_attrs("head_num: 4, input_layout: TND, sparse_mode: 7, pre_tokens: 1000, next_tokens: 0, "
-                            "actual_seq_qlen: [64, 160, 160], actual_seq_kvlen: [96, 224, 224]");
+  FaCaseText t = with_attrs(
+      "head_num: 4, input_layout: TND, sparse_mode: 7, pre_tokens: 1000, next_tokens: 0, actual_seq_qlen: [64, 160, "
+      "160], actual_seq_kvlen: [96, 224, 224]");
   EXPECT_EQ(parse(t).band_batch, 1);  // the last batch with Sq != 0
-  t.attrs = "head_num: 4, input_layout: TND, sparse_mode: 8, pre_tokens: 1000, next_tokens: 0, "
-            "actual_seq_qlen: [0, 64, 160], actual_seq_kvlen: [10, 96, 224]";
+  t.attrs =
+      "head_num: 4, input_layout: TND, sparse_mode: 8, pre_tokens: 1000, next_tokens: 0, actual_seq_qlen: [0, 64, "
+      "160], actual_seq_kvlen: [10, 96, 224]";
   EXPECT_EQ(parse(t).band_batch, 1);  // the first batch with Sq != 0
 }
 
@@ -114,12 +117,15 @@ TEST(FaVarLenReject, HostValuesOutOfTheirRules) {
   expect_parts(error(with_attrs(b)), {"attrs.input_layout", "required"});
   expect_parts(error(with_attrs(b + ", input_layout: TND, keep_prob: 0.9")), {"attrs.keep_prob", "must be 1"});
   expect_parts(error(with_attrs(b + ", input_layout: TND, pse_type: 2")), {"attrs.pse_type = 2", "0 or 1"});
-  expect_parts(error(with_attrs(b + ", input_layout: TND, inner_precise: 3")), {"attrs.inner_precise = 3", "0, 1 or 2"});
+  expect_parts(error(with_attrs(b + ", input_layout: TND, inner_precise: 3")),
+               {"attrs.inner_precise = 3", "0, 1 or 2"});
   expect_parts(error(with_attrs(b + ", input_layout: TND, q_start_idx: [1, 2]")), {"attrs.q_start_idx", "exactly one"});
   expect_parts(error(with_attrs(b + ", input_layout: TND, prefix: [1]")), {"attrs.prefix", "B = 2"});
   expect_parts(error(with_attrs("input_layout: TND, sparse_mode: 3, " + kLens)), {"attrs.head_num", "required"});
-  expect_parts(error(with_attrs("head_num: 0, input_layout: TND, sparse_mode: 3, " + kLens)), {"attrs.head_num = 0", "[1, 256]"});
-  expect_parts(error(with_attrs("head_num: 8, input_layout: TND, sparse_mode: 3, " + kLens)), {"attrs.head_num = 8", "N1 = 4"});
+  expect_parts(error(with_attrs("head_num: 0, input_layout: TND, sparse_mode: 3, " + kLens)),
+               {"attrs.head_num = 0", "[1, 256]"});
+  expect_parts(error(with_attrs("head_num: 8, input_layout: TND, sparse_mode: 3, " + kLens)),
+               {"attrs.head_num = 8", "N1 = 4"});
 }
 
 TEST(FaVarLenReject, SparseModes5And6AndOutOfRange) {
@@ -139,7 +145,8 @@ TEST(FaVarLenReject, SequenceLengths) {
                {"attrs.actual_seq_qlen", "ends at 150", "T = 160"});
   expect_parts(error(with_attrs(h + "actual_seq_qlen: [64, 160], actual_seq_kvlen: [224]")),
                {"attrs.actual_seq_qlen lists 2", "actual_seq_kvlen 1"});
-  expect_parts(error(with_attrs(h + "actual_seq_qlen: [], actual_seq_kvlen: []")), {"attrs.actual_seq_qlen", "at least one"});
+  expect_parts(error(with_attrs(h + "actual_seq_qlen: [], actual_seq_kvlen: []")),
+               {"attrs.actual_seq_qlen", "at least one"});
   expect_parts(error(with_attrs("head_num: 4, input_layout: TND, actual_seq_kvlen: [96, 224]")),
                {"attrs.actual_seq_qlen", "required"});
 }

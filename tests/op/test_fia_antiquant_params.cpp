@@ -14,7 +14,8 @@ using namespace fiatest;
 const std::string kN4 = "num_heads: 4";  // BSH (2, 64, 256): N 4, KV_N 4, D 64
 
 std::string i8_kv(const std::string& q = "float16") {
-  return tensor("query", {2, 64, 256}, q) + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "int8");
+  return tensor("query", {2, 64, 256}, q) + tensor("key", {2, 128, 256}, "int8") +
+         tensor("value", {2, 128, 256}, "int8");
 }
 std::string scale(std::vector<int64_t> shape = {2, 256}, const std::string& dtype = "float16") {
   return tensor("antiquant_scale", shape, dtype);
@@ -62,28 +63,28 @@ TEST(FiaAntiquant, KeyAndValueMustBeInt8) {
   expect_parts(parse_error(kN4, bsh_qkv() + scale()),
                {"inputs.antiquant_scale is given but inputs.key is float16", "needs int8 or int4 key and value",
                 "KV antiquant is unenabled"});
-  const std::string mixed = tensor("query", {2, 64, 256}) + tensor("key", {2, 128, 256}, "int8") +
-                            tensor("value", {2, 128, 256}, "float16");
+  const std::string mixed =
+      tensor("query", {2, 64, 256}) + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "float16");
   expect_parts(parse_error(kN4, mixed + scale()), {"inputs.value is float16", "needs int8 or int4 key and value"});
 }
 
 TEST(FiaAntiquant, ABfloat16PromptQueryIsRejectedTheDecodeBranchRunsMsd) {
   expect_parts(parse_error(kN4, i8_kv("bfloat16") + scale({2, 256}, "bfloat16")),
                {"inputs.antiquant_scale (bfloat16 [2, 256]) with a bfloat16 query", "takes key_antiquant_scale"});
-  const std::string decode = tensor("query", {2, 1, 256}) + tensor("key", {2, 128, 256}, "int8") +
-                             tensor("value", {2, 128, 256}, "int8");
+  const std::string decode =
+      tensor("query", {2, 1, 256}) + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "int8");
   const attn::AttnProblem p = parse(kN4, decode + scale());
   EXPECT_TRUE(p.antiquant.on && p.antiquant.msd && !p.antiquant.separated);
   EXPECT_EQ(p.antiquant.limbs, 3);  // inner_precise 0 (the case default here): 3 limbs
 }
 
 TEST(FiaAntiquant, StorageAndDRules) {
-  const std::string d16 = tensor("query", {2, 64, 64}) + tensor("key", {2, 128, 64}, "int8") +
-                          tensor("value", {2, 128, 64}, "int8");
+  const std::string d16 =
+      tensor("query", {2, 64, 64}) + tensor("key", {2, 128, 64}, "int8") + tensor("value", {2, 128, 64}, "int8");
   expect_parts(parse_error(kN4, d16 + scale({2, 64})), {"inputs.key is int8", "D = 16", "multiple of 32"});
-  const std::string list =
-      tensor("query", {2, 64, 256}) + "  key: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n" +
-      "  value: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n";
+  const std::string list = tensor("query", {2, 64, 256}) +
+                           "  key: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n" +
+                           "  value: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n";
   expect_parts(parse_error(kN4, list + scale()), {"tensor list", "not supported yet"});
 }
 
@@ -92,7 +93,8 @@ TEST(FiaAntiquant, StorageAndDRules) {
 const std::string kPaged = tensor("query", {2, 64, 256}) + tensor("key", {4, 128, 256}, "int8") +
                            tensor("value", {4, 128, 256}, "int8") + tensor("block_table", {2, 2}, "int32") +
                            tensor("atten_mask", {2048, 2048}, "bool");
-const std::string kPagedAttrs = kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 1, sparse_mode: 3";
+const std::string kPagedAttrs =
+    kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 1, sparse_mode: 3";
 std::string separated(const std::string& dtype = "float16", std::vector<int64_t> shape = {1, 256}) {
   return tensor("key_antiquant_scale", shape, dtype) + tensor("value_antiquant_scale", shape, dtype);
 }
@@ -111,20 +113,23 @@ TEST(FiaAntiquant, PageAttentionTakesTheSeparatedPerChannelParameters) {
                {"inputs.value_antiquant_scale is missing"});
   expect_parts(parse_error(kPagedAttrs, kPaged + separated() + tensor("key_antiquant_offset", {1, 256})),
                {"key_antiquant_offset and inputs.value_antiquant_offset go together"});
-  expect_parts(parse_error(kPagedAttrs, kPaged + separated("float32")), {"inputs.key_antiquant_scale dtype float32 must be float16"});
+  expect_parts(parse_error(kPagedAttrs, kPaged + separated("float32")),
+               {"inputs.key_antiquant_scale dtype float32 must be float16"});
 }
 
 TEST(FiaAntiquant, PageAttentionRulesOfTheVendor) {
   const std::string in = kPaged + separated();
-  expect_parts(parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 0, sparse_mode: 3", in),
-               {"attrs.inner_precise = 0", "only support high performance"});
-  expect_parts(parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 1, sparse_mode: 2", in),
-               {"attrs.sparse_mode = 2", "only support sparse mode 3"});
+  expect_parts(
+      parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 0, sparse_mode: 3", in),
+      {"attrs.inner_precise = 0", "only support high performance"});
+  expect_parts(
+      parse_error(kN4 + ", block_size: 128, actual_seq_lengths_kv: [200, 100], inner_precise: 1, sparse_mode: 2", in),
+      {"attrs.sparse_mode = 2", "only support sparse mode 3"});
   expect_parts(parse_error(kPagedAttrs, in + tensor("pse_shift", {1, 4, 64, 256})), {"pse_shift", "not support PSE"});
   // Without page attention the vendor's float16 path reads the combined antiquant_scale; S <= 16 runs MSD.
   expect_parts(parse_error(kN4, i8_kv() + separated()), {"only with page attention", "antiquant scale is nullptr"});
-  const std::string short_q = tensor("query", {2, 16, 256}) + tensor("key", {2, 128, 256}, "int8") +
-                              tensor("value", {2, 128, 256}, "int8");
+  const std::string short_q =
+      tensor("query", {2, 16, 256}) + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "int8");
   expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "needs a bfloat16 query"});
   expect_parts(parse_error(kN4, i8_kv() + separated() + scale()), {"both given", "not supported yet"});
   expect_parts(parse_error(kN4, i8_kv() + separated("int8")), {"inputs.key_antiquant_scale dtype int8 is not allowed"});
@@ -133,7 +138,8 @@ TEST(FiaAntiquant, PageAttentionRulesOfTheVendor) {
 // ---- query S = 1: MSD (fia_check_antiquant_msd.cpp) ----
 const std::string kDec = "num_heads: 4, num_key_value_heads: 2, input_layout: BSND";  // D 64, KV_N 2, B 2, KV S 100
 std::string dec_qkv(const std::string& q = "float16") {
-  return tensor("query", {2, 1, 4, 64}, q) + tensor("key", {2, 100, 2, 64}, "int8") + tensor("value", {2, 100, 2, 64}, "int8");
+  return tensor("query", {2, 1, 4, 64}, q) + tensor("key", {2, 100, 2, 64}, "int8") +
+         tensor("value", {2, 100, 2, 64}, "int8");
 }
 std::string sep(std::vector<int64_t> ks, const std::string& kt, std::vector<int64_t> vs, const std::string& vt,
                 bool offset = false) {
@@ -151,11 +157,13 @@ TEST(FiaAntiquantMsd, EveryModeParsesWithItsShapeAndDtype) {
     std::vector<int64_t> ks, vs;
     const char *kt, *vt;
   };
-  const std::vector<M> ok = {{0, 0, {1, 2, 64}, {1, 2, 1, 64}, "float16", "float16"}, {0, 0, {1}, {1}, "float16", "float16"},
-                             {1, 1, {1, 2, 100}, {1, 2, 100}, "float32", "float32"}, {2, 2, {2}, {2}, "float16", "float16"},
-                             {3, 3, {2, 2, 120}, {2, 2, 120}, "float32", "float32"}, {0, 1, {1, 128}, {1, 2, 100}, "float16", "float32"}};
+  const std::vector<M> ok = {
+      {0, 0, {1, 2, 64}, {1, 2, 1, 64}, "float16", "float16"}, {0, 0, {1}, {1}, "float16", "float16"},
+      {1, 1, {1, 2, 100}, {1, 2, 100}, "float32", "float32"},  {2, 2, {2}, {2}, "float16", "float16"},
+      {3, 3, {2, 2, 120}, {2, 2, 120}, "float32", "float32"},  {0, 1, {1, 128}, {1, 2, 100}, "float16", "float32"}};
   for (const M& m : ok) {
-    const attn::AttnProblem p = parse(modes(m.k, m.v) + ", inner_precise: 1", dec_qkv() + sep(m.ks, m.kt, m.vs, m.vt, true));
+    const attn::AttnProblem p =
+        parse(modes(m.k, m.v) + ", inner_precise: 1", dec_qkv() + sep(m.ks, m.kt, m.vs, m.vt, true));
     EXPECT_TRUE(p.antiquant.msd && p.antiquant.separated && p.antiquant.offset) << m.k << m.v;
     EXPECT_EQ(p.antiquant.k_mode, m.k);
     EXPECT_EQ(p.antiquant.v_mode, m.v);
@@ -167,12 +175,14 @@ TEST(FiaAntiquantMsd, EveryModeParsesWithItsShapeAndDtype) {
     }
   }
   // Combined: antiquant_mode for both, K's part first.
-  attn::AttnProblem p = parse(kDec + ", antiquant_mode: 1", dec_qkv("bfloat16") + tensor("antiquant_scale", {2, 2, 100}, "float32"));
+  attn::AttnProblem p =
+      parse(kDec + ", antiquant_mode: 1", dec_qkv("bfloat16") + tensor("antiquant_scale", {2, 2, 100}, "float32"));
   EXPECT_TRUE(p.antiquant.msd && !p.antiquant.separated);
   EXPECT_EQ(p.antiquant.k_mode, 1);
   EXPECT_EQ(p.antiquant_index(true, 1, 0, 5, 0, 0), 2 * 100 + 100 + 5);
   // The separated parameters win over the combined ones.
-  p = parse(modes(1, 1), dec_qkv() + tensor("antiquant_scale", {2, 128}) + sep({1, 2, 100}, "float32", {1, 2, 100}, "float32"));
+  p = parse(modes(1, 1),
+            dec_qkv() + tensor("antiquant_scale", {2, 128}) + sep({1, 2, 100}, "float32", {1, 2, 100}, "float32"));
   EXPECT_TRUE(p.antiquant.separated);
   EXPECT_EQ(p.antiquant.v_mode, 1);
 }
@@ -190,7 +200,8 @@ TEST(FiaAntiquantMsd, PagedModesTakeTheCacheBlocks) {
                {"attrs.key_antiquant_mode = 4", "must be used in page attention scene"});
   const std::string in16 = tensor("query", {2, 1, 4, 64}) + tensor("key", {6, 16, 128}, "int8") +
                            tensor("value", {6, 16, 128}, "int8") + tensor("block_table", {2, 3}, "int32");
-  expect_parts(parse_error(modes(4, 4) + ", block_size: 16, actual_seq_lengths_kv: [40, 20]", in16 + sep({6, 16}, "float32", {6, 16}, "float32")),
+  expect_parts(parse_error(modes(4, 4) + ", block_size: 16, actual_seq_lengths_kv: [40, 20]",
+                           in16 + sep({6, 16}, "float32", {6, 16}, "float32")),
                {"attrs.block_size = 16", "multiple of 32", "should be 32 aligned"});
 }
 
@@ -209,13 +220,16 @@ TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
                {"must both be per-tensor (1) or both per-channel"});
   expect_parts(parse_error(modes(0, 1), dec_qkv("bfloat16") + sep({1, 128}, "bfloat16", {1, 2, 100}, "float32")),
                {"key_antiquant_mode = 0 with attrs.value_antiquant_mode = 1", "float16 query"});
-  expect_parts(parse_error(kDec + ", key_antiquant_mode: 0, value_antiquant_mode: 1", dec_qkv() + tensor("antiquant_scale", {2, 128})),
+  expect_parts(parse_error(kDec + ", key_antiquant_mode: 0, value_antiquant_mode: 1",
+                           dec_qkv() + tensor("antiquant_scale", {2, 128})),
                {"need the separated"});
-  expect_parts(parse_error(modes(0, 0) + ", inner_precise: 2", dec_qkv() + sep({1, 128}, "float16", {1, 128}, "float16")),
-               {"attrs.inner_precise = 2", "precision mode should be 0 or 1"});
+  expect_parts(
+      parse_error(modes(0, 0) + ", inner_precise: 2", dec_qkv() + sep({1, 128}, "float16", {1, 128}, "float16")),
+      {"attrs.inner_precise = 2", "precision mode should be 0 or 1"});
   expect_parts(parse_error(modes(0, 0), dec_qkv() + tensor("key_antiquant_scale", {1, 128})),
                {"inputs.value_antiquant_scale is missing"});
-  const std::string prefix = tensor("key_shared_prefix", {1, 30, 2, 64}, "int8") + tensor("value_shared_prefix", {1, 30, 2, 64}, "int8");
+  const std::string prefix =
+      tensor("key_shared_prefix", {1, 30, 2, 64}, "int8") + tensor("value_shared_prefix", {1, 30, 2, 64}, "int8");
   EXPECT_TRUE(parse(modes(0, 0), dec_qkv() + prefix + sep({1, 128}, "float16", {1, 128}, "float16")).prefix);
   expect_parts(parse_error(modes(1, 1), dec_qkv() + prefix + sep({1, 2, 100}, "float32", {1, 2, 100}, "float32")),
                {"shared prefix", "per-token", "not supported yet"});
@@ -231,9 +245,11 @@ TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
 // ---- int4 K / V (spec §1.6 "INT4"; fia_check_antiquant_msd.cpp check_antiquant_int4_rules) ----
 std::string i4_qkv(const std::string& q = "float16", const std::string& kv = "int4", int64_t d = 64) {
   const int64_t last = kv == "int32" ? d / 8 : d;
-  return tensor("query", {2, 1, 4, d}, q) + tensor("key", {2, 100, 2, last}, kv) + tensor("value", {2, 100, 2, last}, kv);
+  return tensor("query", {2, 1, 4, d}, q) + tensor("key", {2, 100, 2, last}, kv) +
+         tensor("value", {2, 100, 2, last}, kv);
 }
-attn::AttnProblem parse_view(const std::string& attrs, const std::string& inputs) {  // as the op does: int32 -> int4 first
+attn::AttnProblem parse_view(const std::string& attrs,
+                             const std::string& inputs) {  // as the op does: int32 -> int4 first
   const CaseFile c = load_fia(attrs, inputs);
   std::optional<CaseFile> view;
   return parse_fia(fia::int4_view(c, view));
@@ -245,8 +261,10 @@ std::string parse_view_error(const std::string& attrs, const std::string& inputs
 TEST(FiaAntiquantInt4, ModesZeroOneThreeAndKChannelVTokenRunWithFourLimbs) {
   for (const auto& [k, v, ks, kt, vs, vt] :
        std::vector<std::tuple<int, int, std::vector<int64_t>, const char*, std::vector<int64_t>, const char*>>{
-           {0, 0, {1, 2, 64}, "bfloat16", {1, 128}, "bfloat16"}, {1, 1, {1, 2, 100}, "float32", {1, 2, 100}, "float32"},
-           {3, 3, {2, 2, 100}, "float32", {2, 2, 100}, "float32"}, {0, 1, {1, 128}, "bfloat16", {1, 2, 100}, "float32"}}) {
+           {0, 0, {1, 2, 64}, "bfloat16", {1, 128}, "bfloat16"},
+           {1, 1, {1, 2, 100}, "float32", {1, 2, 100}, "float32"},
+           {3, 3, {2, 2, 100}, "float32", {2, 2, 100}, "float32"},
+           {0, 1, {1, 128}, "bfloat16", {1, 2, 100}, "float32"}}) {
     const attn::AttnProblem p = parse_view(modes(k, v), i4_qkv("bfloat16") + sep(ks, kt, vs, vt, true));
     EXPECT_TRUE(p.antiquant.msd && p.antiquant.int4) << k << v;
     EXPECT_EQ(p.kv_in(), ElemType::I4);
@@ -255,7 +273,8 @@ TEST(FiaAntiquantInt4, ModesZeroOneThreeAndKChannelVTokenRunWithFourLimbs) {
     EXPECT_EQ(p.antiquant.expand, 14.98f);
   }
   // The int32 view: the last dim x 8, the same problem.
-  const attn::AttnProblem w = parse_view(modes(0, 0), i4_qkv("float16", "int32") + sep({1, 128}, "float16", {1, 128}, "float16"));
+  const attn::AttnProblem w =
+      parse_view(modes(0, 0), i4_qkv("float16", "int32") + sep({1, 128}, "float16", {1, 128}, "float16"));
   EXPECT_TRUE(w.antiquant.int4);
   EXPECT_EQ(w.D, 64);
   EXPECT_EQ(w.kv_s, 100);
@@ -270,7 +289,8 @@ TEST(FiaAntiquantInt4, WhatInt4ExcludesExitsNamingTheRule) {
   expect_parts(parse_view_error(kDec, i4_qkv() + tensor("antiquant_scale", {2, 128})),
                {"inputs.antiquant_scale (the combined parameters) with int4", "separated"});
   expect_parts(parse_view_error(modes(0, 0), tensor("query", {2, 1, 4, 96}) + tensor("key", {2, 100, 2, 96}, "int4") +
-                                                    tensor("value", {2, 100, 2, 96}, "int4") + sep({1, 192}, "float16", {1, 192}, "float16")),
+                                                 tensor("value", {2, 100, 2, 96}, "int4") +
+                                                 sep({1, 192}, "float16", {1, 192}, "float16")),
                {"D = 96", "multiple of 64"});
   expect_parts(parse_view_error(modes(0, 0), i4_qkv() + pc + tensor("quant_scale2", {1}, "float32")),
                {"inputs.quant_scale2", "int4", "not supported"});
@@ -278,21 +298,24 @@ TEST(FiaAntiquantInt4, WhatInt4ExcludesExitsNamingTheRule) {
                             tensor("value", {6, 32, 128}, "int4") + tensor("block_table", {2, 3}, "int32");
   expect_parts(parse_view_error(modes(0, 0) + ", block_size: 32, actual_seq_lengths_kv: [70, 20]", paged + pc),
                {"inputs.block_table (page attention) with int4", "not supported"});
-  expect_parts(parse_view_error(modes(0, 0) + ", actual_seq_lengths_kv: [70, 20]", i4_qkv() + pc + tensor("kv_padding_size", {1}, "int64")),
+  expect_parts(parse_view_error(modes(0, 0) + ", actual_seq_lengths_kv: [70, 20]",
+                                i4_qkv() + pc + tensor("kv_padding_size", {1}, "int64")),
                {"inputs.kv_padding_size (left padding) with int4", "not supported"});
   expect_parts(parse_view_error(modes(0, 0), tensor("query", {2, 1, 4, 64}) + tensor("key", {2, 100, 2, 64}, "int4") +
                                                  tensor("value", {2, 100, 2, 64}, "int8") + pc),
                {"inputs.value is int8 but inputs.key is int4", "all int8 or all int4"});
   expect_parts(parse_view_error(kDec, i4_qkv()), {"inputs.key dtype int4", "needs inputs.key_antiquant_scale"});
-  expect_parts(parse_view_error("num_heads: 4, num_key_value_heads: 2, input_layout: BSND",
-                                tensor("query", {2, 8, 4, 64}, "bfloat16") + tensor("key", {2, 100, 2, 64}, "int4") +
-                                    tensor("value", {2, 100, 2, 64}, "int4") + sep({2, 64}, "bfloat16", {2, 64}, "bfloat16")),
-               {"int4 key / value with query S = 8", "query S = 1 only"});
+  expect_parts(
+      parse_view_error("num_heads: 4, num_key_value_heads: 2, input_layout: BSND",
+                       tensor("query", {2, 8, 4, 64}, "bfloat16") + tensor("key", {2, 100, 2, 64}, "int4") +
+                           tensor("value", {2, 100, 2, 64}, "int4") + sep({2, 64}, "bfloat16", {2, 64}, "bfloat16")),
+      {"int4 key / value with query S = 8", "query S = 1 only"});
 }
 
 // ---- query S in 2..16 with a bfloat16 query: the prompt kernel's MSD mode ----
 std::string bf_prompt(int64_t sq = 8) {
-  return tensor("query", {2, sq, 256}, "bfloat16") + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "int8");
+  return tensor("query", {2, sq, 256}, "bfloat16") + tensor("key", {2, 128, 256}, "int8") +
+         tensor("value", {2, 128, 256}, "int8");
 }
 
 TEST(FiaAntiquantMsd, ABfloat16PromptQueryTakesTheSeparatedParametersUpToS16) {
@@ -301,16 +324,19 @@ TEST(FiaAntiquantMsd, ABfloat16PromptQueryTakesTheSeparatedParametersUpToS16) {
   EXPECT_EQ(p.antiquant.limbs, 2);
   EXPECT_EQ(p.antiquant.coef, 127.49f);
   EXPECT_EQ(p.antiquant.expand, 254.98f);
-  p = parse(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1", bf_prompt(16) + sep({2, 128}, "float32", {2, 128}, "float32"));
+  p = parse(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1",
+            bf_prompt(16) + sep({2, 128}, "float32", {2, 128}, "float32"));
   EXPECT_EQ(p.antiquant.k_mode, 1);
   EXPECT_EQ(p.antiquant.token_s, 128);
   expect_parts(parse_error(kN4, bf_prompt(17) + sep({4, 64}, "bfloat16", {4, 64}, "bfloat16")),
                {"query S = 17", "<= 16", "dequant scale is enabled"});
-  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 0, value_antiquant_mode: 1", bf_prompt() + sep({4, 64}, "bfloat16", {2, 128}, "float32")),
+  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 0, value_antiquant_mode: 1",
+                           bf_prompt() + sep({4, 64}, "bfloat16", {2, 128}, "float32")),
                {"must both be 0", "only support per-token and per-channel"});
   expect_parts(parse_error(kN4, bf_prompt() + sep({4, 64}, "float16", {4, 64}, "float16")),
                {"dtype float16 must be bfloat16 in per-channel mode"});
-  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1", bf_prompt() + sep({2, 127}, "float32", {2, 127}, "float32")),
+  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1",
+                           bf_prompt() + sep({2, 127}, "float32", {2, 127}, "float32")),
                {"inputs.key_antiquant_scale has shape [2, 127]", "[2, 128]", "per-token mode"});
   expect_parts(parse_error(kN4, bf_prompt() + sep({1, 4, 64}, "bfloat16", {1, 4, 64}, "bfloat16")),
                {"has shape [1, 4, 64]", "[4, 64] or [4, 1, 64] or [256]"});

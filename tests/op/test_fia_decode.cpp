@@ -9,9 +9,9 @@
 #include <functional>
 #include <ostream>
 
+#include "kernels/accuracy/accuracy.h"
 #include "kernels/fia/fia_params.h"
 #include "kernels/fia/fia_tiling.h"
-#include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tests/golden/attention_golden.h"
@@ -60,7 +60,8 @@ AttnCase make(attn::AttnProblem p, uint64_t seed, const std::function<void(AttnC
   return c;
 }
 
-attn::AttnProblem dec(int64_t B, int64_t N, int64_t KV_N, int64_t Skv, int64_t D, Layout l, ElemType t = ElemType::F16) {
+attn::AttnProblem dec(int64_t B, int64_t N, int64_t KV_N, int64_t Skv, int64_t D, Layout l,
+                      ElemType t = ElemType::F16) {
   return dense_problem(B, N, KV_N, 1, Skv, D, l, t);
 }
 
@@ -122,23 +123,31 @@ std::vector<DecodeCase> cases() {
     if (s.kv <= 1024) add(std::string(s.name) + "Splits3S2Block128", f, {.tiling = k3}, true);
   }
   // Flash-decoding chosen by the kernel itself: B * KV_N = 2 groups on 24 cores, 8 blocks of 512.
-  add("AutoFlashDecodingB1KvN2Kv4096", [] { return make(dec(1, 8, 2, 4096, 128, Layout::BSND), 110); }, {}, true);
+  add(
+      "AutoFlashDecodingB1KvN2Kv4096", [] { return make(dec(1, 8, 2, 4096, 128, Layout::BSND), 110); }, {}, true);
   // numerics.md §5 item 5: GQA ratios.
   add("Gqa6Over6Bsnd", [] { return make(dec(2, 6, 6, 300, 64, Layout::BSND), 120); }, {.tiling = k3});
-  add("Gqa6Over2BnsdBf16", [] { return make(dec(2, 6, 2, 300, 128, Layout::BNSD, ElemType::BF16), 121); },
+  add(
+      "Gqa6Over2BnsdBf16", [] { return make(dec(2, 6, 2, 300, 128, Layout::BNSD, ElemType::BF16), 121); },
       {.tiling = k3}, true);
-  add("Gqa6Over1BshD80", [] { return make(dec(2, 6, 1, 300, 80, Layout::BSH), 122); }, {.tiling = splits(2, "s2_block: 128")});
+  add("Gqa6Over1BshD80", [] { return make(dec(2, 6, 1, 300, 80, Layout::BSH), 122); },
+      {.tiling = splits(2, "s2_block: 128")});
   add("Gqa32Over4BshD64", [] { return make(dec(2, 32, 4, 700, 64, Layout::BSH), 123); }, {.tiling = splits(3)});
   add("Gqa7Over1Bsh", [] { return make(dec(2, 7, 1, 300, 64, Layout::BSH), 127); }, {.tiling = k3});
-  add("Gqa32Over1Bsnd", [] { return make(dec(1, 32, 1, 700, 64, Layout::BSND), 128); }, {.tiling = splits(3)}, true);
+  add(
+      "Gqa32Over1Bsnd", [] { return make(dec(1, 32, 1, 700, 64, Layout::BSND), 128); }, {.tiling = splits(3)}, true);
   add("Gqa64Over1BnsdSplits1", [] { return make(dec(1, 64, 1, 700, 128, Layout::BNSD), 124); }, {.tiling = splits(1)});
-  add("Gqa64Over1Bnsd", [] { return make(dec(1, 64, 1, 700, 128, Layout::BNSD), 124); }, {.tiling = splits(3)}, true);
-  add("D512Bf16", [] { return make(dec(2, 4, 2, 600, 512, Layout::BSND, ElemType::BF16), 125); }, {.tiling = splits(3)});
-  add("HighPerfBitIgnoredAtS1", [] {
-    auto p = dec(1, 4, 1, 700, 64, Layout::BSH);
-    p.inner_precise = 1;  // fp16 high performance does not apply to decode (high_perf = false)
-    return make(p, 126);
-  }, {.tiling = splits(2)});
+  add(
+      "Gqa64Over1Bnsd", [] { return make(dec(1, 64, 1, 700, 128, Layout::BNSD), 124); }, {.tiling = splits(3)}, true);
+  add("D512Bf16", [] { return make(dec(2, 4, 2, 600, 512, Layout::BSND, ElemType::BF16), 125); },
+      {.tiling = splits(3)});
+  add("HighPerfBitIgnoredAtS1",
+      [] {
+        auto p = dec(1, 4, 1, 700, 64, Layout::BSH);
+        p.inner_precise = 1;  // fp16 high performance does not apply to decode (high_perf = false)
+        return make(p, 126);
+      },
+      {.tiling = splits(2)});
   // Masks (B, Skv) in every accepted shape, pse, invalid rows with and without the correction.
   add("MaskBSkvRank2", [] { return make(with_mask(dec(2, 4, 2, 400, 64, Layout::BSH)), 130, reshape_mask(2)); },
       {.tiling = k3});
@@ -152,11 +161,13 @@ std::vector<DecodeCase> cases() {
   add("PseSharedBf16", [] { return make(with_pse(dec(2, 6, 2, 333, 128, Layout::BSH, ElemType::BF16), false), 135); },
       {.tiling = k3});
   for (const int64_t k : {1, 3}) {
-    add("FullyMaskedBatchRowFixSplits" + std::to_string(k), [] {
-      auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
-      p.inner_precise = 2, p.row_fix = true;
-      return make(p, 136, mask_batch0);
-    }, {.tiling = splits(k, "s2_block: 128")});
+    add("FullyMaskedBatchRowFixSplits" + std::to_string(k),
+        [] {
+          auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
+          p.inner_precise = 2, p.row_fix = true;
+          return make(p, 136, mask_batch0);
+        },
+        {.tiling = splits(k, "s2_block: 128")});
     add("FullyMaskedBatchNoRowFixSplits" + std::to_string(k),
         [] { return make(with_mask(dec(2, 4, 2, 400, 64, Layout::BSND)), 137, mask_batch0); },
         {.tiling = splits(k, "s2_block: 128")});
@@ -166,85 +177,119 @@ std::vector<DecodeCase> cases() {
     for (const KvStorage kv : {KvStorage::PagedBsH, KvStorage::PagedNBsD}) {
       const bool bsh = kv == KvStorage::PagedBsH;
       const std::vector<int64_t> act = bs == 1 ? std::vector<int64_t>{97, 54} : std::vector<int64_t>{700, 97};
-      add(std::string(bsh ? "PagedBsH" : "PagedNBsD") + "Block" + std::to_string(bs), [=] {
-        return make(paged(dec(2, 4, 2, 0, 64, bsh ? Layout::BSH : Layout::BNSD, bsh ? ElemType::F16 : ElemType::BF16), kv, bs,
-                          act), 140 + uint64_t(bs));
-      }, {.tiling = bsh ? "" : k3});
+      add(std::string(bsh ? "PagedBsH" : "PagedNBsD") + "Block" + std::to_string(bs),
+          [=] {
+            return make(
+                paged(dec(2, 4, 2, 0, 64, bsh ? Layout::BSH : Layout::BNSD, bsh ? ElemType::F16 : ElemType::BF16), kv,
+                      bs, act),
+                140 + uint64_t(bs));
+          },
+          {.tiling = bsh ? "" : k3});
     }
   // numerics.md §5 item 7: zero-length KV next to non-empty batches (out 0, lse -3.4e38).
-  add("ZeroLengthKvBatches", [] {
-    auto p = dec(4, 4, 2, 300, 64, Layout::BSND);
-    p.act_kv = {0, 300, 1, 0};
-    return make(p, 150);
-  }, {.tiling = k3, .lengths = true});
-  add("ZeroLengthKvPaged", [] { return make(paged(dec(3, 4, 1, 0, 64, Layout::BNSD), KvStorage::PagedNBsD, 16, {0, 50, 0}), 151); });
+  add("ZeroLengthKvBatches",
+      [] {
+        auto p = dec(4, 4, 2, 300, 64, Layout::BSND);
+        p.act_kv = {0, 300, 1, 0};
+        return make(p, 150);
+      },
+      {.tiling = k3, .lengths = true});
+  add("ZeroLengthKvPaged", [] {
+    return make(paged(dec(3, 4, 1, 0, 64, Layout::BNSD), KvStorage::PagedNBsD, 16, {0, 50, 0}), 151);
+  });
   add("EmptyKvTensor", [] { return make(dec(2, 4, 2, 0, 64, Layout::BNSD), 152); });
   // Left padding, prefix, tensor list.
-  add("LeftPaddingKv", [] {
-    auto p = dec(2, 4, 2, 400, 64, Layout::BSH);
-    p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
-    return make(p, 160);
-  }, {.tiling = k3});
-  add("LeftPaddingKvStartNegative", [] {  // kv S - kv_pad - act_kv < 0 for batch 1: that batch is empty KV
-    auto p = dec(2, 4, 2, 400, 64, Layout::BSH);
-    p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
-    return make(p, 161, [](AttnCase& c) { c.p.act_kv = {300, 380}; });
-  }, {.tiling = k3});
-  add("LeftPaddingWithMask", [] {
-    auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
-    p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 200};
-    return make(p, 162);
-  }, {.tiling = k3});
-  add("SharedPrefix", [] {
-    auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
-    p.prefix = true, p.prefix_s = 200, p.prefix_len = 150, p.act_kv = {300, 5};
-    return make(p, 170);
-  }, {.tiling = k3});
-  add("TensorList", [] {
-    auto p = dec(3, 4, 2, 600, 64, Layout::BSND);
-    p.kv = KvStorage::List, p.list_s = {100, 600, 257}, p.act_kv = {100, 600, 257};
-    return make(p, 180);
-  }, {.tiling = k3});
+  add("LeftPaddingKv",
+      [] {
+        auto p = dec(2, 4, 2, 400, 64, Layout::BSH);
+        p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
+        return make(p, 160);
+      },
+      {.tiling = k3});
+  add("LeftPaddingKvStartNegative",
+      [] {  // kv S - kv_pad - act_kv < 0 for batch 1: that batch is empty KV
+        auto p = dec(2, 4, 2, 400, 64, Layout::BSH);
+        p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
+        return make(p, 161, [](AttnCase& c) { c.p.act_kv = {300, 380}; });
+      },
+      {.tiling = k3});
+  add("LeftPaddingWithMask",
+      [] {
+        auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
+        p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 200};
+        return make(p, 162);
+      },
+      {.tiling = k3});
+  add("SharedPrefix",
+      [] {
+        auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
+        p.prefix = true, p.prefix_s = 200, p.prefix_len = 150, p.act_kv = {300, 5};
+        return make(p, 170);
+      },
+      {.tiling = k3});
+  add("TensorList",
+      [] {
+        auto p = dec(3, 4, 2, 600, 64, Layout::BSND);
+        p.kv = KvStorage::List, p.list_s = {100, 600, 257}, p.act_kv = {100, 600, 257};
+        return make(p, 180);
+      },
+      {.tiling = k3});
   // Post-quantisation (int8 attention_out; spec §1.7): per-tensor through AscendQuant in half, per-channel in
   // fp32 with two ties-away casts, in the single-split path and the flash-decoding combine, fp32 / bf16
   // parameters, GQA, paging, and batches with empty KV (the quantised offset, not 0).
   add("PostQuantPerTensorOffset", [] {
     return make(dec(2, 8, 2, 500, 128, Layout::BSND), 200, [](AttnCase& c) { add_post_quant(c, false, true, 20); });
   });
-  add("PostQuantPerTensorNoOffsetSplits3Bf16", [] {
-    return make(dec(2, 6, 2, 333, 64, Layout::BSH, ElemType::BF16), 201,
-                [](AttnCase& c) { add_post_quant(c, false, false, 21, 40, 300, true); });
-  }, {.tiling = k3}, true);
+  add(
+      "PostQuantPerTensorNoOffsetSplits3Bf16",
+      [] {
+        return make(dec(2, 6, 2, 333, 64, Layout::BSH, ElemType::BF16), 201,
+                    [](AttnCase& c) { add_post_quant(c, false, false, 21, 40, 300, true); });
+      },
+      {.tiling = k3}, true);
   add("PostQuantPerChannelOffset", [] {
     return make(dec(2, 8, 2, 500, 128, Layout::BNSD), 202, [](AttnCase& c) { add_post_quant(c, true, true, 22); });
   });
-  add("PostQuantPerChannelSplits3Gqa32", [] {
-    return make(dec(1, 32, 1, 700, 64, Layout::BSND), 203,
-                [](AttnCase& c) { add_post_quant(c, true, true, 23, 40, 300, false, {1, 32, 1, 64}); });
-  }, {.tiling = splits(3)}, true);
-  add("PostQuantPerChannelBf16ParamsPaged", [] {
-    return make(paged(dec(2, 4, 2, 0, 64, Layout::BNSD, ElemType::BF16), KvStorage::PagedNBsD, 64, {700, 97}), 204,
-                [](AttnCase& c) { add_post_quant(c, true, false, 24, 40, 300, true, {4 * 64}); });
-  }, {.tiling = k3});
-  add("PostQuantZeroLengthKvQuantisedOffset", [] {
-    auto p = dec(4, 4, 2, 300, 64, Layout::BSND);
-    p.act_kv = {0, 300, 1, 0};
-    return make(p, 205, [](AttnCase& c) { add_post_quant(c, true, true, 25); });
-  }, {.tiling = k3, .lengths = true});
-  add("PostQuantZeroLengthKvPerTensor", [] {
-    auto p = dec(3, 4, 1, 200, 64, Layout::BNSD);
-    p.act_kv = {0, 150, 0};
-    return make(p, 206, [](AttnCase& c) { add_post_quant(c, false, true, 26); });
-  }, {.lengths = true});
-  add("PostQuantSaturatesMasked", [] {
-    auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
-    p.inner_precise = 2, p.row_fix = true;
-    return make(p, 207, [](AttnCase& c) { mask_batch0(c), add_post_quant(c, true, true, 27, 500, 3000); });
-  }, {.tiling = splits(3, "s2_block: 128")});
+  add(
+      "PostQuantPerChannelSplits3Gqa32",
+      [] {
+        return make(dec(1, 32, 1, 700, 64, Layout::BSND), 203, [](AttnCase& c) {
+          add_post_quant(c, true, true, 23, 40, 300, false, {1, 32, 1, 64});
+        });
+      },
+      {.tiling = splits(3)}, true);
+  add("PostQuantPerChannelBf16ParamsPaged",
+      [] {
+        return make(paged(dec(2, 4, 2, 0, 64, Layout::BNSD, ElemType::BF16), KvStorage::PagedNBsD, 64, {700, 97}), 204,
+                    [](AttnCase& c) { add_post_quant(c, true, false, 24, 40, 300, true, {4 * 64}); });
+      },
+      {.tiling = k3});
+  add("PostQuantZeroLengthKvQuantisedOffset",
+      [] {
+        auto p = dec(4, 4, 2, 300, 64, Layout::BSND);
+        p.act_kv = {0, 300, 1, 0};
+        return make(p, 205, [](AttnCase& c) { add_post_quant(c, true, true, 25); });
+      },
+      {.tiling = k3, .lengths = true});
+  add("PostQuantZeroLengthKvPerTensor",
+      [] {
+        auto p = dec(3, 4, 1, 200, 64, Layout::BNSD);
+        p.act_kv = {0, 150, 0};
+        return make(p, 206, [](AttnCase& c) { add_post_quant(c, false, true, 26); });
+      },
+      {.lengths = true});
+  add("PostQuantSaturatesMasked",
+      [] {
+        auto p = with_mask(dec(2, 4, 2, 400, 64, Layout::BSND));
+        p.inner_precise = 2, p.row_fix = true;
+        return make(p, 207, [](AttnCase& c) { mask_batch0(c), add_post_quant(c, true, true, 27, 500, 3000); });
+      },
+      {.tiling = splits(3, "s2_block: 128")});
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, FiaDecode, ::testing::ValuesIn(cases()), [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Matrix, FiaDecode, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
 
 // numerics.md §5 item 14 for decode: (a) the same case twice gives identical bits, (b) the bits depend only on
 // the inputs and the split count, not on the cores used, (c) timing mode keeps the cycles.

@@ -60,7 +60,8 @@ TEST(FiaFullQuant, Uint64ScalesAreReadAsTheirLow32Bits) {
   // aclnnTransQuantParam: (fp32 bits & 0xFFFFE000) | 1 << 46; bit 46 (and any offset field) never reaches the FixPipe.
   const uint64_t w = (uint64_t(isa::f32_bits(0.25f)) & 0xFFFFE000u) | (uint64_t(1) << 46);
   char init[96];
-  std::snprintf(init, sizeof init, "dist: uniform, low: %llu, high: %llu", (unsigned long long)w, (unsigned long long)w + 1);
+  std::snprintf(init, sizeof init, "dist: uniform, low: %llu, high: %llu", (unsigned long long)w,
+                (unsigned long long)w + 1);
   const attn::AttnProblem p =
       parse(kN4, bsh_qkv("int8") + tensor("dequant_scale1", {1}, "uint64", init) + scale("quant_scale1", 127) +
                      tensor("dequant_scale2", {1}, "uint64", init));

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <functional>
 
+#include "kernels/accuracy/accuracy.h"
 #include "kernels/fia/fia_params.h"
 #include "kernels/fia/fia_tiling.h"
-#include "kernels/accuracy/accuracy.h"
 #include "kernels/op/op.h"
 #include "sim/config/hw_config.h"
 #include "tests/golden/attention_golden.h"
@@ -86,7 +86,9 @@ void masked_rows(AttnCase& c) {
 
 std::vector<FiaCase> cases() {
   std::vector<FiaCase> v;
-  auto add = [&](const char* name, std::function<AttnCase()> f, CaseExtras x = {}) { v.push_back({name, std::move(f), x}); };
+  auto add = [&](const char* name, std::function<AttnCase()> f, CaseExtras x = {}) {
+    v.push_back({name, std::move(f), x});
+  };
   add("BshFp16Gqa", [] { return make(dense(2, 4, 2, 130, 300, 64, Layout::BSH), 1); });
   add("BnsdBf16", [] { return make(dense(1, 2, 2, 200, 700, 128, Layout::BNSD, ElemType::BF16), 2); });
   add("BsndCausalTopLeft", [] { return make(causal(dense(1, 2, 1, 128, 217, 64, Layout::BSND), 2), 3); });
@@ -110,15 +112,19 @@ std::vector<FiaCase> cases() {
     p.pre_tokens = 50, p.next_tokens = 10, p.inner_precise = 2, p.row_fix = true;
     return make(p, 9);
   });
-  add("Mode0PaddedMaskInt8NoRowFixUnspecifiedRows", [] {
-    auto p = full_mask(dense(1, 2, 2, 96, 160, 64, Layout::BSND), false, 32);
-    return make(p, 10, masked_rows);
-  }, {.mask_dtype = ElemType::I8});
-  add("Mode1AllMaskUint8RowFix", [] {
-    auto p = full_mask(dense(2, 2, 2, 64, 128, 64, Layout::BSH), false);
-    p.sparse_mode = 1, p.inner_precise = 2, p.row_fix = true;
-    return make(p, 11, masked_rows);
-  }, {.mask_dtype = ElemType::U8});
+  add("Mode0PaddedMaskInt8NoRowFixUnspecifiedRows",
+      [] {
+        auto p = full_mask(dense(1, 2, 2, 96, 160, 64, Layout::BSND), false, 32);
+        return make(p, 10, masked_rows);
+      },
+      {.mask_dtype = ElemType::I8});
+  add("Mode1AllMaskUint8RowFix",
+      [] {
+        auto p = full_mask(dense(2, 2, 2, 64, 128, 64, Layout::BSH), false);
+        p.sparse_mode = 1, p.inner_precise = 2, p.row_fix = true;
+        return make(p, 11, masked_rows);
+      },
+      {.mask_dtype = ElemType::U8});
   add("HighPerformanceFp16BnsdBsnd", [] {
     auto p = dense(1, 2, 1, 150, 700, 128, Layout::BNSD_BSND);
     p.inner_precise = 1, p.high_perf = true;
@@ -129,11 +135,13 @@ std::vector<FiaCase> cases() {
     p.inner_precise = 3, p.high_perf = true, p.row_fix = true;
     return make(p, 13);
   });
-  add("ActualLengthsRightPadding", [] {
-    auto p = dense(2, 2, 2, 128, 256, 64, Layout::BSND);
-    p.act_q = {100, 37}, p.act_kv = {250, 1};
-    return make(p, 14);
-  }, {.lengths = true});
+  add("ActualLengthsRightPadding",
+      [] {
+        auto p = dense(2, 2, 2, 128, 256, 64, Layout::BSND);
+        p.act_q = {100, 37}, p.act_kv = {250, 1};
+        return make(p, 14);
+      },
+      {.lengths = true});
   add("LeftPaddingCausal", [] {
     auto p = causal(dense(2, 2, 1, 128, 200, 64, Layout::BSH), 3);
     p.left_pad = true, p.q_pad = 10, p.kv_pad = 20, p.act_q = {50, 100}, p.act_kv = {80, 150};
@@ -187,8 +195,9 @@ std::vector<FiaCase> cases() {
                 [](AttnCase& c) { add_full_quant(c), add_post_quant(c, false, true, 10, 20, 100); });
   });
   add("FullQuantInt8OutPerChannelTopLeft", [] {
-    return make(causal(dense(1, 2, 2, 150, 217, 64, Layout::BNSD_BSND, ElemType::I8), 2), 63,
-                [](AttnCase& c) { add_full_quant(c, true), add_post_quant(c, true, false, 11, 20, 100), tie_scales(c); });
+    return make(causal(dense(1, 2, 2, 150, 217, 64, Layout::BNSD_BSND, ElemType::I8), 2), 63, [](AttnCase& c) {
+      add_full_quant(c, true), add_post_quant(c, true, false, 11, 20, 100), tie_scales(c);
+    });
   });
   add("FullQuantMaskPseRowFix", [] {
     auto p = full_mask(dense(2, 2, 1, 96, 200, 64, Layout::BNSD, ElemType::I8), true);
@@ -196,11 +205,13 @@ std::vector<FiaCase> cases() {
     p.inner_precise = 2, p.row_fix = true;
     return make(p, 64, [](AttnCase& c) { masked_rows(c), add_full_quant(c); });
   });
-  add("FullQuantActualLengthsTensorList", [] {
-    auto p = dense(2, 2, 1, 64, 333, 64, Layout::BSND, ElemType::I8);
-    p.kv = attn::KvStorage::List, p.list_s = {100, 333}, p.act_kv = {100, 300}, p.act_q = {64, 40};
-    return make(p, 65, [](AttnCase& c) { add_full_quant(c); });
-  }, {.lengths = true});
+  add("FullQuantActualLengthsTensorList",
+      [] {
+        auto p = dense(2, 2, 1, 64, 333, 64, Layout::BSND, ElemType::I8);
+        p.kv = attn::KvStorage::List, p.list_s = {100, 333}, p.act_kv = {100, 300}, p.act_q = {64, 40};
+        return make(p, 65, [](AttnCase& c) { add_full_quant(c); });
+      },
+      {.lengths = true});
   add("FullQuantLeftPaddingCausal", [] {
     auto p = causal(dense(2, 2, 2, 128, 200, 64, Layout::BSH, ElemType::I8), 3);
     p.left_pad = true, p.q_pad = 10, p.kv_pad = 20, p.act_q = {50, 100}, p.act_kv = {80, 150};
@@ -209,46 +220,55 @@ std::vector<FiaCase> cases() {
   // qs1 = 4 x 127 saturates P8 against the running max; one score block (the whole KV of 300) keeps the running max
   // the row max, as the truth has it (with two blocks the kernel diverges from the definition: the default tiling's
   // two-blocks rule would give two, test_attention_properties.cpp keeps qs1 <= 127 for that reason).
-  add("FullQuantPSaturatesD256", [] {
-    return make(dense(1, 2, 2, 64, 300, 256, Layout::BNSD, ElemType::I8), 67,
-                [](AttnCase& c) { add_full_quant(c, false, 1, 0.25, 4); });
-  }, {.tiling = "s2_block: 384"});
-  add("FullQuantSmallTilingPreload2", [] {
-    return make(causal(dense(1, 2, 1, 200, 500, 64, Layout::BNSD, ElemType::I8), 3), 68,
-                [](AttnCase& c) { add_full_quant(c, true); });
-  }, {.tiling = "s1_block: 32, s2_block: 128, vec_rows: 16, preload: 2, block_dim: 3"});
+  add("FullQuantPSaturatesD256",
+      [] {
+        return make(dense(1, 2, 2, 64, 300, 256, Layout::BNSD, ElemType::I8), 67,
+                    [](AttnCase& c) { add_full_quant(c, false, 1, 0.25, 4); });
+      },
+      {.tiling = "s2_block: 384"});
+  add("FullQuantSmallTilingPreload2",
+      [] {
+        return make(causal(dense(1, 2, 1, 200, 500, 64, Layout::BNSD, ElemType::I8), 3), 68,
+                    [](AttnCase& c) { add_full_quant(c, true); });
+      },
+      {.tiling = "s1_block: 32, s2_block: 128, vec_rows: 16, preload: 2, block_dim: 3"});
   add("FullQuantBand", [] {
     auto p = causal(dense(1, 2, 2, 300, 400, 64, Layout::BNSD, ElemType::I8), 4);
     p.pre_tokens = 40, p.next_tokens = 10;
     return make(p, 69, [](AttnCase& c) { add_full_quant(c); });
   });
-  // KV antiquantisation (int8 K / V, float16 query, combined antiquant_scale / antiquant_offset; spec §1.6): per-channel
-  // in each layout's shape and per-tensor, with and without an offset, GQA, causal, actual lengths, int8 output;
-  // the long ones give each AIV several UB chunks (slot alternation) and BNSD shares that cross a (b, n2) slab, so
-  // the channel tiles are rebuilt mid-share.
+  // KV antiquantisation (int8 K / V, float16 query, combined antiquant_scale / antiquant_offset; spec §1.6):
+  // per-channel in each layout's shape and per-tensor, with and without an offset, GQA, causal, actual lengths, int8
+  // output; the long ones give each AIV several UB chunks (slot alternation) and BNSD shares that cross a (b, n2) slab,
+  // so the channel tiles are rebuilt mid-share.
   auto antiquant = [](attn::AttnProblem p, bool per_tensor, bool offset) {
     p.antiquant = {true, per_tensor, offset};
     return p;
   };
   add("AntiquantPerChannelOffsetBsndGqa", [=] {
-    return make(antiquant(dense(2, 4, 2, 130, 300, 64, Layout::BSND), false, true), 80, [](AttnCase& c) { add_antiquant(c, 80); });
+    return make(antiquant(dense(2, 4, 2, 130, 300, 64, Layout::BSND), false, true), 80,
+                [](AttnCase& c) { add_antiquant(c, 80); });
   });
   add("AntiquantPerTensorBshD128", [=] {
-    return make(antiquant(dense(1, 2, 2, 200, 500, 128, Layout::BSH), true, false), 81, [](AttnCase& c) { add_antiquant(c, 81); });
+    return make(antiquant(dense(1, 2, 2, 200, 500, 128, Layout::BSH), true, false), 81,
+                [](AttnCase& c) { add_antiquant(c, 81); });
   });
   add("AntiquantPerTensorOffsetBnsdCausal", [=] {
     return make(antiquant(causal(dense(1, 2, 1, 256, 300, 64, Layout::BNSD), 3), true, true), 82,
                 [](AttnCase& c) { add_antiquant(c, 82); });
   });
   add("AntiquantPerChannelBnsdSlabsCrossShares", [=] {
-    return make(antiquant(dense(2, 2, 2, 64, 4096, 64, Layout::BNSD), false, true), 83, [](AttnCase& c) { add_antiquant(c, 83); });
+    return make(antiquant(dense(2, 2, 2, 64, 4096, 64, Layout::BNSD), false, true), 83,
+                [](AttnCase& c) { add_antiquant(c, 83); });
   });
   add("AntiquantPerChannelBshSeveralChunks", [=] {
-    return make(antiquant(dense(2, 4, 2, 64, 4096, 64, Layout::BSH), false, false), 84, [](AttnCase& c) { add_antiquant(c, 84); });
+    return make(antiquant(dense(2, 4, 2, 64, 4096, 64, Layout::BSH), false, false), 84,
+                [](AttnCase& c) { add_antiquant(c, 84); });
   });
   // Per-tensor chunks at the instruction limit (255 repeats of 128 fp16 lanes; found by the random property tests).
   add("AntiquantPerTensorFullChunks", [=] {
-    return make(antiquant(dense(2, 4, 4, 32, 4096, 128, Layout::BSH), true, false), 87, [](AttnCase& c) { add_antiquant(c, 87); });
+    return make(antiquant(dense(2, 4, 4, 32, 4096, 128, Layout::BSH), true, false), 87,
+                [](AttnCase& c) { add_antiquant(c, 87); });
   });
   // Page attention: the vendor's float16 path reads the separated key_ / value_antiquant parameters (per-channel),
   // with inner_precise 1, sparse_mode 3 and a mask.
@@ -268,13 +288,16 @@ std::vector<FiaCase> cases() {
                 [](AttnCase& c) { add_antiquant(c, 89); });
   });
   add("AntiquantEmptyKv", [=] {
-    return make(antiquant(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), false, true), 86, [](AttnCase& c) { add_antiquant(c, 86); });
+    return make(antiquant(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), false, true), 86,
+                [](AttnCase& c) { add_antiquant(c, 86); });
   });
-  add("AntiquantBnsdBsndActualLengthsInt8Out", [=] {
-    auto p = antiquant(dense(2, 2, 2, 128, 256, 32, Layout::BNSD_BSND), false, true);
-    p.act_q = {100, 37}, p.act_kv = {250, 1};
-    return make(p, 85, [](AttnCase& c) { add_antiquant(c, 85), add_post_quant(c, true, true, 85); });
-  }, {.lengths = true});
+  add("AntiquantBnsdBsndActualLengthsInt8Out",
+      [=] {
+        auto p = antiquant(dense(2, 2, 2, 128, 256, 32, Layout::BNSD_BSND), false, true);
+        p.act_q = {100, 37}, p.act_kv = {250, 1};
+        return make(p, 85, [](AttnCase& c) { add_antiquant(c, 85), add_post_quant(c, true, true, 85); });
+      },
+      {.lengths = true});
   // Post-quantisation (int8 attention_out; spec §1.7): per-tensor / per-channel, with / without offset, fp16 /
   // bf16 (fp32 and bf16 parameters), high performance (ties-away parameter casts), causal modes, GQA, actual
   // lengths (rows past them stay 0), fully masked rows with invalid-row correction (quantised 0), saturation.
@@ -282,7 +305,8 @@ std::vector<FiaCase> cases() {
     return make(dense(2, 4, 2, 130, 300, 64, Layout::BSH), 40, [](AttnCase& c) { add_post_quant(c, false, true, 1); });
   });
   add("PostQuantPerChannelNoOffsetBnsd", [] {
-    return make(dense(1, 4, 1, 150, 400, 128, Layout::BNSD), 41, [](AttnCase& c) { add_post_quant(c, true, false, 2), tie_scales(c); });
+    return make(dense(1, 4, 1, 150, 400, 128, Layout::BNSD), 41,
+                [](AttnCase& c) { add_post_quant(c, true, false, 2), tie_scales(c); });
   });
   add("PostQuantPerChannelBf16ParamsCausal", [] {
     auto p = causal(dense(1, 2, 2, 200, 333, 64, Layout::BSND, ElemType::BF16), 3);
@@ -302,20 +326,23 @@ std::vector<FiaCase> cases() {
     p.inner_precise = 1, p.high_perf = true;
     return make(p, 45, [](AttnCase& c) { add_post_quant(c, false, false, 6); });
   });
-  add("PostQuantActualLengthsOffset", [] {
-    auto p = dense(2, 2, 2, 128, 256, 64, Layout::BSND);
-    p.act_q = {100, 37}, p.act_kv = {250, 200};
-    return make(p, 46, [](AttnCase& c) { add_post_quant(c, true, true, 7); });
-  }, {.lengths = true});
-  add("PostQuantRowFixMaskedRowsOffset", [] {
-    auto p = full_mask(dense(2, 2, 2, 64, 128, 64, Layout::BSH), false);
-    p.sparse_mode = 1, p.inner_precise = 2, p.row_fix = true;
-    return make(p, 47, [](AttnCase& c) { masked_rows(c), add_post_quant(c, false, true, 8); });
-  }, {.mask_dtype = ElemType::U8});
+  add("PostQuantActualLengthsOffset",
+      [] {
+        auto p = dense(2, 2, 2, 128, 256, 64, Layout::BSND);
+        p.act_q = {100, 37}, p.act_kv = {250, 200};
+        return make(p, 46, [](AttnCase& c) { add_post_quant(c, true, true, 7); });
+      },
+      {.lengths = true});
+  add("PostQuantRowFixMaskedRowsOffset",
+      [] {
+        auto p = full_mask(dense(2, 2, 2, 64, 128, 64, Layout::BSH), false);
+        p.sparse_mode = 1, p.inner_precise = 2, p.row_fix = true;
+        return make(p, 47, [](AttnCase& c) { masked_rows(c), add_post_quant(c, false, true, 8); });
+      },
+      {.mask_dtype = ElemType::U8});
   add("PostQuantSaturates", [] {
-    return make(dense(1, 2, 2, 64, 512, 64, Layout::BNSD), 48, [](AttnCase& c) {
-      outliers(c), add_post_quant(c, true, true, 9, 500, 3000);
-    });
+    return make(dense(1, 2, 2, 64, 512, 64, Layout::BNSD), 48,
+                [](AttnCase& c) { outliers(c), add_post_quant(c, true, true, 9, 500, 3000); });
   });
   add("PostQuantPagedBf16", [] {
     auto p = causal(dense(2, 4, 2, 64, 0, 64, Layout::BNSD, ElemType::BF16), 3);

@@ -83,7 +83,8 @@ AttnCase make(attn::AttnProblem p, uint64_t seed, const std::function<void(AttnC
   return c;
 }
 
-attn::AttnProblem dec(int64_t B, int64_t N, int64_t KV_N, int64_t Skv, int64_t D, Layout l, ElemType t = ElemType::F16) {
+attn::AttnProblem dec(int64_t B, int64_t N, int64_t KV_N, int64_t Skv, int64_t D, Layout l,
+                      ElemType t = ElemType::F16) {
   return dense_problem(B, N, KV_N, 1, Skv, D, l, t);
 }
 attn::AttnProblem paged(attn::AttnProblem p, KvStorage kv, int64_t block_size, std::vector<int64_t> act_kv) {
@@ -103,7 +104,9 @@ std::vector<KernelCase> cases() {
     return make(msd(dec(2, 4, 2, 520, 128, Layout::BNSD, ElemType::BF16), {0, 0, false, false}), 301);
   });
   add("PerTensorOffsetBshD64", [] { return make(msd(dec(2, 6, 3, 400, 64, Layout::BSH), {0, 0, true}), 302); });
-  add("CombinedPerTensorFp16", [] { return make(msd(dec(1, 4, 1, 333, 128, Layout::BSND), {0, 0, true, true, false}), 303); });
+  add("CombinedPerTensorFp16", [] {
+    return make(msd(dec(1, 4, 1, 333, 128, Layout::BSND), {0, 0, true, true, false}), 303);
+  });
   add("CombinedPerChannelOffsetBf16D96", [] {
     return make(msd(dec(2, 4, 2, 300, 96, Layout::BNSD, ElemType::BF16), {0, 0, false, true, false}), 304);
   });
@@ -112,10 +115,16 @@ std::vector<KernelCase> cases() {
     return make(msd(dec(2, 4, 1, 300, 128, Layout::BSH, ElemType::BF16), {1, 1, false, true, false}), 306);
   });
   add("PerTensorHeadOffset", [] { return make(msd(dec(2, 8, 4, 300, 64, Layout::BNSD), {2, 2}), 307); });
-  add("PerTokenHeadSymmetricBnsd", [] { return make(msd(dec(2, 8, 2, 600, 128, Layout::BNSD), {3, 3, false, false}), 308); });
-  add("PerTokenHeadOffsetBf16", [] { return make(msd(dec(1, 4, 2, 300, 64, Layout::BSND, ElemType::BF16), {3, 3}), 309); });
+  add("PerTokenHeadSymmetricBnsd", [] {
+    return make(msd(dec(2, 8, 2, 600, 128, Layout::BNSD), {3, 3, false, false}), 308);
+  });
+  add("PerTokenHeadOffsetBf16", [] {
+    return make(msd(dec(1, 4, 2, 300, 64, Layout::BSND, ElemType::BF16), {3, 3}), 309);
+  });
   add("KChannelVTokenOffset", [] { return make(msd(dec(2, 8, 2, 500, 128, Layout::BSND), {0, 1}), 310); });
-  add("KChannelVTokenSymmetricGqa16", [] { return make(msd(dec(1, 16, 1, 700, 128, Layout::BSH), {0, 1, false, false}), 311); });
+  add("KChannelVTokenSymmetricGqa16", [] {
+    return make(msd(dec(1, 16, 1, 700, 128, Layout::BSH), {0, 1, false, false}), 311);
+  });
   // Page attention: the per-token parameters of modes 4 / 5 live in the cache's blocks; both cache layouts, shuffled
   // tables, blocks of 32..512 (int8 pages are 32-aligned), and the dense modes with a paged cache.
   add("PagedTokenBlock128", [] {
@@ -125,10 +134,13 @@ std::vector<KernelCase> cases() {
     return make(msd(paged(dec(2, 4, 2, 0, 64, Layout::BNSD), KvStorage::PagedNBsD, 64, {300, 129}), {5, 5}), 321);
   });
   add("PagedTokenHeadBlock32Bf16", [] {
-    return make(msd(paged(dec(2, 4, 2, 0, 128, Layout::BSH, ElemType::BF16), KvStorage::PagedBsH, 32, {200, 37}), {5, 5, false, false}), 322);
+    return make(msd(paged(dec(2, 4, 2, 0, 128, Layout::BSH, ElemType::BF16), KvStorage::PagedBsH, 32, {200, 37}),
+                    {5, 5, false, false}),
+                322);
   });
   add("PagedTokenSymmetricBlock512", [] {
-    return make(msd(paged(dec(1, 8, 1, 0, 128, Layout::BNSD), KvStorage::PagedNBsD, 512, {1300}), {4, 4, false, false}), 323);
+    return make(msd(paged(dec(1, 8, 1, 0, 128, Layout::BNSD), KvStorage::PagedNBsD, 512, {1300}), {4, 4, false, false}),
+                323);
   });
   add("PagedPerChannelBlock128", [] {
     return make(msd(paged(dec(2, 4, 2, 0, 128, Layout::BSH), KvStorage::PagedBsH, 128, {400, 260}), {0, 0}), 324);
@@ -148,116 +160,154 @@ std::vector<KernelCase> cases() {
     return make(msd(p, {1, 1}), 331);
   });
   // The largest heads: D 512 (query chunks of 8 rows, O chunks through the shared limb region), D 256 with G 32.
-  add("D512Bf16PerTokenGqa8", [] { return make(msd(dec(1, 8, 1, 700, 512, Layout::BNSD, ElemType::BF16), {1, 1}), 332); });
+  add("D512Bf16PerTokenGqa8", [] {
+    return make(msd(dec(1, 8, 1, 700, 512, Layout::BNSD, ElemType::BF16), {1, 1}), 332);
+  });
   add("D256ThreeLimbsGqa32", [] {
     auto p = dec(1, 32, 1, 500, 256, Layout::BSND);
     p.inner_precise = 0;
     return make(msd(p, {0, 0}), 333);
   });
   // Tensor-list K / V (every dense mode) and a shared prefix (per-channel / per-tensor modes).
-  add("TensorListPerTokenOffset", [] {
-    auto p = dec(3, 4, 2, 600, 64, Layout::BSND);
-    p.kv = KvStorage::List, p.list_s = {100, 600, 257}, p.act_kv = {100, 600, 257};
-    return make(msd(p, {1, 1}), 370);
-  }, {.tiling = "kv_splits: 2"});
+  add("TensorListPerTokenOffset",
+      [] {
+        auto p = dec(3, 4, 2, 600, 64, Layout::BSND);
+        p.kv = KvStorage::List, p.list_s = {100, 600, 257}, p.act_kv = {100, 600, 257};
+        return make(msd(p, {1, 1}), 370);
+      },
+      {.tiling = "kv_splits: 2"});
   add("TensorListPerTensorHead", [] {
     auto p = dec(2, 8, 2, 300, 128, Layout::BSH);
     p.kv = KvStorage::List, p.list_s = {300, 77}, p.act_kv = {300, 77};
     return make(msd(p, {2, 2}), 371);
   });
-  add("SharedPrefixPerChannelOffsetLse", [] {
-    auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
-    p.prefix = true, p.prefix_s = 200, p.prefix_len = 150, p.act_kv = {300, 5};
-    return make(msd(p, {0, 0}), 372);
-  }, {.tiling = "kv_splits: 3, s2_block: 128"});
+  add("SharedPrefixPerChannelOffsetLse",
+      [] {
+        auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
+        p.prefix = true, p.prefix_s = 200, p.prefix_len = 150, p.act_kv = {300, 5};
+        return make(msd(p, {0, 0}), 372);
+      },
+      {.tiling = "kv_splits: 3, s2_block: 128"});
   add("SharedPrefixPerTensorBf16", [] {
     auto p = dec(1, 8, 1, 500, 128, Layout::BSH, ElemType::BF16);
     p.prefix = true, p.prefix_s = 300, p.prefix_len = 300;
     return make(msd(p, {0, 0, true, false}), 373);
   });
   // Flash-decoding: the partials carry V's per-channel parameters and the K offset's lse term in m.
-  add("SplitsPerChannelOffsetLse", [] { return make(msd(dec(1, 8, 2, 1500, 128, Layout::BSND), {0, 0}), 340); },
+  add("SplitsPerChannelOffsetLse",
+      [] {
+        return make(msd(dec(1, 8, 2, 1500, 128, Layout::BSND), {0, 0}), 340);
+      },
       {.tiling = "kv_splits: 3, s2_block: 128"});
-  add("SplitsPerTokenOffset", [] { return make(msd(dec(1, 4, 1, 1300, 128, Layout::BNSD), {1, 1}), 341); },
+  add("SplitsPerTokenOffset",
+      [] {
+        return make(msd(dec(1, 4, 1, 1300, 128, Layout::BNSD), {1, 1}), 341);
+      },
       {.tiling = "kv_splits: 4"});
   // Masks, pse, a fully masked later block (per-token V: P = 0 there, amax2 = 0), empty KV, left padding, int8 out.
-  add("PerTokenMaskPse", [] {
-    auto p = dec(2, 4, 2, 400, 64, Layout::BSND);
-    p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 1, p.mask_skv = 400;
-    p.pse = true, p.pse_b = 2, p.pse_sq = 1, p.pse_skv = 400;
-    return make(msd(p, {1, 1}), 350);
-  }, {.tiling = "s2_block: 128"});
-  add("PerTokenFullyMaskedLaterBlock", [] {
-    auto p = dec(2, 4, 2, 400, 64, Layout::BSND);
-    p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 1, p.mask_skv = 400;
-    return make(msd(p, {3, 3}), 351, [](AttnCase& c) {
-      for (int64_t j = 0; j < 400; ++j) c.mask.set(j, j >= 128 && j < 256 ? 1.0 : 0.0);  // batch 0: block 1 masked
-    });
-  }, {.tiling = "s2_block: 128"});
-  add("ZeroLengthKvBatch", [] {
-    auto p = dec(3, 4, 2, 300, 64, Layout::BSND);
-    p.act_kv = {0, 300, 77};
-    return make(msd(p, {1, 1}), 352);
-  }, {.lengths = true});
-  add("LeftPaddingPerToken", [] {
-    auto p = dec(2, 4, 2, 400, 64, Layout::BSH);
-    p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
-    return make(msd(p, {3, 3}), 353);
-  }, {.tiling = "kv_splits: 2"});
+  add("PerTokenMaskPse",
+      [] {
+        auto p = dec(2, 4, 2, 400, 64, Layout::BSND);
+        p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 1, p.mask_skv = 400;
+        p.pse = true, p.pse_b = 2, p.pse_sq = 1, p.pse_skv = 400;
+        return make(msd(p, {1, 1}), 350);
+      },
+      {.tiling = "s2_block: 128"});
+  add("PerTokenFullyMaskedLaterBlock",
+      [] {
+        auto p = dec(2, 4, 2, 400, 64, Layout::BSND);
+        p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 1, p.mask_skv = 400;
+        return make(msd(p, {3, 3}), 351, [](AttnCase& c) {
+          for (int64_t j = 0; j < 400; ++j) c.mask.set(j, j >= 128 && j < 256 ? 1.0 : 0.0);  // batch 0: block 1 masked
+        });
+      },
+      {.tiling = "s2_block: 128"});
+  add("ZeroLengthKvBatch",
+      [] {
+        auto p = dec(3, 4, 2, 300, 64, Layout::BSND);
+        p.act_kv = {0, 300, 77};
+        return make(msd(p, {1, 1}), 352);
+      },
+      {.lengths = true});
+  add("LeftPaddingPerToken",
+      [] {
+        auto p = dec(2, 4, 2, 400, 64, Layout::BSH);
+        p.left_pad = true, p.kv_pad = 30, p.act_q = {1, 1}, p.act_kv = {300, 77};
+        return make(msd(p, {3, 3}), 353);
+      },
+      {.tiling = "kv_splits: 2"});
   // Query S in 2..16 with a bfloat16 query: the prompt kernel's MSD mode (per-channel (KV_N, 1, D) bf16 / per-token
   // (B, S) fp32 separated parameters; 127.49 / 254.98, 2 limbs, CAST_ROUND output), prompt units of 16 rows.
-  add("PromptPerChannelOffsetBsndGqa4", [] { return make(msd(prompt(2, 8, 2, 8, 600, 128, Layout::BSND), {0, 0}), 360); });
-  add("PromptPerTokenOffsetCausalSq16", [] { return make(msd(causal(prompt(2, 4, 2, 16, 700, 128, Layout::BSH)), {1, 1}), 361); });
+  add("PromptPerChannelOffsetBsndGqa4", [] {
+    return make(msd(prompt(2, 8, 2, 8, 600, 128, Layout::BSND), {0, 0}), 360);
+  });
+  add("PromptPerTokenOffsetCausalSq16", [] {
+    return make(msd(causal(prompt(2, 4, 2, 16, 700, 128, Layout::BSH)), {1, 1}), 361);
+  });
   add("PromptPerChannelMaskPseBnsdSq5", [] {
     auto p = prompt(2, 4, 1, 5, 300, 64, Layout::BNSD);
     p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 5, p.mask_skv = 300;
     p.pse = true, p.pse_b = 2, p.pse_sq = 5, p.pse_skv = 300;
     return make(msd(p, {0, 0, false, false}), 362);
   });
-  add("PromptPerTokenActualLengthsSq2", [] {
-    auto p = prompt(3, 8, 2, 2, 400, 64, Layout::BSND);
-    p.act_q = {2, 1, 2}, p.act_kv = {400, 133, 1};
-    return make(msd(p, {1, 1}), 363);
-  }, {.lengths = true});
+  add("PromptPerTokenActualLengthsSq2",
+      [] {
+        auto p = prompt(3, 8, 2, 2, 400, 64, Layout::BSND);
+        p.act_q = {2, 1, 2}, p.act_kv = {400, 133, 1};
+        return make(msd(p, {1, 1}), 363);
+      },
+      {.lengths = true});
   add("PromptInvalidRowsRowFixPerChannelOffset", [] {
     auto p = prompt(2, 4, 2, 6, 300, 64, Layout::BSND);
-    p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 6, p.mask_skv = 300, p.inner_precise = 2, p.row_fix = true;
+    p.mask = MaskKind::Full, p.mask_per_batch = true, p.mask_sq = 6, p.mask_skv = 300, p.inner_precise = 2,
+    p.row_fix = true;
     return make(msd(p, {0, 0}), 364, [](AttnCase& c) {
-      for (int64_t j = 0; j < 300; ++j) c.mask.set(2 * 300 + j, 1.0), c.mask.set(6 * 300 + 5 * 300 + j, 1.0);  // rows b0 i2, b1 i5
+      for (int64_t j = 0; j < 300; ++j)
+        c.mask.set(2 * 300 + j, 1.0), c.mask.set(6 * 300 + 5 * 300 + j, 1.0);  // rows b0 i2, b1 i5
     });
   });
-  add("PromptLongKvNoMaskBlock1024", [] { return make(msd(prompt(1, 2, 1, 3, 2600, 128, Layout::BSND), {1, 1}), 365); });
+  add("PromptLongKvNoMaskBlock1024", [] {
+    return make(msd(prompt(1, 2, 1, 3, 2600, 128, Layout::BSND), {1, 1}), 365);
+  });
   add("PromptPostQuantInt8Out", [] {
     return make(msd(causal(prompt(2, 4, 2, 12, 300, 64, Layout::BSND)), {0, 0}), 366,
                 [](AttnCase& c) { add_post_quant(c, false, true, 66, 20, 400, true); });
   });
   // Int4 K / V (spec §1.6: separated parameters, modes 0 / 1 / 3 and K 0 / V 1, D % 64, no pages): int4 limbs, 4 of
   // them, 7.49 / 14.98; odd blocks run P V with K = n + 1. The int32-packed view of the same data gives the same bits.
-  const Modes i4pc{0, 0, false, true, true, true}, i4pt{1, 1, false, true, true, true}, i4pth{3, 3, false, false, true, true},
-      i4cv{0, 1, false, true, true, true};
-  add("Int4PerChannelOffsetBsndGqa4OddBlock", [=] { return make(msd(dec(2, 8, 2, 701, 128, Layout::BSND), i4pc), 380); });
+  const Modes i4pc{0, 0, false, true, true, true}, i4pt{1, 1, false, true, true, true},
+      i4pth{3, 3, false, false, true, true}, i4cv{0, 1, false, true, true, true};
+  add("Int4PerChannelOffsetBsndGqa4OddBlock",
+      [=] { return make(msd(dec(2, 8, 2, 701, 128, Layout::BSND), i4pc), 380); });
   add("Int4PerChannelOffsetInt32View", [=] { return make(msd(dec(2, 8, 2, 701, 128, Layout::BSND), i4pc), 380); },
       {.int32_kv = true});
-  add("Int4PerTokenOffsetBshBf16", [=] { return make(msd(dec(2, 4, 2, 517, 64, Layout::BSH, ElemType::BF16), i4pt), 381); });
+  add("Int4PerTokenOffsetBshBf16",
+      [=] { return make(msd(dec(2, 4, 2, 517, 64, Layout::BSH, ElemType::BF16), i4pt), 381); });
   add("Int4PerTokenHeadSymmetricBnsd", [=] { return make(msd(dec(2, 8, 2, 300, 128, Layout::BNSD), i4pth), 382); });
-  add("Int4KChannelVTokenBf16D64", [=] { return make(msd(dec(2, 4, 1, 257, 64, Layout::BSND, ElemType::BF16), i4cv), 383); });
+  add("Int4KChannelVTokenBf16D64",
+      [=] { return make(msd(dec(2, 4, 1, 257, 64, Layout::BSND, ElemType::BF16), i4cv), 383); });
   add("Int4D512Gqa8Bnsd", [=] { return make(msd(dec(1, 8, 1, 333, 512, Layout::BNSD, ElemType::BF16), i4pt), 384); });
   add("Int4D128Gqa64", [=] { return make(msd(dec(1, 64, 1, 400, 128, Layout::BSH), i4pc), 385); });  // L x G = 256 rows
   add("Int4D256Gqa32", [=] { return make(msd(dec(1, 32, 1, 301, 256, Layout::BSND), i4pt), 389); });
-  add("Int4TensorListPerToken", [=] {
-    auto p = dec(3, 4, 2, 601, 64, Layout::BSND);
-    p.kv = KvStorage::List, p.list_s = {100, 601, 257}, p.act_kv = {100, 601, 257};
-    return make(msd(p, i4pt), 386);
-  }, {.tiling = "kv_splits: 2", .int32_kv = true});
-  add("Int4SharedPrefixPerChannelLse", [=] {
-    auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
-    p.prefix = true, p.prefix_s = 200, p.prefix_len = 151, p.act_kv = {300, 5};
-    return make(msd(p, i4pc), 387);
-  }, {.tiling = "kv_splits: 3, s2_block: 128"});
+  add("Int4TensorListPerToken",
+      [=] {
+        auto p = dec(3, 4, 2, 601, 64, Layout::BSND);
+        p.kv = KvStorage::List, p.list_s = {100, 601, 257}, p.act_kv = {100, 601, 257};
+        return make(msd(p, i4pt), 386);
+      },
+      {.tiling = "kv_splits: 2", .int32_kv = true});
+  add("Int4SharedPrefixPerChannelLse",
+      [=] {
+        auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
+        p.prefix = true, p.prefix_s = 200, p.prefix_len = 151, p.act_kv = {300, 5};
+        return make(msd(p, i4pc), 387);
+      },
+      {.tiling = "kv_splits: 3, s2_block: 128"});
   add("SplitsInt4PerChannelOffset", [=] { return make(msd(dec(1, 8, 2, 1501, 128, Layout::BSND), i4pc), 388); },
       {.tiling = "kv_splits: 3, s2_block: 128"});
   add("PostQuantPerChannelInt8Out", [] {
-    return make(msd(dec(2, 4, 2, 300, 64, Layout::BSND), {0, 0}), 354, [](AttnCase& c) { add_post_quant(c, true, true, 55); });
+    return make(msd(dec(2, 4, 2, 300, 64, Layout::BSND), {0, 0}), 354,
+                [](AttnCase& c) { add_post_quant(c, true, true, 55); });
   });
   return v;
 }
@@ -271,8 +321,9 @@ TEST(FiaMsdGolden, PassesTheAccuracyPolicy) {
     attn::AttnData d = ac.data();
     const golden::AttnGoldenOut g = golden::attention_golden(ac.p, d, 16, 512, 1);
     for (const Reference& ref : attn::attention_references(ac.p, d)) {
-      const auto acc = compare_accuracy(ref.output, ref.output == "attention_out" ? g.out : g.lse, ref.ref64, ref.naive,
-                                        ref.working, ref.reduction_len, ref.gate_fa_rule, ref.unspecified, ref.tolerance);
+      const auto acc =
+          compare_accuracy(ref.output, ref.output == "attention_out" ? g.out : g.lse, ref.ref64, ref.naive, ref.working,
+                           ref.reduction_len, ref.gate_fa_rule, ref.unspecified, ref.tolerance);
       EXPECT_TRUE(acc.pass()) << limbs << " limbs\n" << format_report(acc);
     }
   }
@@ -288,7 +339,8 @@ TEST(FiaMsdTiling, PreloadBeyondOneIsRejected) {
   EXPECT_NE(err.find("tiling.preload = 2 must be 1 with KV antiquantisation through MSD"), std::string::npos) << err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Matrix, FiaMsd, ::testing::ValuesIn(cases()), [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Matrix, FiaMsd, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace npusim::op

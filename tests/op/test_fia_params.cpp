@@ -80,11 +80,12 @@ TEST(FiaKv, DtypeMustEqualTheQueryAndInt8NeedsTheAntiquantScale) {
   expect_parts(parse_error(kN4, bf), {"inputs.key", "bfloat16", "must equal the query dtype float16"});
   const std::string i8 =
       tensor("query", {2, 64, 256}) + tensor("key", {2, 128, 256}) + tensor("value", {2, 128, 256}, "int8");
-  expect_parts(parse_error(kN4, i8), {"inputs.value dtype int8 with a float16 query is KV antiquantisation",
-                                      "needs inputs.antiquant_scale"});
+  expect_parts(parse_error(kN4, i8),
+               {"inputs.value dtype int8 with a float16 query is KV antiquantisation", "needs inputs.antiquant_scale"});
   const std::string bf_i8 = tensor("query", {2, 64, 256}, "bfloat16") + tensor("key", {2, 128, 256}, "int8") +
                             tensor("value", {2, 128, 256}, "int8");
-  expect_parts(parse_error(kN4, bf_i8), {"inputs.key dtype int8 with a bfloat16 query", "needs inputs.key_antiquant_scale"});
+  expect_parts(parse_error(kN4, bf_i8),
+               {"inputs.key dtype int8 with a bfloat16 query", "needs inputs.key_antiquant_scale"});
 }
 
 TEST(FiaKv, KeyShapeMustHoldKvHeadsOfDInTheQueryLayout) {

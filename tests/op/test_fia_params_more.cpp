@@ -197,8 +197,10 @@ TEST(FiaPrefix, NotWithPagesOrLists) {
 
 TEST(FiaQuant, SeparatedAntiquantTensorsAreCheckedThenRejected) {
   // The full rules: test_fia_antiquant_params.cpp. The prompt branch's bfloat16 separated form needs query S <= 16.
-  for (const char* name : {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"}) {
-    expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor(name, {1}, "float32")), {"query S = 64", "must be <= 16"});
+  for (const char* name :
+       {"key_antiquant_scale", "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset"}) {
+    expect_parts(parse_error(kN4, bsh_qkv("bfloat16") + tensor(name, {1}, "float32")),
+                 {"query S = 64", "must be <= 16"});
     expect_parts(parse_error(kN4, bsh_qkv() + tensor(name, {1}, "int8")),
                  {std::string("inputs.") + name + " dtype int8", "is not allowed"});
   }
@@ -240,8 +242,9 @@ TEST(FiaPostQuant, TensorRulesNameTheParameter) {
   expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {3}, "float32")),
                {"inputs.quant_scale2 has shape [3]", "N * D = 4 * 64 = 256"});
   expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {0}, "float32")), {"inputs.quant_scale2 has shape [0]"});
-  expect_parts(parse_error(kN4, qkv + tensor("quant_scale2", {256}, "float32") + tensor("quant_offset2", {1}, "float32")),
-               {"inputs.quant_offset2 has shape [1]", "as many elements as inputs.quant_scale2 [256]"});
+  expect_parts(
+      parse_error(kN4, qkv + tensor("quant_scale2", {256}, "float32") + tensor("quant_offset2", {1}, "float32")),
+      {"inputs.quant_offset2 has shape [1]", "as many elements as inputs.quant_scale2 [256]"});
   expect_parts(parse_error("num_heads: 4", bsh_qkv("bfloat16") + tensor("quant_scale2", {1}, "float32") +
                                                tensor("quant_offset2", {1}, "bfloat16")),
                {"inputs.quant_offset2 dtype bfloat16 must equal", "float32"});
@@ -262,8 +265,9 @@ TEST(FiaPostQuant, PerChannelExcludesLseAndLeftPadding) {
 // With an offset the prompt kernel would leave skipped rows at 0, so the vendor rejects the cases that skip.
 TEST(FiaPostQuant, OffsetRejectsSparseModesThatSkipRows) {
   const std::string q = bsh_qkv() + tensor("quant_scale2", {1}, "float32") + tensor("quant_offset2", {1}, "float32");
-  const std::string sq_gt_skv = tensor("query", {2, 200, 256}) + tensor("key", {2, 128, 256}) + tensor("value", {2, 128, 256}) +
-                                tensor("quant_scale2", {1}, "float32") + tensor("quant_offset2", {1}, "float32") +
+  const std::string sq_gt_skv = tensor("query", {2, 200, 256}) + tensor("key", {2, 128, 256}) +
+                                tensor("value", {2, 128, 256}) + tensor("quant_scale2", {1}, "float32") +
+                                tensor("quant_offset2", {1}, "float32") +
                                 tensor("atten_mask", {2048, 2048}, "bool", "dist: triu");
   expect_parts(parse_error(kN4 + ", sparse_mode: 3", sq_gt_skv),
                {"inputs.quant_offset2", "sparse_mode = 3", "Skv + prefix - Sq < 0", "batch 0", "Sq 200, Skv 128"});
@@ -275,7 +279,8 @@ TEST(FiaPostQuant, OffsetRejectsSparseModesThatSkipRows) {
   expect_parts(parse_error(kN4 + ", sparse_mode: 4, pre_tokens: -5, next_tokens: 100", band),
                {"sparse_mode = 4", "negative band edge"});
   expect_parts(parse_error(kN4 + ", sparse_mode: 4, pre_tokens: 100, next_tokens: -10",
-                           bsh_qkv() + tensor("quant_scale2", {1}, "float32") + tensor("atten_mask", {2048, 2048}, "bool", "dist: triu")),
+                           bsh_qkv() + tensor("quant_scale2", {1}, "float32") +
+                               tensor("atten_mask", {2048, 2048}, "bool", "dist: triu")),
                {"sparse_mode = 4", "negative band edge"});  // even without an offset
 }
 

@@ -6,9 +6,9 @@
 
 #include "kernels/fia/fia_int4_view.h"
 #include "kernels/op/op.h"
-#include "tests/op/fia_test_support.h"
-#include "kernels/op/registry.h"
 #include "kernels/op/params.h"
+#include "kernels/op/registry.h"
+#include "tests/op/fia_test_support.h"
 
 namespace npusim::op {
 namespace {

@@ -21,16 +21,19 @@ struct Outcome {
   uint64_t cycles = 0, bypass_bytes = 0, l2_bytes = 0;
 };
 
-Outcome run(const std::string& name, const std::vector<std::string>& hw_sets, const std::vector<std::string>& tiling_sets) {
+Outcome run(const std::string& name, const std::vector<std::string>& hw_sets,
+            const std::vector<std::string>& tiling_sets) {
   const auto v = in_child([&] {
-    const CaseFile c = load_case((fs::path(NPUSIM_CONFIG_DIR) / "cases" / (name + ".yaml")).string(), tiling_sets, false);
+    const CaseFile c =
+        load_case((fs::path(NPUSIM_CONFIG_DIR) / "cases" / (name + ".yaml")).string(), tiling_sets, false);
     sim::Machine m(sim::load_hw("ascend910b2", hw_sets), sim::SimMode::Timing);
     const Prepared p = find_op(c.op).prepare(c, m);
     const auto r = m.launch(p.launch);
     int64_t bypass = -1;
     for (const auto& [k, val] : p.tiling)
       if (k == "kv_l2_bypass") bypass = val;
-    return std::vector<uint64_t>{uint64_t(bypass), r.cycles, r.mem.bypass_bytes, r.mem.l2_hit_bytes + r.mem.l2_miss_bytes};
+    return std::vector<uint64_t>{uint64_t(bypass), r.cycles, r.mem.bypass_bytes,
+                                 r.mem.l2_hit_bytes + r.mem.l2_miss_bytes};
   });
   if (v.size() < 4) return {};
   return {int64_t(v[0]), v[1], v[2], v[3]};

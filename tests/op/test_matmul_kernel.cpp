@@ -6,10 +6,10 @@
 #include <cstring>
 
 #include "kernels/accuracy/accuracy.h"
-#include "kernels/op/op.h"
-#include "sim/config/hw_config.h"
 #include "kernels/op/gm_inputs.h"
+#include "kernels/op/op.h"
 #include "kernels/op/registry.h"
+#include "sim/config/hw_config.h"
 #include "tests/golden/matmul_golden.h"
 #include "tests/support/bits.h"
 #include "tests/support/case_writer.h"
@@ -60,8 +60,9 @@ TEST_P(MatmulKernel, BitExactAgainstGoldenAndAccurate) {
   ASSERT_TRUE(r.ok()) << r.faults[0].message;
   const HostTensor out = read_output(m, prep.outputs[0]);
   const ElemType out_t = prep.outputs[0].type;
-  const HostTensor gold = golden::matmul_golden(in(c, "a").data, in(c, "b").data, p.bias ? &in(c, "bias").data : nullptr,
-                                                p.ta, p.tb, out_t, *p.scale ? std::stod(p.scale) : 1.0);
+  const HostTensor gold =
+      golden::matmul_golden(in(c, "a").data, in(c, "b").data, p.bias ? &in(c, "bias").data : nullptr, p.ta, p.tb, out_t,
+                            *p.scale ? std::stod(p.scale) : 1.0);
   test::expect_same_bits(out, gold, "c (row-major, N = " + std::to_string(p.n) + ")");
   for (const auto& ref : op.reference(c)) {
     const auto acc = compare_accuracy("c", out, ref.ref64, ref.naive, ref.working, ref.reduction_len, ref.gate_fa_rule);
@@ -80,10 +81,12 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatmulKernel, ::testing::Values(
     MmCase{"tall_4097_16_48", 4097, 16, 48, "float16", false, false, "", true, "ascend910b2", "", ""},
     MmCase{"wide_64_4097_40", 64, 4097, 40, "bfloat16", false, false, "bfloat16", false, "ascend910b3", "", ""},
     MmCase{"int8_s32_100_70_130", 100, 70, 130, "int8", false, true, "", true, "ascend910b2", "", ""},
-    MmCase{"int8_dequant_33_300_64", 33, 300, 64, "int8", false, true, "float16", false, "ascend910b2", "", "0.001953125"},
+    MmCase{"int8_dequant_33_300_64", 33, 300, 64, "int8", false, true, "float16", false, "ascend910b2", "",
+           "0.001953125"},
     // int8 with an operand stored K-major: the 8-bit transposing load (32 x 32 squares; M / N tiles round to 32)
     MmCase{"int8_b_kn_bias_100_70_130", 100, 70, 130, "int8", false, false, "", true, "ascend910b2", "", ""},
-    MmCase{"int8_ta_tb_dequant_45_300_77", 45, 300, 77, "int8", true, true, "float16", false, "ascend910b2", "", "0.001953125"},
+    MmCase{"int8_ta_tb_dequant_45_300_77", 45, 300, 77, "int8", true, true, "float16", false, "ascend910b2", "",
+           "0.001953125"},
     MmCase{"int8_ta_kn_17_33_1000", 17, 33, 1000, "int8", true, false, "", true, "ascend910b3", "", ""},
     MmCase{"int8_kn_small_tiles", 70, 90, 300, "int8", true, false, "", false, "ascend910b2",
            "base_m: 32, base_n: 64, base_k: 64, k_l1: 128, block_dim: 3", ""},
@@ -108,15 +111,15 @@ std::string prepare_error(const MmCase& p) {
 }
 
 TEST(MatmulTiling, Int8OperandStoredKMajorNeedsTileSidesOf32) {
-  const std::string e =
-      prepare_error({"bad_int8_tile", 64, 64, 64, "int8", true, false, "", false, "ascend910b2", "base_m: 48, base_n: 48", ""});
+  const std::string e = prepare_error(
+      {"bad_int8_tile", 64, 64, 64, "int8", true, false, "", false, "ascend910b2", "base_m: 48, base_n: 48", ""});
   EXPECT_NE(e.find("tiling.base_m = 48, tiling.base_n = 48: must be multiples of 32 and 32"), std::string::npos) << e;
   EXPECT_NE(e.find("32 x 32 squares"), std::string::npos) << e;
 }
 
 TEST(MatmulTiling, OverrideThatDoesNotFitL0CNamesTheKeyAndCapacity) {
-  const std::string e =
-      prepare_error({"bad_tiling", 64, 64, 64, "float16", false, false, "", false, "ascend910b2", "base_m: 256, base_n: 256", ""});
+  const std::string e = prepare_error(
+      {"bad_tiling", 64, 64, 64, "float16", false, false, "", false, "ascend910b2", "base_m: 256, base_n: 256", ""});
   EXPECT_NE(e.find("tiling.base_m x tiling.base_n"), std::string::npos) << e;
   EXPECT_NE(e.find("core.l0c_bytes = 131072"), std::string::npos) << e;
 }
@@ -132,7 +135,8 @@ TEST(MatmulTiling, UnknownTilingKeyAndAttributeAreRejected) {
     return std::string("(accepted)");
   };
   const MmCase key{"bad_key", 16, 16, 16, "float16", false, false, "", false, "ascend910b2", "s2_block: 512", ""};
-  EXPECT_EQ(error_of(key, {}), "tiling.s2_block is not a matmul tiling key (valid: base_m, base_n, base_k, k_l1, block_dim)");
+  EXPECT_EQ(error_of(key, {}),
+            "tiling.s2_block is not a matmul tiling key (valid: base_m, base_n, base_k, k_l1, block_dim)");
   const MmCase attr{"bad_attr", 16, 16, 16, "float16", false, false, "", false, "ascend910b2", "", ""};
   const std::string e = error_of(attr, {"attrs.transpose_c=true"});
   EXPECT_NE(e.find("attrs.transpose_c is not a parameter of matmul"), std::string::npos) << e;

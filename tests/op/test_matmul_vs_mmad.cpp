@@ -51,9 +51,16 @@ std::vector<uint16_t> random_bits(DType t, size_t count, int kind, std::mt19937&
   const uint16_t exp_mask = t == DType::F16 ? 0x7C00 : 0x7F80;
   const uint16_t specials[5] = {0x0000, 0x8000, exp_mask, uint16_t(0x8000 | exp_mask), uint16_t(exp_mask | 0x0041)};
   for (auto& x : v) {
-    if (t == DType::I8) { x = uint16_t(rng() & 0xFF); continue; }
-    if (kind == 0) { x = t == DType::F16 ? isa::f32_to_f16(u(rng)) : isa::f32_to_bf16(u(rng)); continue; }
-    do x = uint16_t(rng()); while ((x & exp_mask) == exp_mask);
+    if (t == DType::I8) {
+      x = uint16_t(rng() & 0xFF);
+      continue;
+    }
+    if (kind == 0) {
+      x = t == DType::F16 ? isa::f32_to_f16(u(rng)) : isa::f32_to_bf16(u(rng));
+      continue;
+    }
+    do x = uint16_t(rng());
+    while ((x & exp_mask) == exp_mask);
     if (kind == 2 && rng() % 16 == 0) x = specials[rng() % 5];
   }
   return v;
@@ -70,8 +77,14 @@ class MatmulVsMmad : public ::testing::TestWithParam<isa::ExecPath> {
  protected:
   void check(const Variant& v, uint32_t seed) {
     std::mt19937 rng(seed);
-    optest::CubeCase cc{.in = v.in, .out = v.out, .m = M, .n = N, .k = K, .a = random_bits(v.in, M * K, v.kind, rng),
-                        .b = random_bits(v.in, K * N, v.kind, rng), .dequant_scale = v.scale};
+    optest::CubeCase cc{.in = v.in,
+                        .out = v.out,
+                        .m = M,
+                        .n = N,
+                        .k = K,
+                        .a = random_bits(v.in, M * K, v.kind, rng),
+                        .b = random_bits(v.in, K * N, v.kind, rng),
+                        .dequant_scale = v.scale};
     HostTensor bias;
     bias.type = v.in == DType::I8 ? ElemType::I32 : ElemType::F32;
     bias.shape = {N};

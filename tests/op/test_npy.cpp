@@ -31,7 +31,8 @@ std::vector<uint8_t> le32(std::initializer_list<int32_t> v) {
 }
 
 TEST(HostTensor, TypeNamesRoundTripAndSizes) {
-  const char* names[] = {"float16", "bfloat16", "float32", "int8", "uint8", "int32", "int64", "bool", "int4", "uint16", "uint64"};
+  const char* names[] = {"float16", "bfloat16", "float32", "int8",   "uint8", "int32",
+                         "int64",   "bool",     "int4",    "uint16", "uint64"};
   const int bytes[] = {2, 2, 4, 1, 1, 4, 8, 1, 1, 2, 8};
   for (int i = 0; i < 11; ++i) {
     ElemType t;

@@ -53,7 +53,10 @@ __global__ AICORE void scalar(__gm__ float* out, __gm__ float* x, float s, uint3
     case 0: TADDS(d, a, s); break;
     case 1: TSUBS(d, a, s); break;
     case 2: TMULS(d, a, s); break;
-    case 3: TDIVS(a, a, s); d = a; break;
+    case 3:
+      TDIVS(a, a, s);
+      d = a;
+      break;
     case 4: TMAXS(d, a, s); break;
     case 5: TMINS(d, a, s); break;
     case 6: TDIVS(d, a, s); break;

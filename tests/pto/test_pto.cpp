@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <tuple>
 
@@ -115,8 +115,12 @@ TEST(PtoInstr, ScalarOpsAndTexpands) {
 
 TEST(PtoInstr, UnaryOpsAndTmov) {
   const std::vector<std::pair<const char*, std::function<float(float)>>> ops = {
-      {"TEXP", isa::hw_exp}, {"TLOG", isa::hw_ln}, {"TABS", [](float a) { return std::fabs(a); }},
-      {"TSQRT", isa::hw_sqrt}, {"TRSQRT", isa::hw_rsqrt}, {"TRELU", [](float a) { return std::max(a, 0.0f); }},
+      {"TEXP", isa::hw_exp},
+      {"TLOG", isa::hw_ln},
+      {"TABS", [](float a) { return std::fabs(a); }},
+      {"TSQRT", isa::hw_sqrt},
+      {"TRSQRT", isa::hw_rsqrt},
+      {"TRELU", [](float a) { return std::max(a, 0.0f); }},
       {"TMOV", [](float a) { return a; }}};
   for (size_t op = 0; op < ops.size(); ++op) {
     const bool positive = op == 1 || op == 3 || op == 4;
@@ -129,7 +133,7 @@ TEST(PtoInstr, UnaryOpsAndTmov) {
 }
 
 TEST(PtoInstr, ConvertEveryRoundMode) {
-  const std::pair<int, isa::RoundMode> modes[] = {{1, isa::RoundMode::RINT}, {2, isa::RoundMode::ROUND},
+  const std::pair<int, isa::RoundMode> modes[] = {{1, isa::RoundMode::RINT},  {2, isa::RoundMode::ROUND},
                                                   {3, isa::RoundMode::FLOOR}, {4, isa::RoundMode::CEIL},
                                                   {5, isa::RoundMode::TRUNC}, {6, isa::RoundMode::ODD}};
   for (const auto& [pto_mode, mode] : modes) {
@@ -210,12 +214,12 @@ TEST(PtoInstr, MatmulExtractsAtOffsetsAndTransposed) {
   for (const bool a_dn : {false, true})
     for (const bool b_nd : {false, true}) {
       const std::string n = std::string("mm_") + (a_dn ? "adn" : "and") + (b_nd ? "_bnd" : "_bdn");
-      const PtoRun p = run_case(
-          n, case_text(kTestKernel, "matmul_halves", "cube", 1,
-                       std::string("[c, a, b, ") + (a_dn ? "1" : "0") + ", " + (b_nd ? "1" : "0") + "]",
-                       "{c: {dtype: float32, shape: [32, 32]}}",
-                       input("a", a_dn ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 9") +
-                           input("b", b_nd ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 10")));
+      const PtoRun p =
+          run_case(n, case_text(kTestKernel, "matmul_halves", "cube", 1,
+                                std::string("[c, a, b, ") + (a_dn ? "1" : "0") + ", " + (b_nd ? "1" : "0") + "]",
+                                "{c: {dtype: float32, shape: [32, 32]}}",
+                                input("a", a_dn ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 9") +
+                                    input("b", b_nd ? "[64, 32]" : "[32, 64]", "float16", "dist: normal, seed: 10")));
       ASSERT_TRUE(p.r.ok()) << n << ": " << p.r.faults[0].message;
       test::expect_same_bits(p.out.at("c"),
                              golden::matmul_golden(p.in("a"), p.in("b"), nullptr, a_dn, !b_nd, ElemType::F32, 1.0), n);

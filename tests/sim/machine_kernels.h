@@ -8,12 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "isa/numeric/numeric.h"
-#include "sim/machine/core_ctx.h"
-#include "sim/config/hw_config.h"
-#include "sim/machine/machine.h"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "isa/numeric/numeric.h"
+#include "sim/config/hw_config.h"
+#include "sim/machine/core_ctx.h"
+#include "sim/machine/machine.h"
 
 #include <functional>
 
@@ -32,17 +32,26 @@ inline void cube_matmul(CoreCtx& c, Addr a_gm, Addr b_gm) {
   const Addr l0a = c.alloc(Buf::L0A, kDim * kDim * 2, "l0a"), l0b = c.alloc(Buf::L0B, kDim * kDim * 2, "l0b");
   const Addr l0c = c.alloc(Buf::L0C, kDim * kDim * 4, "l0c");
   // ND -> NZ: 32 rows per column group of 16 -> column-group stride 32 blocks.
-  c.issue(Nd2Nz{.dst = l1a, .src = a_gm, .n_value = kDim, .d_value = kDim, .src_d_value = kDim, .dst_nz_c0_stride = kDim});
-  c.issue(Nd2Nz{.dst = l1b, .src = b_gm, .n_value = kDim, .d_value = kDim, .src_d_value = kDim, .dst_nz_c0_stride = kDim});
+  c.issue(
+      Nd2Nz{.dst = l1a, .src = a_gm, .n_value = kDim, .d_value = kDim, .src_d_value = kDim, .dst_nz_c0_stride = kDim});
+  c.issue(
+      Nd2Nz{.dst = l1b, .src = b_gm, .n_value = kDim, .d_value = kDim, .src_d_value = kDim, .dst_nz_c0_stride = kDim});
   c.set_flag(Pipe::MTE2, Pipe::MTE1, 0);
   c.wait_flag(Pipe::MTE2, Pipe::MTE1, 0);
   const int mb = kDim / 16, kb = kDim / 16, nb = kDim / 16;
   for (int i = 0; i < mb; ++i)  // A: NZ fractal (kb, i) -> ZZ fractal (i, kb)
-    c.issue(Load2d{.dst = {Buf::L0A, l0a.off + uint64_t(i) * kb * 512}, .src = l1a, .start_index = uint16_t(i),
-                   .repeat = uint8_t(kb), .src_stride = uint16_t(mb)});
+    c.issue(Load2d{.dst = {Buf::L0A, l0a.off + uint64_t(i) * kb * 512},
+                   .src = l1a,
+                   .start_index = uint16_t(i),
+                   .repeat = uint8_t(kb),
+                   .src_stride = uint16_t(mb)});
   for (int k = 0; k < kb; ++k)  // B: NZ fractal (nb, k) -> ZN fractal (k, nb), transposed
-    c.issue(Load2d{.dst = {Buf::L0B, l0b.off + uint64_t(k) * nb * 512}, .src = l1b, .start_index = uint16_t(k),
-                   .repeat = uint8_t(nb), .src_stride = uint16_t(kb), .transpose = true});
+    c.issue(Load2d{.dst = {Buf::L0B, l0b.off + uint64_t(k) * nb * 512},
+                   .src = l1b,
+                   .start_index = uint16_t(k),
+                   .repeat = uint8_t(nb),
+                   .src_stride = uint16_t(kb),
+                   .transpose = true});
   c.set_flag(Pipe::MTE1, Pipe::M, 0);
   c.wait_flag(Pipe::MTE1, Pipe::M, 0);
   c.issue(Mmad{.c = l0c, .a = l0a, .b = l0b, .m = kDim, .n = kDim, .k = kDim});
@@ -53,8 +62,8 @@ inline void double_cast_store(CoreCtx& c, Addr f32, Addr f16, int elems, Addr ou
   const uint8_t reps = static_cast<uint8_t>(elems / 64);
   c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = f32, .src = f32, .scalar = 2.0, .repeat = reps});
   c.pipe_barrier(Pipe::V);
-  c.issue(VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps,
-                .dst_s = {1, 4}});
+  c.issue(
+      VCast{.dst_dtype = DType::F16, .src_dtype = DType::F32, .dst = f16, .src = f32, .repeat = reps, .dst_s = {1, 4}});
   c.set_flag(Pipe::V, Pipe::MTE3, 0);
   c.wait_flag(Pipe::V, Pipe::MTE3, 0);
   c.issue(DataCopy{.dst = out_gm, .src = f16, .burst_bytes = static_cast<uint32_t>(elems * 2)});
@@ -68,16 +77,22 @@ inline LaunchSpec mixed_split(int blocks, MixedBreak brk = {}) {
     cube_matmul(c, c.gm("a", uint64_t(b) * kDim * kDim * 2), c.gm("b"));
     c.set_flag(Pipe::M, Pipe::FIX, 0);
     c.wait_flag(Pipe::M, Pipe::FIX, 0);
-    c.issue(Fixpipe{.dst = c.gm("ws", uint64_t(b) * kDim * kDim * 4), .src = {Buf::L0C, 0}, .src_dtype = DType::F32,
-                    .dst_dtype = DType::F32, .m = kDim, .n = kDim, .src_m_stride = kDim, .dst_stride = kDim});
+    c.issue(Fixpipe{.dst = c.gm("ws", uint64_t(b) * kDim * kDim * 4),
+                    .src = {Buf::L0C, 0},
+                    .src_dtype = DType::F32,
+                    .dst_dtype = DType::F32,
+                    .m = kDim,
+                    .n = kDim,
+                    .src_m_stride = kDim,
+                    .dst_stride = kDim});
     c.cross_set(2, 3, Pipe::FIX);
   };
   s.vector = [brk](CoreCtx& c) {
     const int b = c.block_idx(), h = c.sub_block_idx(), rows = kDim / 2;
     if (!brk.skip_cross_flag) c.cross_wait(3);
     const Addr f32 = c.alloc(Buf::UB, rows * kDim * 4, "f32"), f16 = c.alloc(Buf::UB, rows * kDim * 2, "f16");
-    c.issue(DataCopy{.dst = f32, .src = c.gm("ws", (uint64_t(b) * kDim + h * rows) * kDim * 4),
-                     .burst_bytes = rows * kDim * 4});
+    c.issue(DataCopy{
+        .dst = f32, .src = c.gm("ws", (uint64_t(b) * kDim + h * rows) * kDim * 4), .burst_bytes = rows * kDim * 4});
     c.set_flag(Pipe::MTE2, Pipe::V, 0);
     c.wait_flag(Pipe::MTE2, Pipe::V, 0);
     double_cast_store(c, f32, f16, rows * kDim, c.gm("out", (uint64_t(b) * kDim + h * rows) * kDim * 2));
@@ -94,8 +109,14 @@ inline LaunchSpec mixed_coupled(int blocks) {
     const Addr f32 = c.alloc(Buf::UB, kDim * kDim * 4, "f32"), f16 = c.alloc(Buf::UB, kDim * kDim * 2, "f16");
     c.set_flag(Pipe::M, Pipe::V, 1);  // the coupled L0C->UB move runs on V, after the mmad
     c.wait_flag(Pipe::M, Pipe::V, 1);
-    c.issue(Fixpipe{.dst = f32, .src = {Buf::L0C, 0}, .src_dtype = DType::F32, .dst_dtype = DType::F32, .m = kDim,
-                    .n = kDim, .src_m_stride = kDim, .dst_stride = kDim});
+    c.issue(Fixpipe{.dst = f32,
+                    .src = {Buf::L0C, 0},
+                    .src_dtype = DType::F32,
+                    .dst_dtype = DType::F32,
+                    .m = kDim,
+                    .n = kDim,
+                    .src_m_stride = kDim,
+                    .dst_stride = kDim});
     c.pipe_barrier(Pipe::V);
     double_cast_store(c, f32, f16, kDim * kDim, c.gm("out", uint64_t(b) * kDim * kDim * 2));
   };
@@ -112,8 +133,7 @@ struct MixedData {
   }
   float expected(int blk, int r, int col) const {
     float acc = 0;
-    for (int k = 0; k < kDim; ++k)
-      acc += f16_to_f32(a[(blk * kDim + r) * kDim + k]) * f16_to_f32(b[k * kDim + col]);
+    for (int k = 0; k < kDim; ++k) acc += f16_to_f32(a[(blk * kDim + r) * kDim + k]) * f16_to_f32(b[k * kDim + col]);
     return 2 * acc;
   }
   void load(Machine& m) const {

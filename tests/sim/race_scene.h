@@ -14,8 +14,22 @@ namespace race_test {
 using isa::Buf;
 using isa::Pipe;
 
-enum : AgentId { kAivS, kAivV, kAivMte2, kAivMte3, kAicS, kAicM, kAicMte1, kAicMte2, kAicFix, kAiv1S, kAiv1V,
-                 kAiv1Mte2, kAiv1Mte3, kAgents };
+enum : AgentId {
+  kAivS,
+  kAivV,
+  kAivMte2,
+  kAivMte3,
+  kAicS,
+  kAicM,
+  kAicMte1,
+  kAicMte2,
+  kAicFix,
+  kAiv1S,
+  kAiv1V,
+  kAiv1Mte2,
+  kAiv1Mte3,
+  kAgents
+};
 
 struct AgentDesc {
   int core;
@@ -23,9 +37,9 @@ struct AgentDesc {
   Pipe pipe;
 };
 constexpr AgentDesc kDesc[kAgents] = {
-    {0, "aiv0", Pipe::S},    {0, "aiv0", Pipe::V},      {0, "aiv0", Pipe::MTE2}, {0, "aiv0", Pipe::MTE3},
-    {1, "aic0", Pipe::S},    {1, "aic0", Pipe::M},      {1, "aic0", Pipe::MTE1}, {1, "aic0", Pipe::MTE2},
-    {1, "aic0", Pipe::FIX},  {2, "aiv1", Pipe::S},      {2, "aiv1", Pipe::V},    {2, "aiv1", Pipe::MTE2},
+    {0, "aiv0", Pipe::S},    {0, "aiv0", Pipe::V}, {0, "aiv0", Pipe::MTE2}, {0, "aiv0", Pipe::MTE3},
+    {1, "aic0", Pipe::S},    {1, "aic0", Pipe::M}, {1, "aic0", Pipe::MTE1}, {1, "aic0", Pipe::MTE2},
+    {1, "aic0", Pipe::FIX},  {2, "aiv1", Pipe::S}, {2, "aiv1", Pipe::V},    {2, "aiv1", Pipe::MTE2},
     {2, "aiv1", Pipe::MTE3},
 };
 
@@ -48,8 +62,8 @@ class Scene {
   // Executes one instruction of agent a with the given footprint; returns its id.
   uint64_t run(AgentId a, std::vector<AccessRange> ranges, const std::string& text = "") {
     const uint32_t epoch = hb.tick(a);
-    InstrInfo info{next_id_, kDesc[a].core, kDesc[a].core_name, kDesc[a].pipe, cycle,
-                   text.empty() ? "instr" + std::to_string(next_id_) : text};
+    InstrInfo info{next_id_,      kDesc[a].core, kDesc[a].core_name,
+                   kDesc[a].pipe, cycle,         text.empty() ? "instr" + std::to_string(next_id_) : text};
     cycle += 7;
     rc.on_access(a, epoch, info, ranges);
     return next_id_++;

@@ -86,9 +86,12 @@ TEST(HwConfig, NonPositiveRatesAndBadTopologyAreRejected) {
   EXPECT_NE(error_of([] { load_hw("ascend910b2", {"topology=mesh"}); }).find("split, coupled"), std::string::npos);
   EXPECT_NE(error_of([] { load_hw("ascend910b2", {"chip.aiv_per_core=0"}); }).find("aiv_per_core"), std::string::npos);
   EXPECT_NE(error_of([] { load_hw("ascend910b2", {"novalue"}); }).find("KEY=VALUE"), std::string::npos);
-  EXPECT_NE(error_of([] { load_hw("ascend910b2", {"l2.replacement=fifo"}); }).find("'l2.replacement' = 'fifo' is not one of lru, random"),
+  EXPECT_NE(error_of([] {
+              load_hw("ascend910b2", {"l2.replacement=fifo"});
+            }).find("'l2.replacement' = 'fifo' is not one of lru, random"),
             std::string::npos);
-  EXPECT_NE(error_of([] { load_hw("ascend910b2", {"l2.fill_bytes_per_cycle=0"}); }).find("must be > 0"), std::string::npos);
+  EXPECT_NE(error_of([] { load_hw("ascend910b2", {"l2.fill_bytes_per_cycle=0"}); }).find("must be > 0"),
+            std::string::npos);
 }
 
 TEST(HwConfig, ResolvedYamlReloadsToTheSameConfig) {

@@ -62,7 +62,7 @@ TEST(CostModel, ContiguousVectorOpTakesItsClassBeatsPerRepeat) {
             .repeat = 8};
   const auto c = local_cost(v, b2());
   EXPECT_EQ(c.occupancy, 16u);
-  EXPECT_EQ(c.latency, 24u);  // vector.binary_latency_cycles
+  EXPECT_EQ(c.latency, 24u);        // vector.binary_latency_cycles
   EXPECT_EQ(c.conflict_beats, 0u);  // report.json pipe_summary: nothing of it is bank conflicts
   // The same shape with one tile and a scalar is the simple class: 1 beat per repeat.
   VScalar sc{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = {Buf::UB, 0x14000}, .src = {Buf::UB, 0}, .repeat = 8};
@@ -80,8 +80,10 @@ TEST(CostModel, WholeAndBlockReductionsHaveTheirOwnClassRates) {
   EXPECT_EQ(vec_class(VReduce{}), VecClass::Reduce);
   EXPECT_EQ(vec_class(VBlockReduce{}), VecClass::BlockReduce);
   EXPECT_EQ(vec_class(VPairAdd{}), VecClass::BlockReduce);
-  const VReduce whole{.op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
-  const VBlockReduce block{.op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
+  const VReduce whole{
+      .op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
+  const VBlockReduce block{
+      .op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
   const VPairAdd pair{.dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0}, .repeat = 8};
   ASSERT_NE(hw.vector.reduce_beats, hw.vector.block_reduce_beats);  // else the test cannot tell the classes apart
   EXPECT_EQ(local_cost(whole, hw).occupancy, uint64_t(8 * hw.vector.reduce_beats));
@@ -106,8 +108,15 @@ TEST(CostModel, BroadcastOperandReadsItsBlockOnce) {
   // broadcast block is one row read in its group (sim/README.md), not eight: repeat r reads it from group
   // (8 + r) mod 16, which src0's blocks (groups 0-7 in even repeats, 8-15 in odd ones) also use in 8 of the
   // 16 repeats: 16 + 8 beats (counting the copies would give 8 beats per repeat, 128).
-  VBinary v{.op = VBinOp::Sub, .dtype = DType::F32, .dst = {Buf::UB, 0}, .src0 = {Buf::UB, 0},
-            .src1 = {Buf::UB, 0x10100}, .repeat = 16, .dst_s = {1, 8}, .src0_s = {1, 8}, .src1_s = {0, 1}};
+  VBinary v{.op = VBinOp::Sub,
+            .dtype = DType::F32,
+            .dst = {Buf::UB, 0},
+            .src0 = {Buf::UB, 0},
+            .src1 = {Buf::UB, 0x10100},
+            .repeat = 16,
+            .dst_s = {1, 8},
+            .src0_s = {1, 8},
+            .src1_s = {0, 1}};
   HwConfig one_beat = b2();  // the conflict beats alone (the binary class floor of 2 would hide them)
   one_beat.vector.binary_beats = 1;
   EXPECT_EQ(local_cost(v, one_beat).occupancy, 16u + 8);
@@ -132,8 +141,12 @@ TEST(CostModel, BankGeometryComesFromTheConfig) {
 TEST(CostModel, GrowingUbKeepsTheBanksOfTheSameAddresses) {
   // Regression (issue 12): the bank rows used to be ub_bytes / 3, so doubling the UB moved an address 64 KiB up
   // into the same bank as its twin below and the same code got slower. Rows now come from the bank keys only.
-  VBinary v{.op = VBinOp::Add, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0},
-            .src1 = {Buf::UB, 0x20100}, .repeat = 16};
+  VBinary v{.op = VBinOp::Add,
+            .dtype = DType::F32,
+            .dst = {Buf::UB, 0x10000},
+            .src0 = {Buf::UB, 0},
+            .src1 = {Buf::UB, 0x20100},
+            .repeat = 16};
   HwConfig big = b2();
   big.core.ub_bytes *= 2;
   EXPECT_EQ(local_cost(v, big).occupancy, local_cost(v, b2()).occupancy);
@@ -143,8 +156,13 @@ TEST(CostModel, GrowingUbKeepsTheBanksOfTheSameAddresses) {
 TEST(CostModel, OneAndTwoSourceShapesDoNotShareACacheEntry) {
   // Regression: the occupancy memo must not confuse a missing second source with one at ub:0x0.
   VUnary u{.op = VUnaryOp::Abs, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src = {Buf::UB, 0x100}, .repeat = 4};
-  VBinary b{.op = VBinOp::Add, .dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0x100},
-            .src1 = {Buf::UB, 0}, .repeat = 4, .src1_s = {0, 0}};
+  VBinary b{.op = VBinOp::Add,
+            .dtype = DType::F32,
+            .dst = {Buf::UB, 0x10000},
+            .src0 = {Buf::UB, 0x100},
+            .src1 = {Buf::UB, 0},
+            .repeat = 4,
+            .src1_s = {0, 0}};
   HwConfig one_beat = b2();  // binary class at 1 beat so that the conflict beats show
   one_beat.vector.binary_beats = 1;
   const auto first = local_cost(u, one_beat).occupancy;
@@ -273,10 +291,10 @@ std::pair<uint64_t, uint64_t> against_plain_lru(uint64_t capacity, int steps,
 TEST(LruLines, AgreesWithAPlainLruWhileItsIndexGrows) {
   const auto [hits, dirty_evictions] = against_plain_lru(3000, 60000, [](int step, std::mt19937_64& rng) -> uint64_t {
     switch (step / 15000) {
-      case 0: return uint64_t(step);                        // a stream
-      case 1: return (rng() % 5000) * 64;                    // one line per region
-      case 2: return rng() % 9000;                           // scattered, many re-touches
-      default: return 100000 + uint64_t(step % 2500);        // a loop that fits
+      case 0: return uint64_t(step);                   // a stream
+      case 1: return (rng() % 5000) * 64;              // one line per region
+      case 2: return rng() % 9000;                     // scattered, many re-touches
+      default: return 100000 + uint64_t(step % 2500);  // a loop that fits
     }
   });
   EXPECT_GT(hits, 10000u);
@@ -359,8 +377,8 @@ TEST(MemorySystem, ConcurrentStreamsShareTheL2) {
   m.warm(0, 2 * n);
   auto a = m.read({{Buf::GM, 0, n, false}}, 0, {32, 110, 0, 0});
   auto b = m.read({{Buf::GM, n, 2 * n, false}}, 0, {32, 110, 0, 0});
-  EXPECT_EQ(a.occupancy, 596u);   // own port: 65536 / 110; the L2 reservation ends at 328
-  EXPECT_EQ(b.occupancy, 656u);   // behind it on the L2 channel: 2 x 65536 / 200
+  EXPECT_EQ(a.occupancy, 596u);            // own port: 65536 / 110; the L2 reservation ends at 328
+  EXPECT_EQ(b.occupancy, 656u);            // behind it on the L2 channel: 2 x 65536 / 200
   EXPECT_EQ(m.stats().l2_miss_bytes, 0u);  // warm() made the lines resident
 }
 

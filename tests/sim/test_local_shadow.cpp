@@ -125,7 +125,7 @@ TEST(LocalShadow, RaceIsReportedForTheRacingGranulesOnly) {
   Scene s;
   s.run(kAivMte2, {wr(Buf::UB, 0, 1024)});
   s.flag(kAivMte2, kAivV);
-  s.run(kAivV, {rd(Buf::UB, 0, 512)}, "vexp ub[2048], ub[0]");  // reads half of it
+  s.run(kAivV, {rd(Buf::UB, 0, 512)}, "vexp ub[2048], ub[0]");    // reads half of it
   s.run(kAivMte2, {wr(Buf::UB, 256, 768)}, "mov_gm_ub ub[256]");  // no flag from v: WAR on [256, 512) only
   ASSERT_EQ(s.faults().size(), 1u) << s.all_messages();
   const std::string& m = s.faults()[0].message;
@@ -341,7 +341,8 @@ TEST(GmShadowPages, ScatteredPagesKeepTheirStateWhileTheIndexGrows) {
   std::vector<uint64_t> pages;
   // Half in the low pages the dense array holds (it grows as they come), half beyond it (the hash index).
   while (pages.size() < 700) {
-    const uint64_t p = pages.size() % 2 ? rng() % (uint64_t{1} << 16) : (uint64_t{1} << 24) + rng() % (uint64_t{1} << 30);
+    const uint64_t p =
+        pages.size() % 2 ? rng() % (uint64_t{1} << 16) : (uint64_t{1} << 24) + rng() % (uint64_t{1} << 30);
     if (std::find(pages.begin(), pages.end(), p) == pages.end()) pages.push_back(p);
   }
   RaceHits none;

@@ -14,7 +14,8 @@ std::vector<uint64_t> outcome(const LaunchResult& r) {
   std::vector<uint64_t> v{r.cycles, r.instructions, r.race_checks, r.faults.size()};
   for (const auto& c : r.cores) {
     v.push_back(c.end_cycle);
-    for (const auto& p : c.pipes) v.insert(v.end(), {p.busy_cycles, p.instructions, p.queue_full_cycles, p.flag_wait_cycles});
+    for (const auto& p : c.pipes)
+      v.insert(v.end(), {p.busy_cycles, p.instructions, p.queue_full_cycles, p.flag_wait_cycles});
   }
   for (const auto& f : r.faults) v.push_back(std::hash<std::string>{}(f.kind + "|" + f.message));
   return v;
@@ -40,7 +41,8 @@ std::vector<uint64_t> racing_launch(const std::function<void(Machine&)>& setup, 
         const Addr g = c.gm("x", uint64_t(i % 16) * 4096);
         c.issue(DataCopy{.dst = ub, .src = g, .burst_bytes = 4096});
         for (int k = 0; k < adds; ++k)
-          c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 16});
+          c.issue(
+              VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = ub, .src = ub, .scalar = 1.0, .repeat = 16});
         c.issue(DataCopy{.dst = g, .src = ub, .burst_bytes = 4096});
       }
       if (tail) tail(c);
@@ -95,7 +97,9 @@ TEST(MachineChecks, MissingPipeFlagIsALocalRaceNamingBothInstructions) {
 // in order, and the check count equal the inline checker's. 3000 rounds (several log batches) of a copy
 // racing with a vector op, local and GM races, plus the cross-core race of the mixed program.
 TEST(MachineChecks, CheckThreadReportsExactlyWhatInlineChecksReport) {
-  const auto run = [](bool threaded) { return racing_launch([&](Machine& m) { m.set_check_thread(threaded); }, 3000, 1); };
+  const auto run = [](bool threaded) {
+    return racing_launch([&](Machine& m) { m.set_check_thread(threaded); }, 3000, 1);
+  };
   const auto inline_checks = run(false), threaded = run(true);
   ASSERT_GE(inline_checks.size(), 4u);
   EXPECT_GT(inline_checks[3], 50u);  // many races found
@@ -120,13 +124,16 @@ TEST(MachineChecks, WaitWithoutSetIsADeadlockNamingTheBlockedInstruction) {
 }
 
 TEST(MachineChecks, CrossWaitWithoutSetIsADeadlock) {
-  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_wait(5); }, [](CoreCtx&) {});
+  const auto r = run_one(
+      "ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_wait(5); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "deadlock", {"aic0", "cross_wait flag 5"})) << faults_of(r);
 }
 
 TEST(MachineChecks, FlagLeftSetAtKernelEndIsReported) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 2); });
-  EXPECT_TRUE(has_fault(r, "flags-pending", {"aiv0", "v->mte3 event 2", "'set_flag src=v dst=mte3 event=2'", "never waited"}))
+  const auto r =
+      run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 2); });
+  EXPECT_TRUE(
+      has_fault(r, "flags-pending", {"aiv0", "v->mte3 event 2", "'set_flag src=v dst=mte3 event=2'", "never waited"}))
       << faults_of(r);
 }
 
@@ -135,8 +142,9 @@ TEST(MachineChecks, SecondSetOfAFlagStillSetIsReported) {
     c.set_flag(Pipe::V, Pipe::MTE3, 4);
     c.set_flag(Pipe::V, Pipe::MTE3, 4);
   });
-  EXPECT_TRUE(has_fault(r, "flag", {"aiv0", "set_flag v->mte3 event 4", "still set by #",
-                                    "'set_flag src=v dst=mte3 event=4'", "loses one of the two sets"}))
+  EXPECT_TRUE(has_fault(r, "flag",
+                        {"aiv0", "set_flag v->mte3 event 4", "still set by #", "'set_flag src=v dst=mte3 event=4'",
+                         "loses one of the two sets"}))
       << faults_of(r);
 }
 
@@ -162,7 +170,9 @@ TEST(MachineChecks, OutOfBoundsOperandIsAFaultNamingTheInstruction) {
 }
 
 TEST(MachineChecks, InstructionForAMissingPipeIsRejected) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}}); });
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) {
+    c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}});
+  });
   EXPECT_TRUE(has_fault(r, "isa", {"aiv0", "no m pipe"})) << faults_of(r);
 }
 
@@ -181,17 +191,21 @@ TEST(MachineChecks, PipeBarrierAllOrdersEveryEarlierPipe) {
 }
 
 TEST(MachineChecks, SyncFieldsOutOfRangeAreRejectedNotExecuted) {
-  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.issue(CrossSet{.mode = 2, .flag_id = 12, .pipe = Pipe::FIX}); }, [](CoreCtx&) {});
+  const auto r = run_one(
+      "ascend910b2", MixMode::Mix1_2,
+      [](CoreCtx& c) { c.issue(CrossSet{.mode = 2, .flag_id = 12, .pipe = Pipe::FIX}); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "isa", {"aic0", "flag_id = 12"})) << faults_of(r);
 }
 
 TEST(MachineChecks, EventIdOutOfRangeIsRejected) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 9); });
+  const auto r =
+      run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.set_flag(Pipe::V, Pipe::MTE3, 9); });
   EXPECT_TRUE(has_fault(r, "isa", {"aiv0", "event = 9"})) << faults_of(r);
 }
 
 TEST(MachineChecks, CrossFlagSetButNeverWaitedIsReported) {
-  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_set(2, 6, Pipe::S); }, [](CoreCtx&) {});
+  const auto r = run_one(
+      "ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_set(2, 6, Pipe::S); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "cross-flags-pending", {"aiv0", "flag 6", "aic0"})) << faults_of(r);
 }
 
@@ -214,7 +228,8 @@ TEST(MachineChecks, EventPairTheCoreKindLacksIsRejected) {
 }
 
 TEST(MachineChecks, TilingThatDoesNotFitIsAnInputError) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.alloc(Buf::UB, 300000, "tiling.s2_block buffer"); });
+  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {},
+                         [](CoreCtx& c) { c.alloc(Buf::UB, 300000, "tiling.s2_block buffer"); });
   EXPECT_TRUE(has_fault(r, "input", {"tiling.s2_block buffer", "196608"})) << faults_of(r);
 }
 
@@ -238,7 +253,8 @@ TEST(MachineModes, TimingModeGivesTheCyclesOfFullMode) {
   const auto full = timing_of(SimMode::Full), timing = timing_of(SimMode::Timing);
   ASSERT_GE(full.size(), 3u);
   EXPECT_EQ(full[0], 1u);
-  EXPECT_EQ(full[1], 1384u);  // the cost model's (tests/sim/test_cost.cpp); block 1 starts launch.block_dispatch_cycles late
+  EXPECT_EQ(full[1],
+            1384u);  // the cost model's (tests/sim/test_cost.cpp); block 1 starts launch.block_dispatch_cycles late
   EXPECT_EQ(timing, full);
 }
 
@@ -340,7 +356,8 @@ namespace {
 // The seams chosen by name (sim/registry.h): an unknown implementation is a ConfigError naming the key, the value
 // and the valid names, raised when the machine is built (each in a child).
 TEST(MachineSeams, UnknownImplementationNamesTheKeyAndTheValidOnes) {
-  for (const auto& key_valid : {std::pair<std::string, std::string>{"memory.impl", "lru_write_back"}, {"cost.impl", "class_rates"}}) {
+  for (const auto& key_valid :
+       {std::pair<std::string, std::string>{"memory.impl", "lru_write_back"}, {"cost.impl", "class_rates"}}) {
     const std::string &key = key_valid.first, &valid = key_valid.second;  // (clang 14 cannot capture bindings)
     const auto got = in_child([&] {
       const HwConfig hw = load_hw("ascend910b2", {key + "=bogus"});
@@ -378,7 +395,10 @@ uint64_t queue_full_cycles(const std::vector<uint64_t>& v, Pipe p) {  // summed 
 TEST(MachineEngine, RunningAheadChangesNoResult) {
   const std::vector<std::pair<std::string, std::function<void(CoreCtx&)>>> tails{
       {"completes", {}},
-      {"rejected", [](CoreCtx& c) { c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}}); }},
+      {"rejected",
+       [](CoreCtx& c) {
+         c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}});
+       }},
       {"input error", [](CoreCtx& c) { c.alloc(Buf::UB, c.capacity(Buf::UB), "too big"); }},
       {"deadlock", [](CoreCtx& c) { c.wait_flag(Pipe::MTE2, Pipe::V, 3); }},
   };

@@ -18,7 +18,8 @@ MicroResult run_on(const std::string& hw, const std::string& name) {
   return run_micro(m, name);
 }
 
-// The same in a forked child (isolation: a fault ends only the child), for tests that run several: measured and expected.
+// The same in a forked child (isolation: a fault ends only the child), for tests that run several: measured and
+// expected.
 std::pair<double, double> in_child_run(const std::string& hw, const std::string& name) {
   const auto v = sim::testing::in_child([&] {
     const MicroResult r = run_on(hw, name);

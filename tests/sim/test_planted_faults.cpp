@@ -29,70 +29,102 @@ const Addr kUbX{Buf::UB, 0}, kUbY{Buf::UB, 0x10000};
 Addr gm_x(CoreCtx& c) { return c.gm("x"); }
 
 const PipePair kPairs[] = {
-    {"mte2_to_v_raw", MixMode::VectorOnly, Pipe::MTE2, Pipe::V,
+    {"mte2_to_v_raw",
+     MixMode::VectorOnly,
+     Pipe::MTE2,
+     Pipe::V,
      [](CoreCtx& c, bool s) {
        c.issue(DataCopy{.dst = kUbX, .src = gm_x(c), .burst_bytes = 1024});
        sync_if(c, s, Pipe::MTE2, Pipe::V);
-       c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = kUbY, .src = kUbX, .scalar = 1.0, .repeat = 4});
+       c.issue(
+           VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = kUbY, .src = kUbX, .scalar = 1.0, .repeat = 4});
      },
      {"aiv0", "copy", "vadds"}},
-    {"v_to_mte3_raw", MixMode::VectorOnly, Pipe::V, Pipe::MTE3,
+    {"v_to_mte3_raw",
+     MixMode::VectorOnly,
+     Pipe::V,
+     Pipe::MTE3,
      [](CoreCtx& c, bool s) {
        c.issue(VDup{.dtype = DType::F32, .dst = kUbX, .value = 1.0, .repeat = 4});
        sync_if(c, s, Pipe::V, Pipe::MTE3);
        c.issue(DataCopy{.dst = gm_x(c), .src = kUbX, .burst_bytes = 1024});
      },
      {"aiv0", "vdup", "copy"}},
-    {"v_to_mte2_war", MixMode::VectorOnly, Pipe::V, Pipe::MTE2,
+    {"v_to_mte2_war",
+     MixMode::VectorOnly,
+     Pipe::V,
+     Pipe::MTE2,
      [](CoreCtx& c, bool s) {
-       c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = kUbY, .src = kUbX, .scalar = 2.0, .repeat = 4});
+       c.issue(
+           VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = kUbY, .src = kUbX, .scalar = 2.0, .repeat = 4});
        sync_if(c, s, Pipe::V, Pipe::MTE2);
        c.issue(DataCopy{.dst = kUbX, .src = gm_x(c), .burst_bytes = 1024});
      },
      {"aiv0", "vmuls", "copy"}},
-    {"mte3_to_mte2_war", MixMode::VectorOnly, Pipe::MTE3, Pipe::MTE2,
+    {"mte3_to_mte2_war",
+     MixMode::VectorOnly,
+     Pipe::MTE3,
+     Pipe::MTE2,
      [](CoreCtx& c, bool s) {
        c.issue(DataCopy{.dst = {Buf::GM, gm_x(c).off + 1024}, .src = kUbX, .burst_bytes = 1024});
        sync_if(c, s, Pipe::MTE3, Pipe::MTE2);
        c.issue(DataCopy{.dst = kUbX, .src = gm_x(c), .burst_bytes = 1024});
      },
      {"aiv0", "mte3", "mte2"}},
-    {"mte3_to_v_war", MixMode::VectorOnly, Pipe::MTE3, Pipe::V,
+    {"mte3_to_v_war",
+     MixMode::VectorOnly,
+     Pipe::MTE3,
+     Pipe::V,
      [](CoreCtx& c, bool s) {
        c.issue(DataCopy{.dst = gm_x(c), .src = kUbX, .burst_bytes = 1024});
        sync_if(c, s, Pipe::MTE3, Pipe::V);
        c.issue(VDup{.dtype = DType::F32, .dst = kUbX, .value = 1.0, .repeat = 4});
      },
      {"aiv0", "copy", "vdup"}},
-    {"mte2_to_mte1_raw", MixMode::CubeOnly, Pipe::MTE2, Pipe::MTE1,
+    {"mte2_to_mte1_raw",
+     MixMode::CubeOnly,
+     Pipe::MTE2,
+     Pipe::MTE1,
      [](CoreCtx& c, bool s) {
        c.issue(DataCopy{.dst = {Buf::L1, 0}, .src = gm_x(c), .burst_bytes = 1024});
        sync_if(c, s, Pipe::MTE2, Pipe::MTE1);
        c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 2});
      },
      {"aic0", "copy", "load2d"}},
-    {"mte1_to_m_raw", MixMode::CubeOnly, Pipe::MTE1, Pipe::M,
+    {"mte1_to_m_raw",
+     MixMode::CubeOnly,
+     Pipe::MTE1,
+     Pipe::M,
      [](CoreCtx& c, bool s) {
        c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 1});
        sync_if(c, s, Pipe::MTE1, Pipe::M);
        c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}, .m = 16, .n = 16, .k = 16});
      },
      {"aic0", "load2d", "mmad"}},
-    {"m_to_fix_raw", MixMode::CubeOnly, Pipe::M, Pipe::FIX,
+    {"m_to_fix_raw",
+     MixMode::CubeOnly,
+     Pipe::M,
+     Pipe::FIX,
      [](CoreCtx& c, bool s) {
        c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}, .m = 16, .n = 16, .k = 16});
        sync_if(c, s, Pipe::M, Pipe::FIX);
        c.issue(Fixpipe{.dst = gm_x(c), .src = {Buf::L0C, 0}});
      },
      {"aic0", "mmad", "fixpipe"}},
-    {"m_to_mte1_war", MixMode::CubeOnly, Pipe::M, Pipe::MTE1,
+    {"m_to_mte1_war",
+     MixMode::CubeOnly,
+     Pipe::M,
+     Pipe::MTE1,
      [](CoreCtx& c, bool s) {
        c.issue(Mmad{.c = {Buf::L0C, 0}, .a = {Buf::L0A, 0}, .b = {Buf::L0B, 0}, .m = 16, .n = 16, .k = 16});
        sync_if(c, s, Pipe::M, Pipe::MTE1);
        c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 1});
      },
      {"aic0", "mmad", "load2d"}},
-    {"fix_to_m_war", MixMode::CubeOnly, Pipe::FIX, Pipe::M,
+    {"fix_to_m_war",
+     MixMode::CubeOnly,
+     Pipe::FIX,
+     Pipe::M,
      [](CoreCtx& c, bool s) {
        c.issue(Fixpipe{.dst = gm_x(c), .src = {Buf::L0C, 0}});
        sync_if(c, s, Pipe::FIX, Pipe::M);
@@ -100,14 +132,21 @@ const PipePair kPairs[] = {
      },
      {"aic0", "fixpipe", "mmad"}},
     // FixPipe L0C -> L1, then MTE1 loads from that L1: set_flag fix -> mte1 fires after the FixPipe's writes land.
-    {"fix_to_mte1_raw", MixMode::CubeOnly, Pipe::FIX, Pipe::MTE1,
+    {"fix_to_mte1_raw",
+     MixMode::CubeOnly,
+     Pipe::FIX,
+     Pipe::MTE1,
      [](CoreCtx& c, bool s) {
-       c.issue(Fixpipe{.dst = {Buf::L1, 0}, .src = {Buf::L0C, 0}, .src_m_stride = 16, .dst_stride = 16, .nz2nd = false});
+       c.issue(
+           Fixpipe{.dst = {Buf::L1, 0}, .src = {Buf::L0C, 0}, .src_m_stride = 16, .dst_stride = 16, .nz2nd = false});
        sync_if(c, s, Pipe::FIX, Pipe::MTE1);
        c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 1});
      },
      {"aic0", "fixpipe", "load2d"}},
-    {"mte1_to_mte2_war", MixMode::CubeOnly, Pipe::MTE1, Pipe::MTE2,
+    {"mte1_to_mte2_war",
+     MixMode::CubeOnly,
+     Pipe::MTE1,
+     Pipe::MTE2,
      [](CoreCtx& c, bool s) {
        c.issue(Load2d{.dst = {Buf::L0A, 0}, .src = {Buf::L1, 0}, .repeat = 2});
        sync_if(c, s, Pipe::MTE1, Pipe::MTE2);
@@ -135,16 +174,20 @@ TEST_P(MissingPipeSync, WithTheFlagPairIsClean) {
   EXPECT_TRUE(r.faults.empty()) << GetParam().name << ":\n" << faults_of(r);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, MissingPipeSync, ::testing::ValuesIn(kPairs), [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Corpus, MissingPipeSync, ::testing::ValuesIn(kPairs),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 // --- the other defects ----------------------------------------------------------------------------------------
 
 TEST(PlantedFault, WrongEventIdIsADeadlockNamingTheWait) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) {
-    c.issue(DataCopy{.dst = kUbX, .src = gm_x(c), .burst_bytes = 1024});
-    c.set_flag(Pipe::MTE2, Pipe::V, 1);
-    c.wait_flag(Pipe::MTE2, Pipe::V, 2);  // the set was event 1
-  }, 1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {},
+      [](CoreCtx& c) {
+        c.issue(DataCopy{.dst = kUbX, .src = gm_x(c), .burst_bytes = 1024});
+        c.set_flag(Pipe::MTE2, Pipe::V, 1);
+        c.wait_flag(Pipe::MTE2, Pipe::V, 2);  // the set was event 1
+      },
+      1, 4096);
   EXPECT_TRUE(has_fault(r, "deadlock", {"aiv0", "wait_flag mte2->v event 2"})) << faults_of(r);
 }
 
@@ -157,57 +200,71 @@ void ping_pong(CoreCtx& c, bool wait_for_free_slot) {
     c.issue(DataCopy{.dst = slot[s], .src = gm_x(c), .burst_bytes = 1024});
     c.set_flag(Pipe::MTE2, Pipe::V, s);
     c.wait_flag(Pipe::MTE2, Pipe::V, s);
-    c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = {Buf::UB, 0x10000 + 0x1000u * s}, .src = slot[s],
-                    .scalar = 1.0, .repeat = 4});
+    c.issue(VScalar{.op = VScalarOp::Adds,
+                    .dtype = DType::F32,
+                    .dst = {Buf::UB, 0x10000 + 0x1000u * s},
+                    .src = slot[s],
+                    .scalar = 1.0,
+                    .repeat = 4});
     if (i < 2 && wait_for_free_slot) c.set_flag(Pipe::V, Pipe::MTE2, s);
   }
 }
 
 TEST(PlantedFault, WarOnAPingPongSlotNamesTheReuse) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { ping_pong(c, false); }, 1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { ping_pong(c, false); }, 1, 4096);
   EXPECT_TRUE(has_fault(r, "race", {"aiv0", "vadds", "copy"})) << faults_of(r);
 }
 
 TEST(PlantedFault, PingPongThatWaitsForTheFreeSlotIsClean) {
-  const auto ok = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { ping_pong(c, true); }, 1, 4096);
+  const auto ok = run_one(
+      "ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { ping_pong(c, true); }, 1, 4096);
   EXPECT_TRUE(ok.faults.empty()) << faults_of(ok);
 }
 
 TEST(PlantedFault, GmOverlapBetweenCoresIsAGmRaceNamingBoth) {
   // Two AIV blocks store 1 KiB each, 768 bytes apart: 256 bytes written by both, unordered.
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) {
-    c.issue(VDup{.dtype = DType::F32, .dst = kUbX, .value = 1.0, .repeat = 4});
-    c.set_flag(Pipe::V, Pipe::MTE3, 0);
-    c.wait_flag(Pipe::V, Pipe::MTE3, 0);
-    c.issue(DataCopy{.dst = {Buf::GM, gm_x(c).off + 768u * c.block_idx()}, .src = kUbX, .burst_bytes = 1024});
-  }, 2, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {},
+      [](CoreCtx& c) {
+        c.issue(VDup{.dtype = DType::F32, .dst = kUbX, .value = 1.0, .repeat = 4});
+        c.set_flag(Pipe::V, Pipe::MTE3, 0);
+        c.wait_flag(Pipe::V, Pipe::MTE3, 0);
+        c.issue(DataCopy{.dst = {Buf::GM, gm_x(c).off + 768u * c.block_idx()}, .src = kUbX, .burst_bytes = 1024});
+      },
+      2, 4096);
   EXPECT_TRUE(has_fault(r, "gm-race", {"aiv0", "aiv1", "mte3"})) << faults_of(r);
 }
 
 TEST(PlantedFault, CrossCoreFlagNeverWaitedIsReportedWithTheSetter) {
-  const auto r = run_one("ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_set(2, 3, Pipe::S); }, [](CoreCtx&) {});
+  const auto r = run_one(
+      "ascend910b2", MixMode::Mix1_2, [](CoreCtx& c) { c.cross_set(2, 3, Pipe::S); }, [](CoreCtx&) {});
   EXPECT_TRUE(has_fault(r, "cross-flags-pending", {"aiv0", "flag 3", "aic0"})) << faults_of(r);
 }
 
 TEST(PlantedFault, DeadlockAcrossAicAndAivNamesBothWaits) {
   // Each side waits for the other's flag before setting its own.
-  const auto r = run_one("ascend910b2", MixMode::Mix1_2,
-                         [](CoreCtx& c) {
-                           c.cross_wait(2);
-                           c.cross_set(2, 1, Pipe::S);
-                         },
-                         [](CoreCtx& c) {
-                           c.cross_wait(1);
-                           c.cross_set(2, 2, Pipe::S);
-                         });
+  const auto r = run_one(
+      "ascend910b2", MixMode::Mix1_2,
+      [](CoreCtx& c) {
+        c.cross_wait(2);
+        c.cross_set(2, 1, Pipe::S);
+      },
+      [](CoreCtx& c) {
+        c.cross_wait(1);
+        c.cross_set(2, 2, Pipe::S);
+      });
   EXPECT_TRUE(has_fault(r, "deadlock", {"aic0", "cross_wait flag 2", "aiv0", "cross_wait flag 1"})) << faults_of(r);
 }
 
 TEST(PlantedFault, OutOfBoundsDmaNamesTheCopy) {
   // GM holds 4 KiB: the copy reads 4 KiB starting 2 KiB in.
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) {
-    c.issue(DataCopy{.dst = kUbX, .src = {Buf::GM, gm_x(c).off + 2048}, .burst_bytes = 4096});
-  }, 1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {},
+      [](CoreCtx& c) {
+        c.issue(DataCopy{.dst = kUbX, .src = {Buf::GM, gm_x(c).off + 2048}, .burst_bytes = 4096});
+      },
+      1, 4096);
   EXPECT_TRUE(has_fault(r, "bounds", {"aiv0", "copy", "exceeds"})) << faults_of(r);
 }
 
@@ -227,18 +284,24 @@ void scalar_reads_back(CoreCtx& c, bool dcci) {
 }
 
 TEST(PlantedFault, ScalarReadOfADmaStoreThroughTheDataCacheNamesBoth) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { scalar_reads_back(c, false); }, 1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { scalar_reads_back(c, false); }, 1, 4096);
   EXPECT_TRUE(has_fault(r, "stale-dcache", {"aiv0", "sld.s32", "from before", "mte3", "copy", "dcci"})) << faults_of(r);
 }
 
 TEST(PlantedFault, ScalarReadOfADmaStoreAfterDcciIsClean) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { scalar_reads_back(c, true); }, 1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { scalar_reads_back(c, true); }, 1, 4096);
   EXPECT_TRUE(r.faults.empty()) << faults_of(r);
 }
 
 TEST(PlantedFault, DcciOutsideGmIsRejected) {
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) { c.issue(Dcci{.addr = {Buf::GM, 1 << 20}}); },
-                         1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {},
+      [](CoreCtx& c) {
+        c.issue(Dcci{.addr = {Buf::GM, 1 << 20}});
+      },
+      1, 4096);
   EXPECT_TRUE(has_fault(r, "isa", {"dcci", "allocated GM"})) << faults_of(r);
 }
 

@@ -93,9 +93,7 @@ TEST(VectorClock, SparseBlocksBehaveLikeADenseArray) {
         vc[i] = vc[j];  // copies only the blocks either side marked
         dense[i] = dense[j];
         break;
-      default:
-        vc[i].clear();
-        std::fill(dense[i].begin(), dense[i].end(), 0u);
+      default: vc[i].clear(); std::fill(dense[i].begin(), dense[i].end(), 0u);
     }
     for (size_t k = 0; k < kAgents; ++k) ASSERT_EQ(vc[i][AgentId(k)], dense[i][k]) << "step " << step << " entry " << k;
   }

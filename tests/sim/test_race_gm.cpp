@@ -250,8 +250,8 @@ TEST(RaceReport, EvictedLocalInstructionIsNamedByAgentAndEpoch) {
   for (size_t i = 0; i < RaceChecker::kHistory; ++i) s.run(kAivMte2, {wr(Buf::UB, 64, 96)});
   s.run(kAivV, {rd(Buf::UB, 0, 32)});
   ASSERT_EQ(s.faults().size(), 1u);
-  EXPECT_TRUE(contains(s.faults()[0].message,
-                       "instruction 1 of aiv0 mte2 (older than the history window of " + std::to_string(RaceChecker::kHistory) + " instructions) writes"))
+  EXPECT_TRUE(contains(s.faults()[0].message, "instruction 1 of aiv0 mte2 (older than the history window of " +
+                                                  std::to_string(RaceChecker::kHistory) + " instructions) writes"))
       << s.faults()[0].message;
 }
 

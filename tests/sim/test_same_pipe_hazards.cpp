@@ -30,56 +30,72 @@ Mmad small_mmad(bool init) {  // (16 / 16) * (16 / 16) = 1 fractal < hazards.m_s
 }
 
 const SamePipe kCases[] = {
-    {"v_raw", MixMode::VectorOnly, Pipe::V,
+    {"v_raw",
+     MixMode::VectorOnly,
+     Pipe::V,
      [](CoreCtx& c, bool b) {
        c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = kY, .src = kX, .scalar = 1.0, .repeat = 4});
        barrier_if(c, b, Pipe::V);
        c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = kZ, .src = kY, .scalar = 2.0, .repeat = 4});
      },
      {"RAW hazard", "aiv0 ub", "vadds", "vmuls", "pipe_barrier(v)"}},
-    {"v_waw", MixMode::VectorOnly, Pipe::V,
+    {"v_waw",
+     MixMode::VectorOnly,
+     Pipe::V,
      [](CoreCtx& c, bool b) {
        c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = kY, .src = kX, .repeat = 4});
        barrier_if(c, b, Pipe::V);
        c.issue(VDup{.dtype = DType::F32, .dst = kY, .value = 0.0, .repeat = 4});
      },
      {"WAW hazard", "vexp", "vdup"}},
-    {"v_war", MixMode::VectorOnly, Pipe::V,
+    {"v_war",
+     MixMode::VectorOnly,
+     Pipe::V,
      [](CoreCtx& c, bool b) {
        c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = kY, .src = kX, .scalar = 1.0, .repeat = 4});
        barrier_if(c, b, Pipe::V);
        c.issue(VDup{.dtype = DType::F32, .dst = kX, .value = 0.0, .repeat = 4});
      },
      {"WAR hazard", "vadds", "vdup"}},
-    {"v_war_then_in_place", MixMode::VectorOnly, Pipe::V,  // the second reads x too, then overwrites it
+    {"v_war_then_in_place",
+     MixMode::VectorOnly,
+     Pipe::V,  // the second reads x too, then overwrites it
      [](CoreCtx& c, bool b) {
        c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = kY, .src = kX, .scalar = 1.0, .repeat = 4});
        barrier_if(c, b, Pipe::V);
        c.issue(VScalar{.op = VScalarOp::Muls, .dtype = DType::F32, .dst = kX, .src = kX, .scalar = 2.0, .repeat = 4});
      },
      {"WAR hazard", "vadds", "vmuls"}},
-    {"m_small_accumulate", MixMode::CubeOnly, Pipe::M,
+    {"m_small_accumulate",
+     MixMode::CubeOnly,
+     Pipe::M,
      [](CoreCtx& c, bool b) {
        c.issue(small_mmad(true));
        barrier_if(c, b, Pipe::M);
        c.issue(small_mmad(false));  // accumulates onto the first one's L0C
      },
      {"hazard on aic0 l0c", "mmad", "pipe_barrier(m)"}},
-    {"mte2_waw_ub", MixMode::VectorOnly, Pipe::MTE2,
+    {"mte2_waw_ub",
+     MixMode::VectorOnly,
+     Pipe::MTE2,
      [](CoreCtx& c, bool b) {
        c.issue(DataCopy{.dst = kX, .src = c.gm("x"), .burst_bytes = 1024});
        barrier_if(c, b, Pipe::MTE2);
        c.issue(DataCopy{.dst = {Buf::UB, 512}, .src = {Buf::GM, c.gm("x").off + 2048}, .burst_bytes = 1024});
      },
      {"WAW hazard on aiv0 ub", "copy", "pipe_barrier(mte2)"}},
-    {"mte3_waw_gm", MixMode::VectorOnly, Pipe::MTE3,
+    {"mte3_waw_gm",
+     MixMode::VectorOnly,
+     Pipe::MTE3,
      [](CoreCtx& c, bool b) {
        c.issue(DataCopy{.dst = c.gm("x"), .src = kX, .burst_bytes = 1024});
        barrier_if(c, b, Pipe::MTE3);
        c.issue(DataCopy{.dst = {Buf::GM, c.gm("x").off + 512}, .src = kY, .burst_bytes = 1024});
      },
      {"WAW hazard on aiv0 gm", "copy", "pipe_barrier(mte3)"}},
-    {"fix_waw_gm", MixMode::CubeOnly, Pipe::FIX,
+    {"fix_waw_gm",
+     MixMode::CubeOnly,
+     Pipe::FIX,
      [](CoreCtx& c, bool b) {
        c.issue(Fixpipe{.dst = c.gm("x"), .src = {Buf::L0C, 0}});
        barrier_if(c, b, Pipe::FIX);
@@ -125,15 +141,18 @@ TEST(SamePipe, ASetFlagFromThePipeCompletesItsEarlierInstructions) {
 
 TEST(SamePipe, CompletionReachesThePipeThroughAnotherPipesFlags) {
   // V writes x, hands it to MTE3 (set_flag completes V), MTE3 hands back: V may overwrite x without a barrier.
-  const auto r = run_one("ascend910b2", MixMode::VectorOnly, {}, [](CoreCtx& c) {
-    c.issue(VDup{.dtype = DType::F32, .dst = kX, .value = 1.0, .repeat = 4});
-    c.set_flag(Pipe::V, Pipe::MTE3, 0);
-    c.wait_flag(Pipe::V, Pipe::MTE3, 0);
-    c.issue(DataCopy{.dst = c.gm("x"), .src = kX, .burst_bytes = 1024});
-    c.set_flag(Pipe::MTE3, Pipe::V, 0);
-    c.wait_flag(Pipe::MTE3, Pipe::V, 0);
-    c.issue(VDup{.dtype = DType::F32, .dst = kX, .value = 2.0, .repeat = 4});
-  }, 1, 4096);
+  const auto r = run_one(
+      "ascend910b2", MixMode::VectorOnly, {},
+      [](CoreCtx& c) {
+        c.issue(VDup{.dtype = DType::F32, .dst = kX, .value = 1.0, .repeat = 4});
+        c.set_flag(Pipe::V, Pipe::MTE3, 0);
+        c.wait_flag(Pipe::V, Pipe::MTE3, 0);
+        c.issue(DataCopy{.dst = c.gm("x"), .src = kX, .burst_bytes = 1024});
+        c.set_flag(Pipe::MTE3, Pipe::V, 0);
+        c.wait_flag(Pipe::MTE3, Pipe::V, 0);
+        c.issue(VDup{.dtype = DType::F32, .dst = kX, .value = 2.0, .repeat = 4});
+      },
+      1, 4096);
   EXPECT_TRUE(r.faults.empty()) << faults_of(r);
 }
 

@@ -52,11 +52,15 @@ TEST(Topology, SplitCoresAreTheAicsThenTheirAivs) {
 
 TEST(Topology, SplitPlacesEachMixMode) {
   const auto t = make_topology(load_hw("ascend910b2"));
-  EXPECT_EQ(placed(*t, MixMode::Mix1_2, 2),
-            (std::vector<Placed>{{0, true, 0, 0}, {24, false, 0, 0}, {25, false, 0, 1}, {1, true, 1, 0}, {26, false, 1, 0},
-                                 {27, false, 1, 1}}));
+  EXPECT_EQ(placed(*t, MixMode::Mix1_2, 2), (std::vector<Placed>{{0, true, 0, 0},
+                                                                 {24, false, 0, 0},
+                                                                 {25, false, 0, 1},
+                                                                 {1, true, 1, 0},
+                                                                 {26, false, 1, 0},
+                                                                 {27, false, 1, 1}}));
   EXPECT_EQ(placed(*t, MixMode::CubeOnly, 2), (std::vector<Placed>{{0, true, 0, 0}, {1, true, 1, 0}}));
-  EXPECT_EQ(placed(*t, MixMode::VectorOnly, 3), (std::vector<Placed>{{24, false, 0, 0}, {25, false, 1, 0}, {26, false, 2, 0}}));
+  EXPECT_EQ(placed(*t, MixMode::VectorOnly, 3),
+            (std::vector<Placed>{{24, false, 0, 0}, {25, false, 1, 0}, {26, false, 2, 0}}));
   EXPECT_EQ(placed(*t, MixMode::VectorOnly, 48).size(), 48u);
 }
 
@@ -88,11 +92,13 @@ TEST(Topology, ABadLaunchNamesTheRule) {
     return std::string("no error");
   };
   EXPECT_EQ(message(*split, MixMode::Mix1_2, 25, true), "no error");  // more blocks than cores: waves
-  EXPECT_EQ(message(*split, MixMode::Mix1_2, 0, true), "launch 'k': block_dim = 0 must be in [1, 65535] (ascend910b2 runs 24 at a time)");
+  EXPECT_EQ(message(*split, MixMode::Mix1_2, 0, true),
+            "launch 'k': block_dim = 0 must be in [1, 65535] (ascend910b2 runs 24 at a time)");
   EXPECT_EQ(message(*split, MixMode::VectorOnly, 65536, true),
             "launch 'k': block_dim = 65536 must be in [1, 65535] (ascend910b2 runs 48 at a time)");
   EXPECT_EQ(message(*split, MixMode::Mix1_2, 1, false), "launch 'k': the mix mode needs a vector program");
-  EXPECT_EQ(message(*coupled, MixMode::Mix1_2, 0, true), "launch 'k': block_dim = 0 must be in [1, 65535] (ascend310p3 runs 8 at a time)");
+  EXPECT_EQ(message(*coupled, MixMode::Mix1_2, 0, true),
+            "launch 'k': block_dim = 0 must be in [1, 65535] (ascend310p3 runs 8 at a time)");
 }
 
 // More blocks than cores run in waves: each placed core takes block_idx, + stride, ...; an AIC and its AIVs move

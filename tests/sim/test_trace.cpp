@@ -1,9 +1,9 @@
 // The trace writer: Chrome trace-event JSON (schema: traces/trace_schema.json) and instructions.csv.
 #include <cmath>
-#include <map>
-#include <vector>
 #include <filesystem>
+#include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "tests/sim/trace_test_support.h"
 
@@ -151,9 +151,10 @@ TEST(TraceJson, EachAicIsFollowedByItsTwoAivsAndWaitsAreGrey) {
   TempFile file(".json");
   {
     TraceWriter w(file.path(), "", 1000.0);
-    for (const auto& [core, name] : std::vector<std::pair<int, const char*>>{{1, "aic1"}, {24, "aiv0"}, {26, "aiv2"},
-                                                                             {27, "aiv3"}, {0, "aic0"}, {30, "core30"}})
-      w.slice({core, name, Pipe::S, 0, 2, uint64_t(core), core == 1 ? "wait_flag src=mte2 dst=m event=0" : "add", 0, 0});
+    for (const auto& [core, name] : std::vector<std::pair<int, const char*>>{
+             {1, "aic1"}, {24, "aiv0"}, {26, "aiv2"}, {27, "aiv3"}, {0, "aic0"}, {30, "core30"}})
+      w.slice(
+          {core, name, Pipe::S, 0, 2, uint64_t(core), core == 1 ? "wait_flag src=mte2 dst=m event=0" : "add", 0, 0});
   }
   const json trace = read_json(file.path());
   std::map<std::string, int> order;
@@ -162,7 +163,8 @@ TEST(TraceJson, EachAicIsFollowedByItsTwoAivsAndWaitsAreGrey) {
     if (e["name"] == "process_name") name_of[e["pid"]] = e["args"]["name"];
     if (e["name"] == "process_sort_index") order[name_of[e["pid"]]] = e["args"]["sort_index"];
   }
-  EXPECT_EQ(order, (std::map<std::string, int>{{"aic0", 0}, {"aiv0", 1}, {"aic1", 3}, {"aiv2", 4}, {"aiv3", 5}, {"core30", 30}}));
+  EXPECT_EQ(order, (std::map<std::string, int>{
+                       {"aic0", 0}, {"aiv0", 1}, {"aic1", 3}, {"aiv2", 4}, {"aiv3", 5}, {"core30", 30}}));
   for (const auto& e : events_with_phase(trace, "X")) {
     const bool wait = e["name"] == "wait_flag";
     EXPECT_EQ(e["cat"], wait ? "wait" : "instr") << e.dump();

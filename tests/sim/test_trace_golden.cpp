@@ -37,7 +37,8 @@ void write_golden_pair(const TempFile& json_file, const TempFile& csv_file) {
   write_small_trace(w);
   const uint32_t stage = w.open_stage(1, "V1 u0 b1");
   w.slice({1, "aiv0", isa::Pipe::V, 340, 352, 13, "vexp.f32 dst=ub:0x0 src=ub:0x100", 0, 0, std::nullopt, stage});
-  w.slice({1, "aiv0", isa::Pipe::MTE3, 352, 380, 14, "copy dst=gm:0x80 src=ub:0x0 burst_bytes=256", 256, 0, std::nullopt, stage});
+  w.slice({1, "aiv0", isa::Pipe::MTE3, 352, 380, 14, "copy dst=gm:0x80 src=ub:0x0 burst_bytes=256", 256, 0,
+           std::nullopt, stage});
   w.queue_depth(1, isa::Pipe::V, 340, 2);
   w.traffic(352, 380, {0, 256, 0, 256});
 }

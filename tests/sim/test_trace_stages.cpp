@@ -17,7 +17,8 @@ void write_two_stages(sim::TraceWriter& w) {
   w.slice({0, "aic0", Pipe::MTE2, 40, 140, 2, "copy dst=l1:0x0 src=gm:0x1000 burst_bytes=64", 64, 0, std::nullopt, a});
   w.slice({0, "aic0", Pipe::M, 140, 200, 3, "mmad.f16 c=l0c:0x0 a=l0a:0x0 b=l0b:0x0 m=16", 0, 8192, std::nullopt, a});
   const uint32_t b = w.open_stage(0, "C2 u0 b0");
-  w.slice({0, "aic0", Pipe::MTE2, 140, 240, 4, "copy dst=l1:0x800 src=gm:0x2000 burst_bytes=64", 64, 0, std::nullopt, b});
+  w.slice(
+      {0, "aic0", Pipe::MTE2, 140, 240, 4, "copy dst=l1:0x800 src=gm:0x2000 burst_bytes=64", 64, 0, std::nullopt, b});
   w.slice({0, "aic0", Pipe::M, 240, 300, 5, "mmad.f16 c=l0c:0x0 a=l0a:0x0 b=l0b:0x0 m=16", 0, 8192, std::nullopt, b});
   w.open_stage(0, "empty");  // no instruction: no span
 }

@@ -33,7 +33,8 @@ class CaseWriter {
     return *this;
   }
   // A tensor written as DIR/FILE.npy (bf16 as its uint16 bit patterns, design.md "Case file"), declared as `dtype`.
-  CaseWriter& file(const std::string& name, const op::HostTensor& t, const std::string& dtype, const std::string& stem = "") {
+  CaseWriter& file(const std::string& name, const op::HostTensor& t, const std::string& dtype,
+                   const std::string& stem = "") {
     inputs_ << "  " << name << ": " << entry(stem.empty() ? name : stem, t, dtype) << "\n";
     return *this;
   }

@@ -25,11 +25,13 @@ struct ScalePlan {
 // Each AIV takes a contiguous range of chunks; two UB slots let MTE2 load chunk i + 1 while V scales chunk i.
 void scale_vector(sim::CoreCtx& c, const ScalePlan& p) {
   // A slot is free once MTE3 has stored it; loaded (MTE2 -> V) and scaled (V -> MTE3) hand it along.
-  constexpr tile::Event kFree{Pipe::MTE3, Pipe::MTE2, 0}, kLoaded{Pipe::MTE2, Pipe::V, 0}, kScaled{Pipe::V, Pipe::MTE3, 0};
+  constexpr tile::Event kFree{Pipe::MTE3, Pipe::MTE2, 0}, kLoaded{Pipe::MTE2, Pipe::V, 0},
+      kScaled{Pipe::V, Pipe::MTE3, 0};
   const int64_t e = bytes_of(p.t), chunks = ceil_div(p.n, p.chunk), per = ceil_div(chunks, p.block_dim);
   const int64_t first = c.block_idx() * per, last = std::min(chunks, first + per);
   if (first >= last) return;
-  const Addr slot[2] = {c.alloc(Buf::UB, uint64_t(p.chunk * e), "tiling.chunk"), c.alloc(Buf::UB, uint64_t(p.chunk * e), "tiling.chunk")};
+  const Addr slot[2] = {c.alloc(Buf::UB, uint64_t(p.chunk * e), "tiling.chunk"),
+                        c.alloc(Buf::UB, uint64_t(p.chunk * e), "tiling.chunk")};
   tile::VecOps ops(c);
   for (int s = 0; s < 2; ++s) tile::set(c, kFree.at(s));
   for (int64_t k = first; k < last; ++k) {
@@ -56,11 +58,17 @@ class ToyScaleOp final : public Op {
             {"alpha", "float", false, "1.0", "the scale, rounded to x's dtype"}};
   }
   const TilingSpace& tiling_space() const override {
-    static const TilingSpace space("toy_scale",
-                                   {{.name = "chunk", .lo = 128, .hi = 16320, .multiple_of = 128,
-                                     .default_rule = "min(8192, n rounded up to 128)", .doc = "elements per UB chunk"},
-                                    {.name = "block_dim", .lo = 1, .hi_is_ai_cores = true,
-                                     .default_rule = "min(AI cores, chunks)", .doc = "vector cores used"}});
+    static const TilingSpace space("toy_scale", {{.name = "chunk",
+                                                  .lo = 128,
+                                                  .hi = 16320,
+                                                  .multiple_of = 128,
+                                                  .default_rule = "min(8192, n rounded up to 128)",
+                                                  .doc = "elements per UB chunk"},
+                                                 {.name = "block_dim",
+                                                  .lo = 1,
+                                                  .hi_is_ai_cores = true,
+                                                  .default_rule = "min(AI cores, chunks)",
+                                                  .doc = "vector cores used"}});
     return space;
   }
   Prepared prepare(const CaseFile& c, sim::Machine& m) const override {
@@ -72,7 +80,8 @@ class ToyScaleOp final : public Op {
     ScalePlan p{.t = x.dtype == ElemType::F16 ? DType::F16 : DType::F32, .n = x.shape[0]};
     p.alpha = attr_float(c, "alpha", 1.0);
     p.chunk = t.choose("chunk", std::min<int64_t>(8192, round_up(std::max<int64_t>(p.n, 1), int64_t(128))));
-    p.block_dim = t.choose("block_dim", std::min<int64_t>(m.hw().chip.ai_cores, ceil_div(std::max<int64_t>(p.n, 1), p.chunk)));
+    p.block_dim =
+        t.choose("block_dim", std::min<int64_t>(m.hw().chip.ai_cores, ceil_div(std::max<int64_t>(p.n, 1), p.chunk)));
     p.x_gm = load_input(m, "x", x);
     p.y_gm = m.gm().allocate("y", uint64_t(p.n * bytes_of(p.t)));
     Prepared r;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/semantics/exec.h"
 #include "isa/numeric/numeric.h"
+#include "isa/semantics/exec.h"
 
 using namespace npusim::isa;
 
@@ -117,9 +117,10 @@ void bench_shape(int m, int n, int k, double budget) {
       },
       budget);
   const double fast = flops / fast_s * 1e-9, ref = flops / ref_s * 1e-9, blas = flops / blas_s * 1e-9;
-  std::printf("%4dx%4dx%4d  fast %7.2f GFLOP/s  reference %6.3f GFLOP/s  openblas sgemm %7.2f GFLOP/s  "
-              "fast/openblas %5.1f %%  fast==reference %s\n",
-              m, n, k, fast, ref, blas, 100.0 * fast / blas, same ? "yes" : "NO");
+  std::printf(
+      "%4dx%4dx%4d  fast %7.2f GFLOP/s  reference %6.3f GFLOP/s  openblas sgemm %7.2f GFLOP/s  fast/openblas %5.1f %%  "
+      "fast==reference %s\n",
+      m, n, k, fast, ref, blas, 100.0 * fast / blas, same ? "yes" : "NO");
 }
 
 }  // namespace

@@ -35,8 +35,8 @@ namespace fs = std::filesystem;
 struct Workload {
   const char* name;  // configs/cases/<case>.yaml
   const char* label;
-  bool full;         // also measured in full mode
-  bool quick;        // part of --quick
+  bool full;   // also measured in full mode
+  bool quick;  // part of --quick
 };
 constexpr Workload kWorkloads[] = {
     {"fia_perf_s2048_mode0", "FIA prompt 32x2048x128", true, true},
@@ -144,20 +144,26 @@ int main(int argc, char** argv) {
     else if (a == "--quick") quick = true, repeat = 1;
     else if (a == "--full-8k") full_8k = true;
     else {
-      std::fprintf(stderr, "usage: bench_sim [--npusim PATH] [--baseline PATH] [--repeat N] [--only CASE,...] [--quick] [--full-8k]\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_sim [--npusim PATH] [--baseline PATH] [--repeat N] [--only CASE,...] [--quick] [--full-8k]\n");
       return 2;
     }
   }
   const fs::path root = self.parent_path().parent_path().parent_path().parent_path();  // build/tools/bench -> repo
-  const fs::path cases = fs::exists(root / "configs" / "cases") ? root / "configs" / "cases" : fs::path("configs/cases");
+  const fs::path cases =
+      fs::exists(root / "configs" / "cases") ? root / "configs" / "cases" : fs::path("configs/cases");
   const fs::path scratch = fs::temp_directory_path() / ("npusim_bench_" + std::to_string(getpid()));
   fs::create_directories(scratch);
   std::printf("npusim %s%s%s, median of %d, %ld host CPUs\n\n", npusim.c_str(), baseline.empty() ? "" : " vs baseline ",
               baseline.c_str(), repeat, sysconf(_SC_NPROCESSORS_ONLN));
-  std::printf("| workload | mode | checks | instructions | cycles | wall s | launch s | M instr/s | M cycles/s | peak RSS MB "
-              "| arithmetic s | wall / arithmetic |%s\n|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
-              baseline.empty() ? "" : " baseline wall s | baseline M instr/s | baseline RSS MB | speed-up (wall) | speed-up (instr/s) |",
-              baseline.empty() ? "" : "---|---|---|---|---|");
+  std::printf(
+      "| workload | mode | checks | instructions | cycles | wall s | launch s | M instr/s | M cycles/s | peak RSS MB | "
+      "arithmetic s | wall / arithmetic |%s\n|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+      baseline.empty()
+          ? ""
+          : " baseline wall s | baseline M instr/s | baseline RSS MB | speed-up (wall) | speed-up (instr/s) |",
+      baseline.empty() ? "" : "---|---|---|---|---|");
   for (const Workload& w : kWorkloads) {
     if (quick && !w.quick) continue;
     if (!only.empty() && only.find(std::string(",").append(w.name).append(",")) == std::string::npos) continue;
@@ -183,7 +189,8 @@ int main(int argc, char** argv) {
       const Point b = off ? base_timing_all : summarise(base);
       if (std::strcmp(c.mode, "timing") == 0 && !off) base_timing_all = b;
       if (!p.ok) {
-        std::printf("| %s | %s | %s | run failed: see %s.stderr |\n", w.label, c.mode, c.checks, (scratch / "a").c_str());
+        std::printf("| %s | %s | %s | run failed: see %s.stderr |\n", w.label, c.mode, c.checks,
+                    (scratch / "a").c_str());
         continue;
       }
       const bool full = std::strcmp(c.mode, "full") == 0;
@@ -191,7 +198,8 @@ int main(int argc, char** argv) {
                   (unsigned long long)p.instructions, (unsigned long long)p.cycles, fmt("%.2f", p.wall).c_str(),
                   fmt("%.2f", p.launch).c_str(), fmt("%.2f", p.instructions / p.launch / 1e6).c_str(),
                   fmt("%.2f", p.cycles / p.launch / 1e6).c_str(), fmt("%.0f", p.rss / 1e6).c_str(),
-                  full ? fmt("%.2f", p.exec).c_str() : "-", full && p.exec > 0 ? fmt("%.2f", p.wall / p.exec).c_str() : "-");
+                  full ? fmt("%.2f", p.exec).c_str() : "-",
+                  full && p.exec > 0 ? fmt("%.2f", p.wall / p.exec).c_str() : "-");
       if (!baseline.empty()) {
         const double rate = p.instructions / p.launch, b_rate = b.launch > 0 ? b.instructions / b.launch : 0;
         const std::string ratio = b_rate > 0 ? fmt("%.2fx", rate / b_rate) : "-";
@@ -200,18 +208,19 @@ int main(int argc, char** argv) {
         else if (b.ok)
           std::printf(" %s | %s | %s | %s | %s |", fmt("%.2f", b.wall).c_str(), fmt("%.2f", b_rate / 1e6).c_str(),
                       fmt("%.0f", b.rss / 1e6).c_str(), fmt("%.2fx", b.wall / p.wall).c_str(), ratio.c_str());
-        else
-          std::printf(" - | - | - | - | - |");
+        else std::printf(" - | - | - | - | - |");
       }
       std::printf("\n");
       std::fflush(stdout);
     }
   }
   fs::remove_all(scratch);
-  std::printf("\nwall: the whole `npusim run` (case, inputs, launch, outputs); launch: the simulation alone (report.json "
-              "sim.wall_s), the base of the per-second rates; arithmetic: sim.arith_s of the same run (host time in the mmad and vector semantics).\n"
-              "speed-up (wall): baseline wall / wall, the time to run the case; speed-up (instr/s): the ratio of the "
-              "simulated instruction rates of the launches (the kernels may differ: an older commit's may issue more "
-              "instructions). A checks-off row is compared with the baseline's timing run with its default checks (in "
-              "parentheses: the baseline may predate --checks), the reference of the issue's checks-off target.\n");
+  std::printf(
+      "\nwall: the whole `npusim run` (case, inputs, launch, outputs); launch: the simulation alone (report.json "
+      "sim.wall_s), the base of the per-second rates; arithmetic: sim.arith_s of the same run (host time in the mmad "
+      "and vector semantics).\n"
+      "speed-up (wall): baseline wall / wall, the time to run the case; speed-up (instr/s): the ratio of the simulated "
+      "instruction rates of the launches (the kernels may differ: an older commit's may issue more instructions). A "
+      "checks-off row is compared with the baseline's timing run with its default checks (in parentheses: the baseline "
+      "may predate --checks), the reference of the issue's checks-off target.\n");
 }

@@ -38,8 +38,13 @@ sim::LaunchSpec mixed_program(int blocks, int iters) {
       c.wait_flag(Pipe::M, Pipe::MTE1, 1);
       c.set_flag(Pipe::M, Pipe::FIX, 0);
       c.wait_flag(Pipe::M, Pipe::FIX, 0);
-      c.issue(Fixpipe{.dst = {Buf::GM, ws.off + uint64_t(i % 2) * 64 * 1024}, .src = acc, .dst_dtype = DType::F32,
-                      .m = 128, .n = 128, .src_m_stride = 128, .dst_stride = 128});
+      c.issue(Fixpipe{.dst = {Buf::GM, ws.off + uint64_t(i % 2) * 64 * 1024},
+                      .src = acc,
+                      .dst_dtype = DType::F32,
+                      .m = 128,
+                      .n = 128,
+                      .src_m_stride = 128,
+                      .dst_stride = 128});
       c.set_flag(Pipe::FIX, Pipe::M, 0);
       c.wait_flag(Pipe::FIX, Pipe::M, 0);
       c.cross_set(2, 1, Pipe::FIX);
@@ -58,13 +63,22 @@ sim::LaunchSpec mixed_program(int blocks, int iters) {
       c.cross_set(2, 2, Pipe::V);
       for (int row = 0; row < 8; ++row) {  // 8 row groups of 16 rows x 64 floats
         const Addr xr{Buf::UB, x.off + uint64_t(row) * 4096}, yr{Buf::UB, y.off + uint64_t(row) * 4096};
-        c.issue(VReduce{.op = VRedOp::Max, .dtype = DType::F32, .dst = {Buf::UB, m.off + uint64_t(row) * 64}, .src = xr, .repeat = 16});
+        c.issue(VReduce{.op = VRedOp::Max,
+                        .dtype = DType::F32,
+                        .dst = {Buf::UB, m.off + uint64_t(row) * 64},
+                        .src = xr,
+                        .repeat = 16});
         c.pipe_barrier(Pipe::V);
-        c.issue(VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = yr, .src = xr, .scalar = -1.0, .repeat = 16});
+        c.issue(
+            VScalar{.op = VScalarOp::Adds, .dtype = DType::F32, .dst = yr, .src = xr, .scalar = -1.0, .repeat = 16});
         c.pipe_barrier(Pipe::V);
         c.issue(VUnary{.op = VUnaryOp::Exp, .dtype = DType::F32, .dst = yr, .src = yr, .repeat = 16});
         c.pipe_barrier(Pipe::V);
-        c.issue(VReduce{.op = VRedOp::Sum, .dtype = DType::F32, .dst = {Buf::UB, m.off + 512 + uint64_t(row) * 64}, .src = yr, .repeat = 16});
+        c.issue(VReduce{.op = VRedOp::Sum,
+                        .dtype = DType::F32,
+                        .dst = {Buf::UB, m.off + 512 + uint64_t(row) * 64},
+                        .src = yr,
+                        .repeat = 16});
         c.pipe_barrier(Pipe::V);
       }
       c.set_flag(Pipe::V, Pipe::MTE2, 1);
@@ -81,7 +95,10 @@ sim::LaunchSpec vector_stream(int n, int repeats) {
     for (int i = 0; i < n; ++i) {
       if (repeats == 1) c.issue(VDup{.dtype = DType::F32, .dst = {Buf::UB, 0}, .value = 1.0});
       else
-        c.issue(VBinary{.dtype = DType::F32, .dst = {Buf::UB, 0x10000}, .src0 = {Buf::UB, 0}, .src1 = {Buf::UB, 0x1000},
+        c.issue(VBinary{.dtype = DType::F32,
+                        .dst = {Buf::UB, 0x10000},
+                        .src0 = {Buf::UB, 0},
+                        .src1 = {Buf::UB, 0x1000},
                         .repeat = static_cast<uint8_t>(repeats)});
     }
   };
@@ -110,7 +127,10 @@ Point measure(const std::string& hw_name, sim::SimMode mode, const std::string& 
       const int blocks = static_cast<int>(m.hw().chip.ai_cores);
       m.gm().allocate("ws", uint64_t(blocks) * 2 * 64 * 1024);
       const auto r = m.launch(mixed_program(blocks, iters));
-      if (!r.ok()) { std::fprintf(stderr, "%s\n", r.faults[0].message.c_str()); _exit(3); }
+      if (!r.ok()) {
+        std::fprintf(stderr, "%s\n", r.faults[0].message.c_str());
+        _exit(3);
+      }
       p.instructions = r.instructions, p.cycles = r.cycles;
     } else {
       const auto r = kernels::micro::run_micro(m, what);
@@ -152,7 +172,8 @@ int main(int argc, char** argv) {
   names.push_back("vdup_1rep");   // 200,000 one-repeat instructions: per-instruction overhead
   names.push_back("vadd_16rep");  // 200,000 16-repeat, 3-operand instructions: per-block checks dominate
   names.push_back("mixed_long");
-  std::printf("| program | mode | instructions | cycles | wall s | Minstr/s | Mcycles/s |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| program | mode | instructions | cycles | wall s | Minstr/s | Mcycles/s |\n|---|---|---|---|---|---|---|\n");
   for (const auto& name : names)
     for (auto mode : {sim::SimMode::Timing, sim::SimMode::Full}) {
       if (quick && name != "mixed_long" && name != "vdup_1rep" && name != "vadd_16rep") continue;

@@ -106,12 +106,11 @@ uint64_t splitmix(uint64_t& s) {
 }
 
 std::vector<float> edge_values() {
-  const uint32_t magnitudes[] = {0x00000000, 0x00000001, 0x00000002, 0x00000003, 0x0007ffff, 0x00400000,
-                                 0x007ffffe, 0x007fffff, 0x00800000, 0x00800001, 0x00ffffff, 0x01000000,
-                                 0x0d800000, 0x33800000, 0x3effffff, 0x3f000000, 0x3f7fffff, 0x3f800000,
-                                 0x3f800001, 0x3fb504f3, 0x3fffffff, 0x40000000, 0x40400000, 0x41200000,
-                                 0x5e800000, 0x7e800000, 0x7effffff, 0x7f000000, 0x7f7ffffe, 0x7f7fffff,
-                                 0x7f800000, 0x7f800001, 0x7fc00000, 0x7fffffff};
+  const uint32_t magnitudes[] = {0x00000000, 0x00000001, 0x00000002, 0x00000003, 0x0007ffff, 0x00400000, 0x007ffffe,
+                                 0x007fffff, 0x00800000, 0x00800001, 0x00ffffff, 0x01000000, 0x0d800000, 0x33800000,
+                                 0x3effffff, 0x3f000000, 0x3f7fffff, 0x3f800000, 0x3f800001, 0x3fb504f3, 0x3fffffff,
+                                 0x40000000, 0x40400000, 0x41200000, 0x5e800000, 0x7e800000, 0x7effffff, 0x7f000000,
+                                 0x7f7ffffe, 0x7f7fffff, 0x7f800000, 0x7f800001, 0x7fc00000, 0x7fffffff};
   std::vector<float> v;
   for (uint32_t m : magnitudes) v.push_back(from_bits(m)), v.push_back(from_bits(m | 0x80000000u));
   return v;
@@ -174,9 +173,10 @@ void print_unary_row(const char* name, const char* domain, const Stats& s) {
 }
 
 void print_accuracy(uint64_t step, uint64_t div_pairs, int threads, const std::string& only) {
-  std::printf("| function | domain | inputs tested | max ULP | mean ULP | max err vs exact (ULP) | worst input "
-              "| not correctly rounded (of which subnormal results) | special-value mismatches |\n"
-              "|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| function | domain | inputs tested | max ULP | mean ULP | max err vs exact (ULP) | worst input | not correctly "
+      "rounded (of which subnormal results) | special-value mismatches |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
   for (Unary f : kAllUnary) {
     if (!only.empty() && only != info(f).name) continue;
     print_unary_row(info(f).name, info(f).domain, measure_unary(f, step, threads));
@@ -264,7 +264,10 @@ int main(int argc, char** argv) {
     } else if (arg == "--no-throughput") {
       throughput = false;
     } else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--step S] [--div-pairs N] [--only exp|ln|rec|sqrt|rsqrt|div] [--no-throughput]\n", argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--threads N] [--step S] [--div-pairs N] [--only exp|ln|rec|sqrt|rsqrt|div] [--no-throughput]\n",
+          argv[0]);
       return 2;
     }
   }

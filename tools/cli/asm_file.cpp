@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "isa/text/asm.h"
 #include "isa/numeric/numeric.h"
+#include "isa/text/asm.h"
 #include "tools/cli/cli_error.h"
 
 namespace npusim::cli {
@@ -72,12 +72,12 @@ void directive(AsmFile& f, const std::string& line, const std::string& where, in
     for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) w.values.push_back(start + step * static_cast<double>(i));
     f.writes.push_back(std::move(w));
   } else if (name == ".print" && t.size() == 3) {
-    f.prints.push_back({parse_gm_addr(t[0], where), parse_type(t[1], where),
-                        parse_count(t[2], where, 1 << 28), lineno});
+    f.prints.push_back(
+        {parse_gm_addr(t[0], where), parse_type(t[1], where), parse_count(t[2], where, 1 << 28), lineno});
   } else {
     bad(where, "unknown or malformed directive '" + name +
-                   "' (valid: .gm_bytes N | .data gm:OFF DTYPE V... | .fill gm:OFF DTYPE COUNT START STEP | "
-                   ".print gm:OFF DTYPE COUNT)");
+                   "' (valid: .gm_bytes N | .data gm:OFF DTYPE V... | .fill gm:OFF DTYPE COUNT START STEP | .print "
+                   "gm:OFF DTYPE COUNT)");
   }
 }
 }  // namespace
@@ -114,15 +114,21 @@ std::vector<uint8_t> encode_values(const GmWrite& w, const std::string& where) {
     const double v = w.values[i];
     uint8_t* p = out.data() + i * size;
     if (w.dtype == DType::F16 || w.dtype == DType::BF16) {
-      const auto bits = static_cast<uint16_t>(
-          round_to_binary(v, w.dtype == DType::F16 ? 5 : 8, w.dtype == DType::F16 ? 10 : 7, RoundMode::RINT, Overflow::Ieee));
+      const auto bits = static_cast<uint16_t>(round_to_binary(
+          v, w.dtype == DType::F16 ? 5 : 8, w.dtype == DType::F16 ? 10 : 7, RoundMode::RINT, Overflow::Ieee));
       std::memcpy(p, &bits, 2);
     } else if (w.dtype == DType::F32) {
       const auto f = static_cast<float>(v);
       std::memcpy(p, &f, 4);
     } else {
-      const double lo = w.dtype == DType::I8 ? -128 : w.dtype == DType::U8 ? 0 : w.dtype == DType::I16 ? -32768 : -2147483648.0;
-      const double hi = w.dtype == DType::I8 ? 127 : w.dtype == DType::U8 ? 255 : w.dtype == DType::I16 ? 32767 : 2147483647.0;
+      const double lo = w.dtype == DType::I8    ? -128
+                        : w.dtype == DType::U8  ? 0
+                        : w.dtype == DType::I16 ? -32768
+                                                : -2147483648.0;
+      const double hi = w.dtype == DType::I8    ? 127
+                        : w.dtype == DType::U8  ? 255
+                        : w.dtype == DType::I16 ? 32767
+                                                : 2147483647.0;
       if (v != std::floor(v) || v < lo || v > hi)
         throw InputError(where + ": value " + std::to_string(v) + " is not a " + std::string(dtype_name(w.dtype)));
       const auto iv = static_cast<int64_t>(v);

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "kernels/host/npy.h"
 #include "kernels/op/gm_inputs.h"
@@ -118,9 +118,9 @@ void refuse_over_budget(const op::CaseFile& shapes, uint64_t budget, const std::
   std::string largest;
   for (size_t i = 0; i < sizes.size() && i < 3; ++i)
     largest += (i ? ", " : "") + sizes[i].second + " " + std::to_string(sizes[i].first);
-  throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) + " bytes (largest: " + largest +
-                   "); --mode " + mode + " keeps them on the host and in GM, about " + std::to_string(2 * bytes) +
-                   " bytes, over the host-memory budget of " + std::to_string(budget) +
+  throw InputError("case " + shapes.path + ": its inputs hold " + std::to_string(bytes) +
+                   " bytes (largest: " + largest + "); --mode " + mode + " keeps them on the host and in GM, about " +
+                   std::to_string(2 * bytes) + " bytes, over the host-memory budget of " + std::to_string(budget) +
                    " (--host-memory / NPUSIM_HOST_MEMORY; --mode timing keeps no tensor data)");
 }
 

@@ -18,16 +18,16 @@ namespace npusim::cli {
 struct CaseRun {
   op::CaseFile c;
   std::vector<std::pair<std::string, op::HostTensor>> outputs;  // full / functional mode, when no fault stopped the run
-  nlohmann::json report;                                         // report.json's content
-  std::vector<sim::Fault> faults, notes;                         // of the launch
-  std::vector<std::pair<std::string, int64_t>> tiling;           // every tiling value used
-  int status = kExitOk;                                          // fault_status(faults)
+  nlohmann::json report;                                        // report.json's content
+  std::vector<sim::Fault> faults, notes;                        // of the launch
+  std::vector<std::pair<std::string, int64_t>> tiling;          // every tiling value used
+  int status = kExitOk;                                         // fault_status(faults)
 };
 
 struct CaseRunHooks {
-  bool write_files = true;  // report.json, resolved.yaml, OUTPUT.npy and the trace into the out folder
-  bool print_faults = true;                        // faults and notes on stderr (the CLI)
-  std::function<void(sim::Machine&)> configure;   // called once the machine is built (e.g. an interrupt poll)
+  bool write_files = true;   // report.json, resolved.yaml, OUTPUT.npy and the trace into the out folder
+  bool print_faults = true;  // faults and notes on stderr (the CLI)
+  std::function<void(sim::Machine&)> configure;  // called once the machine is built (e.g. an interrupt poll)
   // Stop after the op's checks and tiling (`npusim run --plan-only`, the tuner's legality test): no launch, no
   // files; the CaseRun holds the tiling (report: "tiling", "tiling_clamped", "plan_only": true).
   bool plan_only = false;

@@ -7,7 +7,8 @@
 namespace npusim::cli {
 
 inline constexpr int kExitOk = 0, kExitInternal = 1, kExitInput = 2, kExitFault = 3;
-inline constexpr int kExitMismatch = 4;  // check / diff ran, but an output failed the accuracy policy or the bits differ
+inline constexpr int kExitMismatch =
+    4;  // check / diff ran, but an output failed the accuracy policy or the bits differ
 
 // Invalid input: the message names the parameter, the value and the rule (or the file and line).
 class InputError : public std::runtime_error {

@@ -18,18 +18,23 @@ namespace {
 using Row = std::map<std::string, std::string>;
 
 // kernel_details.csv renames some op_summary columns; msprof 2026 renamed Block Dim to Block Num.
-const std::map<std::string, std::string> kAliases = {
-    {"Name", "Op Name"},         {"Type", "OP Type"},           {"Accelerator Core", "Task Type"},
-    {"Start Time(us)", "Task Start Time(us)"}, {"Duration(us)", "Task Duration(us)"},
-    {"Wait Time(us)", "Task Wait Time(us)"},   {"Block Num", "Block Dim"}, {"Mix Block Num", "Mix Block Dim"}};
+const std::map<std::string, std::string> kAliases = {{"Name", "Op Name"},
+                                                     {"Type", "OP Type"},
+                                                     {"Accelerator Core", "Task Type"},
+                                                     {"Start Time(us)", "Task Start Time(us)"},
+                                                     {"Duration(us)", "Task Duration(us)"},
+                                                     {"Wait Time(us)", "Task Wait Time(us)"},
+                                                     {"Block Num", "Block Dim"},
+                                                     {"Mix Block Num", "Mix Block Dim"}};
 
 // The metrics compared (numbers), in op_summary order.
 const std::vector<std::string> kMetrics = {
-    "Task Duration(us)", "Block Dim", "Mix Block Dim", "aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)",
-    "aic_mac_ratio", "aic_scalar_time(us)", "aic_scalar_ratio", "aic_mte1_time(us)", "aic_mte1_ratio",
-    "aic_mte2_time(us)", "aic_mte2_ratio", "aic_fixpipe_time(us)", "aic_fixpipe_ratio", "aiv_time(us)",
-    "aiv_total_cycles", "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio",
-    "aiv_mte2_time(us)", "aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio", "cube_utilization(%)"};
+    "Task Duration(us)",  "Block Dim",         "Mix Block Dim",       "aicore_time(us)",      "aic_total_cycles",
+    "aic_mac_time(us)",   "aic_mac_ratio",     "aic_scalar_time(us)", "aic_scalar_ratio",     "aic_mte1_time(us)",
+    "aic_mte1_ratio",     "aic_mte2_time(us)", "aic_mte2_ratio",      "aic_fixpipe_time(us)", "aic_fixpipe_ratio",
+    "aiv_time(us)",       "aiv_total_cycles",  "aiv_vec_time(us)",    "aiv_vec_ratio",        "aiv_scalar_time(us)",
+    "aiv_scalar_ratio",   "aiv_mte2_time(us)", "aiv_mte2_ratio",      "aiv_mte3_time(us)",    "aiv_mte3_ratio",
+    "cube_utilization(%)"};
 
 std::string read_file(const std::string& path, const std::string& what) {
   std::ifstream f(path, std::ios::binary);
@@ -49,8 +54,9 @@ std::vector<Row> read_profile(const std::string& path, const std::string& what) 
     if (const auto it = kAliases.find(h); it != kAliases.end()) h = it->second;
   if (std::find(head.begin(), head.end(), "OP Type") == head.end() ||
       std::find(head.begin(), head.end(), "Task Duration(us)") == head.end())
-    throw InputError(what + " '" + path + "' has no 'OP Type' / 'Type' and 'Task Duration(us)' / 'Duration(us)' "
-                     "columns: expected msprof's op_summary_*.csv or the torch_npu profiler's kernel_details.csv");
+    throw InputError(what + " '" + path +
+                     "' has no 'OP Type' / 'Type' and 'Task Duration(us)' / 'Duration(us)' columns: expected msprof's "
+                     "op_summary_*.csv or the torch_npu profiler's kernel_details.csv");
   std::vector<Row> rows;
   for (size_t r = 1; r < recs.size(); ++r) {
     Row row;
@@ -89,8 +95,9 @@ size_t pick_row(const std::vector<Row>& rows, int64_t row_no, const std::string&
   std::vector<size_t> hits;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto get = [&](const char* k) { return rows[i].count(k) ? rows[i].at(k) : std::string(); };
-    if (name.empty() ? get("OP Type") == want : (get("Op Name").find(want) != std::string::npos ||
-                                                 get("OP Type").find(want) != std::string::npos))
+    if (name.empty()
+            ? get("OP Type") == want
+            : (get("Op Name").find(want) != std::string::npos || get("OP Type").find(want) != std::string::npos))
       hits.push_back(i);
   }
   if (hits.empty())

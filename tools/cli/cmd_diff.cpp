@@ -49,8 +49,9 @@ nlohmann::json read_report(const std::string& dir) {
     bool any_npy = false;
     for (const auto& e : fs::directory_iterator(dir, ec)) any_npy |= e.path().extension() == ".npy";
     if (!any_npy)
-      throw InputError("'" + dir + "' holds neither report.json nor .npy files (npusim diff takes run folders of npusim "
-                       "run / check, or folders of OUTPUT.npy)");
+      throw InputError("'" + dir +
+                       "' holds neither report.json nor .npy files (npusim diff takes run folders of npusim run / "
+                       "check, or folders of OUTPUT.npy)");
     return nlohmann::json::object();
   }
   try {
@@ -79,7 +80,9 @@ nlohmann::json row(const std::string& what, const nlohmann::json& a, const nlohm
     j["b_over_a"] = b.get<double>() / a.get<double>();
     ratio = "  (B / A " + text(j["b_over_a"]) + ")";
   }
-  if (print) std::printf("  %-28s %-28s %-28s%s%s\n", what.c_str(), text(a).c_str(), text(b).c_str(), a == b ? "" : "  *", ratio.c_str());
+  if (print)
+    std::printf("  %-28s %-28s %-28s%s%s\n", what.c_str(), text(a).c_str(), text(b).c_str(), a == b ? "" : "  *",
+                ratio.c_str());
   return j;
 }
 
@@ -87,7 +90,8 @@ nlohmann::json report_rows(const nlohmann::json& a, const nlohmann::json& b, boo
   nlohmann::json rows = nlohmann::json::array();
   if (print) std::printf("report.json%20s%-28s %-28s\n", "", "A", "B");
   for (const char* k : {"op", "hw", "mode", "cycles", "time_us", "achieved_tflops", "bound", "instructions"})
-    if (a.contains(k) || b.contains(k)) rows.push_back(row(k, a.value(k, nlohmann::json()), b.value(k, nlohmann::json()), print));
+    if (a.contains(k) || b.contains(k))
+      rows.push_back(row(k, a.value(k, nlohmann::json()), b.value(k, nlohmann::json()), print));
   std::set<std::string> keys;
   for (const auto* r : {&a, &b})
     if (r->contains("tiling"))
@@ -124,7 +128,8 @@ std::vector<std::string> outputs_of(const nlohmann::json& r, const std::string& 
 
 // The dtype to compare an output in: a run's report.json `output_types` (bf16 .npy files hold float32), else the
 // file's own type.
-op::ElemType compare_type(const nlohmann::json& ra, const nlohmann::json& rb, const std::string& name, const std::string& pa) {
+op::ElemType compare_type(const nlohmann::json& ra, const nlohmann::json& rb, const std::string& name,
+                          const std::string& pa) {
   for (const auto* r : {&ra, &rb}) {
     op::ElemType t;
     const std::string type_name = r->value("/output_types"_json_pointer / name, std::string());
@@ -152,7 +157,8 @@ int cmd_diff(const Args& args) {
   po::positional_options_description pos;
   pos.add("a", 1).add("b", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim diff DIR_A DIR_B [--json] [--ulp N] [--atol X]", desc, pos, vm)) return kExitOk;
+  if (!parse_options(args, "usage: npusim diff DIR_A DIR_B [--json] [--ulp N] [--atol X]", desc, pos, vm))
+    return kExitOk;
   check_tolerance(vm, tol, true, "");
   const nlohmann::json ra = read_report(a), rb = read_report(b);
   nlohmann::json out = {{"a", a}, {"b", b}, {"outputs", nlohmann::json::array()}};

@@ -61,11 +61,13 @@ int cmd_micro(const Args& args) {
   if (names.empty()) names = kernels::micro::micro_names();
   const auto valid = kernels::micro::micro_names();
   for (const auto& n : names)
-    if (std::find(valid.begin(), valid.end(), n) == valid.end()) throw InputError("unknown microbenchmark '" + n + "'\n" + usage);
+    if (std::find(valid.begin(), valid.end(), n) == valid.end())
+      throw InputError("unknown microbenchmark '" + n + "'\n" + usage);
   const auto hw = sim::load_hw(hw_name.empty() ? sim::default_hw_name() : hw_name, sets);
   std::cout << "microbenchmarks on " << hw.name << " (timing mode)\n"
             << std::left << std::setw(28) << "name" << std::setw(12) << "cycles" << std::setw(14) << "measured"
-            << std::setw(14) << "expected" << std::setw(8) << "ratio" << "unit\n";
+            << std::setw(14) << "expected" << std::setw(8) << "ratio"
+            << "unit\n";
   int status = kExitOk;
   for (const auto& n : names) {
     std::stringstream line(run_child(n, hw));
@@ -81,8 +83,8 @@ int cmd_micro(const Args& args) {
     std::getline(line, expected, '\t');
     std::getline(line, unit);
     const double ratio = std::stod(measured) / std::stod(expected);
-    std::cout << std::setw(28) << name << std::setw(12) << cycles << std::setw(14) << measured << std::setw(14) << expected
-              << std::setw(8) << std::setprecision(4) << ratio << unit << "\n";
+    std::cout << std::setw(28) << name << std::setw(12) << cycles << std::setw(14) << measured << std::setw(14)
+              << expected << std::setw(8) << std::setprecision(4) << ratio << unit << "\n";
   }
   return status;
 }

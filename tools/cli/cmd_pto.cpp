@@ -18,13 +18,15 @@ int cmd_pto(const Args& args) {
       "core", po::value(&o.core)->default_value("any"),
       "cube | vector | any: build the cube or vector part (defines __DAV_C220_CUBE__ / __DAV_C220_VEC__)")(
       "cxx", po::value(&o.compiler)->default_value("g++"), "the C++ compiler")(
-      "verbose,v", po::bool_switch(&o.verbose), "print the compiler command")(
-      "words", po::value(&words), "build KERNEL.cpp");
+      "verbose,v", po::bool_switch(&o.verbose), "print the compiler command")("words", po::value(&words),
+                                                                              "build KERNEL.cpp");
   po::positional_options_description pos;
   pos.add("words", -1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim pto build KERNEL.cpp --out KERNEL.so [-I DIR]... [-D NAME=VALUE]... "
-                           "[--core cube|vector|any]", desc, pos, vm))
+  if (!parse_options(
+          args,
+          "usage: npusim pto build KERNEL.cpp --out KERNEL.so [-I DIR]... [-D NAME=VALUE]... [--core cube|vector|any]",
+          desc, pos, vm))
     return kExitOk;
   if (words.size() != 2 || words[0] != "build")
     throw InputError("expected 'pto build KERNEL.cpp --out KERNEL.so' (got '" +

@@ -5,15 +5,15 @@
 
 #include "kernels/accuracy/accuracy.h"
 #include "kernels/host/npy.h"
+#include "kernels/op/gm_inputs.h"
 #include "kernels/op/op.h"
+#include "kernels/op/registry.h"
 #include "sim/config/hw_config.h"
 #include "tools/cli/case_run.h"
 #include "tools/cli/options.h"
 #include "tools/cli/report.h"
-#include "tools/cli/sim_options.h"
 #include "tools/cli/signoff.h"
-#include "kernels/op/registry.h"
-#include "kernels/op/gm_inputs.h"
+#include "tools/cli/sim_options.h"
 
 namespace npusim::cli {
 
@@ -39,23 +39,26 @@ int print_plan(const SimOptions& so, const std::string& path) {
   std::vector<std::string> case_sets;
   SimOptions hw_opts = split_sets(so, case_sets);
   hw_opts.mode = "timing";  // the tiling does not depend on the mode; timing mode generates no tensor data
-  const CaseRun rr = run_loaded_case(op::load_case(path, case_sets, false), hw_opts, {.write_files = false, .plan_only = true});
+  const CaseRun rr =
+      run_loaded_case(op::load_case(path, case_sets, false), hw_opts, {.write_files = false, .plan_only = true});
   std::string line;
   for (const auto& [k, v] : rr.tiling) line += (line.empty() ? "" : ", ") + k + " " + std::to_string(v);
   std::cout << rr.c.name << ": plan OK (nothing simulated); tiling " << line << "\n";
   if (rr.report.contains("tiling_clamped"))
-    for (const auto& [k, v] : rr.report["tiling_clamped"].items()) std::cout << "  " << k << ": " << v.get<std::string>() << "\n";
+    for (const auto& [k, v] : rr.report["tiling_clamped"].items())
+      std::cout << "  " << k << ": " << v.get<std::string>() << "\n";
   return kExitOk;
 }
 
 // check --expect DIR: every output bit for bit against DIR/OUTPUT.npy.
-bool compare_expected(const CaseRun& rr, const std::string& dir, const op::BitTolerance& tol, bool json, nlohmann::json& out) {
+bool compare_expected(const CaseRun& rr, const std::string& dir, const op::BitTolerance& tol, bool json,
+                      nlohmann::json& out) {
   bool match = true;
   out = nlohmann::json::array();
   for (const auto& [name, t] : rr.outputs) {
     const auto view = output_view(rr.c, name, t.shape);
-    const op::BitCompare b = op::compare_bits(name, t, load_expected((fs::path(dir) / (name + ".npy")).string(), t.type), 8,
-                                              tol, view ? &*view : nullptr);
+    const op::BitCompare b = op::compare_bits(
+        name, t, load_expected((fs::path(dir) / (name + ".npy")).string(), t.type), 8, tol, view ? &*view : nullptr);
     if (!json) std::cout << op::format_bit_compare(b);
     out.push_back(bits_json(b));
     match &= b.match();
@@ -71,12 +74,14 @@ int run_like(const Args& args, bool check) {
   op::BitTolerance tol;
   desc.add_options()("case", po::value(&case_path)->required(), "case file (YAML)");
   add_sim_options(desc, so);
-  desc.add_options()("save-inputs", po::bool_switch(&save),
-                     "also write every input as OUT/inputs/NAME.npy (bf16: uint16 bits + NAME.f32.npy) and OUT/replay.yaml");
+  desc.add_options()(
+      "save-inputs", po::bool_switch(&save),
+      "also write every input as OUT/inputs/NAME.npy (bf16: uint16 bits + NAME.f32.npy) and OUT/replay.yaml");
   if (check)
-    desc.add_options()("expect", po::value(&expect), "folder of OUTPUT.npy per output (a board dump, torch_npu, an earlier "
-                                                     "run): compare bit for bit, exit 4 on a mismatch")(
-        "json", po::bool_switch(&json), "print the accuracy (and --expect) report as JSON on stdout");
+    desc.add_options()("expect", po::value(&expect),
+                       "folder of OUTPUT.npy per output (a board dump, torch_npu, an earlier run): compare bit for "
+                       "bit, exit 4 on a mismatch")("json", po::bool_switch(&json),
+                                                    "print the accuracy (and --expect) report as JSON on stdout");
   if (check) add_tolerance_options(desc, tol);
   bool plan_only = false;
   if (!check)
@@ -93,11 +98,13 @@ int run_like(const Args& args, bool check) {
     if (plan_only) return print_plan(so, case_path);
     CaseRun rr = run_case(so, case_path, check, save);
     if (!json && rr.status != kExitOk)  // no rate and no outputs for a run a fault stopped
-      std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml" << (so.trace ? ", " + trace_json_name(so) : std::string())
-                << ": " << rr.report["out_dir"].get<std::string>() << "\n";
+      std::cout << fault_summary_text(rr.report) << "report.json, resolved.yaml"
+                << (so.trace ? ", " + trace_json_name(so) : std::string()) << ": "
+                << rr.report["out_dir"].get<std::string>() << "\n";
     else if (!json)
-      std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml" << (so.trace ? ", " + trace_json_name(so) : std::string())
-                << (save ? ", inputs/, replay.yaml" : "") << ": " << rr.report["out_dir"].get<std::string>() << "\n";
+      std::cout << summary_text(rr.report) << "outputs, report.json, resolved.yaml"
+                << (so.trace ? ", " + trace_json_name(so) : std::string()) << (save ? ", inputs/, replay.yaml" : "")
+                << ": " << rr.report["out_dir"].get<std::string>() << "\n";
     if (!check || rr.status != kExitOk) return rr.status;
     bool pass = true;
     nlohmann::json acc = nlohmann::json::array();
@@ -130,7 +137,8 @@ int run_like(const Args& args, bool check) {
     } else {
       std::cout << (pass ? "accuracy: PASS\n" : "accuracy: FAIL\n");
       if (!expect.empty())
-        std::cout << (match ? (tol.any() ? "expected outputs: MATCH within " + tol.text() + "\n" : "expected outputs: MATCH\n")
+        std::cout << (match ? (tol.any() ? "expected outputs: MATCH within " + tol.text() + "\n"
+                                         : "expected outputs: MATCH\n")
                             : "expected outputs: MISMATCH\n");
     }
     return pass && match ? kExitOk : kExitMismatch;
@@ -149,7 +157,8 @@ int cmd_ops(const Args& args) {
   bool tiling = false, json = false;
   desc.add_options()("op", po::value(&name), "one op (default: all)")(
       "tiling", po::bool_switch(&tiling), "only the declared tiling keys and their legal values")(
-      "json", po::bool_switch(&json), "machine-readable output (with --tiling: the legal space a sweep or tuner reads)")(
+      "json", po::bool_switch(&json),
+      "machine-readable output (with --tiling: the legal space a sweep or tuner reads)")(
       "hw", po::value(&hw_name), "hardware config that resolves core-count bounds (default ascend910b2)");
   po::positional_options_description pos;
   pos.add("op", 1);
@@ -159,8 +168,7 @@ int cmd_ops(const Args& args) {
   try {
     if (name.empty())
       for (const auto& o : op::all_ops()) ops.push_back(o.get());
-    else
-      ops.push_back(&op::find_op(name));
+    else ops.push_back(&op::find_op(name));
   } catch (const op::CaseError& e) {
     throw InputError(e.what());
   }
@@ -173,7 +181,10 @@ int cmd_ops(const Args& args) {
         j["summary"] = o->summary();
         j["params"] = nlohmann::json::array();
         for (const auto& p : o->params())
-          j["params"].push_back({{"name", p.name}, {"kind", p.kind}, {"required", p.required}, {"default", p.default_text},
+          j["params"].push_back({{"name", p.name},
+                                 {"kind", p.kind},
+                                 {"required", p.required},
+                                 {"default", p.default_text},
                                  {"doc", p.doc}});
       }
       out.push_back(j);

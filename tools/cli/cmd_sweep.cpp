@@ -37,7 +37,8 @@ void emit_tasks(const std::vector<Task>& tasks, const std::string& file) {
     write_point_files(t);
     std::string cmd;
     for (const auto& a : t.args) cmd += shell_quoted(a) + " ";
-    f << cmd << "> " << shell_quoted(t.dir + "/log.txt") << " 2>&1; echo $? > " << shell_quoted(t.dir + "/exit_code") << "\n";
+    f << cmd << "> " << shell_quoted(t.dir + "/log.txt") << " 2>&1; echo $? > " << shell_quoted(t.dir + "/exit_code")
+      << "\n";
   }
 }
 
@@ -60,28 +61,31 @@ void emit_slurm(const std::vector<Task>& tasks, const std::string& script, int c
     << "#SBATCH --cpus-per-task=1\n"
     << "set -uo pipefail\n"
     << "first=$((SLURM_ARRAY_TASK_ID * " << chunk << " + 1)); last=$((first + " << chunk << " - 1))\n"
-    << "sed -n \"${first},${last}p\" " << shell_quoted(tasks_file) << " | while IFS= read -r cmd; do bash -c \"$cmd\"; done\n"
+    << "sed -n \"${first},${last}p\" " << shell_quoted(tasks_file)
+    << " | while IFS= read -r cmd; do bash -c \"$cmd\"; done\n"
     << "# The last task to finish merges the results (under a lock, so exactly one of them does).\n"
     << "exec 9>>" << shell_quoted(logs + "/done.lock") << "\n"
     << "flock 9\n"
     << "echo \"$SLURM_ARRAY_TASK_ID\" >> " << shell_quoted(logs + "/done.txt") << "\n"
     << "if [[ $(wc -l < " << shell_quoted(logs + "/done.txt") << ") -eq " << chunks << " ]]; then\n"
-    << "  " << shell_quoted(npusim) << " sweep --collect " << shell_quoted(out) << " > " << shell_quoted(logs + "/collect.log") << " 2>&1\n"
+    << "  " << shell_quoted(npusim) << " sweep --collect " << shell_quoted(out) << " > "
+    << shell_quoted(logs + "/collect.log") << " 2>&1\n"
     << "fi\n";
 }
 
 nlohmann::json spec_json(const SweepSpec& s) {
   nlohmann::json axes = nlohmann::json::array();
   for (const auto& a : s.axes) axes.push_back(a.first);
-  return {{"path", s.path}, {"case", s.case_path}, {"mode", s.mode}, {"objective", s.objective},
-          {"objective2", s.objective2}, {"axes", axes}};
+  return {{"path", s.path},           {"case", s.case_path},        {"mode", s.mode},
+          {"objective", s.objective}, {"objective2", s.objective2}, {"axes", axes}};
 }
 
 SweepSpec spec_from_json(const nlohmann::json& j) {
   SweepSpec s;
   s.path = j.value("path", ""), s.case_path = j.value("case", ""), s.mode = j.value("mode", "timing");
   s.objective = j.value("objective", "cycles"), s.objective2 = j.value("objective2", "");
-  for (const auto& a : j.value("axes", nlohmann::json::array())) s.axes.emplace_back(a.get<std::string>(), std::vector<std::string>{});
+  for (const auto& a : j.value("axes", nlohmann::json::array()))
+    s.axes.emplace_back(a.get<std::string>(), std::vector<std::string>{});
   return s;
 }
 
@@ -129,11 +133,12 @@ int finish(const SweepSpec& s, const std::string& out) {
   write_summary((fs::path(out) / "summary.md").string(), s, rs, base);
   size_t ok = 0;
   for (const auto& r : rs) ok += r["status"] == "ok";
-  std::cout << "sweep: " << rs.size() << " points, " << ok << " ok; results.jsonl, results.csv, summary.md: " << out << "\n";
+  std::cout << "sweep: " << rs.size() << " points, " << ok << " ok; results.jsonl, results.csv, summary.md: " << out
+            << "\n";
   if (rs.empty() || ok > 0) return kExitOk;
   const auto& first = rs.front();
-  std::cerr << "sweep: no point succeeded; the first (" << first["point"].dump() << "): " << first.value("message", std::string())
-            << "\n";
+  std::cerr << "sweep: no point succeeded; the first (" << first["point"].dump()
+            << "): " << first.value("message", std::string()) << "\n";
   const int code = first.value("exit_code", kExitInput);
   return code == 0 ? kExitInternal : code;
 }
@@ -156,8 +161,9 @@ int collect(const std::string& out) {
   }
   const fs::path def = fs::path(out) / "default";
   if (fs::exists(def / "point.json"))
-    std::ofstream(fs::path(out) / "default.json") << point_result(nlohmann::json::object(), fs::absolute(def).string(),
-                                                                  read_exit_code(def.string())).dump(2) << "\n";
+    std::ofstream(fs::path(out) / "default.json")
+        << point_result(nlohmann::json::object(), fs::absolute(def).string(), read_exit_code(def.string())).dump(2)
+        << "\n";
   return finish(s, out);
 }
 }  // namespace
@@ -167,8 +173,9 @@ int cmd_sweep(const Args& args) {
   std::string file, out, emit, collect_dir, slurm;
   int jobs = 1, chunk = 1;
   bool resume = false;
-  desc.add_options()("sweep", po::value(&file), "sweep file (YAML)")("jobs", po::value(&jobs), "points run at a time (default 1)")(
-      "out", po::value(&out), "output folder (default ./npusim-sweep/<sweep>)")(
+  desc.add_options()("sweep", po::value(&file), "sweep file (YAML)")(
+      "jobs", po::value(&jobs), "points run at a time (default 1)")("out", po::value(&out),
+                                                                    "output folder (default ./npusim-sweep/<sweep>)")(
       "resume", po::bool_switch(&resume), "skip the points already in OUT/results.jsonl")(
       "emit-tasks", po::value(&emit), "write one shell command per point to FILE instead of running them")(
       "collect", po::value(&collect_dir), "merge the point folders of DIR (after --emit-tasks ran) into its results")(
@@ -177,7 +184,9 @@ int cmd_sweep(const Args& args) {
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim sweep SWEEP.yaml [--jobs N] [--out DIR] [--resume] [--emit-tasks FILE | --slurm FILE [--chunk N]] | npusim sweep --collect DIR",
+  if (!parse_options(args,
+                     "usage: npusim sweep SWEEP.yaml [--jobs N] [--out DIR] [--resume] [--emit-tasks FILE | --slurm "
+                     "FILE [--chunk N]] | npusim sweep --collect DIR",
                      desc, pos, vm))
     return kExitOk;
   if (!collect_dir.empty()) return collect(collect_dir);
@@ -215,8 +224,8 @@ int cmd_sweep(const Args& args) {
     const std::string dir = (fs::path(out) / "default").string();
     tasks.push_back({nlohmann::json::object(), dir, run_args(s, {}, dir), true});
   }
-  std::cout << "sweep: " << points.size() << " points (" << points.size() - todo << " already done), case " << s.case_path
-            << ", mode " << s.mode << "\n";
+  std::cout << "sweep: " << points.size() << " points (" << points.size() - todo << " already done), case "
+            << s.case_path << ", mode " << s.mode << "\n";
   if (!slurm.empty()) {
     emit_slurm(tasks, slurm, chunk, out, fs::canonical("/proc/self/exe").string());
     std::cout << "sweep: " << tasks.size() << " points in " << (tasks.size() + size_t(chunk) - 1) / size_t(chunk)

@@ -37,8 +37,9 @@ void write_best(const std::string& case_path, const nlohmann::json& best, const 
 // summary.md's account of the search: what it ran, why it stopped, and the keys the best point changed.
 std::string search_text(const TuneOutcome& o, const SweepSpec& spec, int64_t budget) {
   std::ostringstream t;
-  t << "\n## The search\n\n" << o.runs.size() + 1 << " runs of a budget of " << budget << " (the default's included), "
-    << o.rounds << " coordinate rounds, " << o.pair_rounds << " rounds of pair moves; "
+  t << "\n## The search\n\n"
+    << o.runs.size() + 1 << " runs of a budget of " << budget << " (the default's included), " << o.rounds
+    << " coordinate rounds, " << o.pair_rounds << " rounds of pair moves; "
     << (o.converged ? "stopped: no single key and no pair of keys improved" : "stopped: the budget was spent") << ". "
     << o.plans << " candidate tilings planned without a run, " << o.refused << " refused by the op's plan check.\n";
   if (o.best.contains("tiling") && o.def.contains("tiling")) {
@@ -46,7 +47,8 @@ std::string search_text(const TuneOutcome& o, const SweepSpec& spec, int64_t bud
     for (const auto& [k, v] : o.best["tiling"].items())
       if (o.def["tiling"].value(k, nlohmann::json()) != v)
         t << "| " << k << " | " << o.def["tiling"].value(k, nlohmann::json()).dump() << " | " << v.dump() << " |\n";
-    t << "\nbest " << spec.objective << " " << o.best[spec.objective].dump() << " vs default " << o.def[spec.objective].dump() << "\n";
+    t << "\nbest " << spec.objective << " " << o.best[spec.objective].dump() << " vs default "
+      << o.def[spec.objective].dump() << "\n";
   }
   if (!o.refusals.empty()) {
     t << "\nFirst refusals of the plan check:\n\n";
@@ -62,22 +64,29 @@ int cmd_tune(const Args& args) {
   std::string case_path;
   desc.add_options()("case", po::value(&case_path)->required(), "case file (YAML)")(
       "hw", po::value(&t.spec.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)")(
-      "set", po::value(&t.fixed), "override, repeatable: hw.KEY=V, attrs.KEY=V, tiling.KEY=V (a tiling key set here is not tuned)")(
-      "budget", po::value(&t.budget), "runs at most, the default's included (default 48); planning a candidate is not a run")(
+      "set", po::value(&t.fixed),
+      "override, repeatable: hw.KEY=V, attrs.KEY=V, tiling.KEY=V (a tiling key set here is not tuned)")(
+      "budget", po::value(&t.budget),
+      "runs at most, the default's included (default 48); planning a candidate is not a run")(
       "objective", po::value(&t.spec.objective), "cycles (default) | time_us | achieved_tflops | roofline_ratio")(
-      "jobs", po::value(&t.jobs), "runs at a time (default 1)")("out", po::value(&t.out), "output folder (default ./npusim-tune/<case>)")(
+      "jobs", po::value(&t.jobs), "runs at a time (default 1)")("out", po::value(&t.out),
+                                                                "output folder (default ./npusim-tune/<case>)")(
       "checks", po::value(&t.spec.checks), "checks of each run (default off: cycles do not depend on them)");
   t.spec.checks = "off";
   po::positional_options_description pos;
   pos.add("case", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim tune CASE.yaml [--hw H] [--set K=V]... [--budget N] [--objective O] [--jobs N] [--out DIR]",
-                     desc, pos, vm))
+  if (!parse_options(
+          args,
+          "usage: npusim tune CASE.yaml [--hw H] [--set K=V]... [--budget N] [--objective O] [--jobs N] [--out DIR]",
+          desc, pos, vm))
     return kExitOk;
-  if (t.budget < 2) throw InputError("--budget " + std::to_string(t.budget) + " must be >= 2 (the default and one more run)");
+  if (t.budget < 2)
+    throw InputError("--budget " + std::to_string(t.budget) + " must be >= 2 (the default and one more run)");
   if (t.jobs < 1) throw InputError("--jobs " + std::to_string(t.jobs) + " must be >= 1");
   if (!valid_objective(t.spec.objective))
-    throw InputError("--objective '" + t.spec.objective + "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
+    throw InputError("--objective '" + t.spec.objective +
+                     "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
   t.spec.path = case_path;
   t.spec.case_path = fs::absolute(case_path).lexically_normal().string();
   const op::CaseFile c = [&] {
@@ -109,10 +118,10 @@ int cmd_tune(const Args& args) {
   std::ofstream(fs::path(t.out) / "summary.md", std::ios::app) << search_text(o, t.spec, t.budget);
   write_csv((fs::path(t.out) / "results.csv").string(), o.runs);
   write_best(t.spec.case_path, o.best.contains("tiling") ? o.best : o.def, (fs::path(t.out) / "best.yaml").string());
-  std::cout << "tune: " << o.runs.size() + 1 << " runs (" << o.plans << " tilings planned, " << o.refused << " refused without a run), "
-            << o.rounds << " rounds" << (o.converged ? ", converged" : ", budget spent") << "; best " << t.spec.objective << " "
-            << o.best[t.spec.objective].dump() << " vs default " << o.def[t.spec.objective].dump() << " ("
-            << o.best.value("point", nlohmann::json::object()).dump() << ")\n"
+  std::cout << "tune: " << o.runs.size() + 1 << " runs (" << o.plans << " tilings planned, " << o.refused
+            << " refused without a run), " << o.rounds << " rounds" << (o.converged ? ", converged" : ", budget spent")
+            << "; best " << t.spec.objective << " " << o.best[t.spec.objective].dump() << " vs default "
+            << o.def[t.spec.objective].dump() << " (" << o.best.value("point", nlohmann::json::object()).dump() << ")\n"
             << "best.yaml, results.jsonl, results.csv, summary.md: " << t.out << "\n";
   return kExitOk;
 }

@@ -45,7 +45,8 @@ const Command kCommands[] = {
      "  pto build KERNEL.cpp --out KERNEL.so [-I DIR]... [-D NAME=VALUE]... [--core cube|vector]\n"
      "                compile a PTO tile-language kernel against npusim's PTO headers; op pto runs its entries\n"},
     {"ops", npusim::cli::cmd_ops,
-     "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: machine-readable)\n"},
+     "  ops [OP] [--tiling] [--json]   registered ops: parameters and declared tiling keys (--json: "
+     "machine-readable)\n"},
     {"asm", npusim::cli::cmd_asm,
      "  asm PROGRAM.s [--hw NAME|FILE] [--set KEY=VALUE]... [--core aiv|aic] [--mode full|functional|timing]\n"
      "                [--out DIR] [--trace] [--trace-cores LIST] [--trace-window FROM:TO]\n"

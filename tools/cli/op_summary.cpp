@@ -10,9 +10,9 @@ using json = nlohmann::json;
 // msprof's data-type names (geDataTypeMap in msprof's number_mapping.cpp: the older types without a prefix).
 std::string msprof_dtype(const std::string& t) {
   static const std::map<std::string, std::string> names = {
-      {"float16", "FLOAT16"}, {"float32", "FLOAT"}, {"bfloat16", "DT_BF16"}, {"int8", "INT8"}, {"uint8", "UINT8"},
-      {"int32", "INT32"},     {"int64", "INT64"},   {"bool", "BOOL"},        {"int4", "DT_INT4"}, {"uint16", "UINT16"},
-      {"uint64", "UINT64"}};
+      {"float16", "FLOAT16"}, {"float32", "FLOAT"}, {"bfloat16", "DT_BF16"}, {"int8", "INT8"},
+      {"uint8", "UINT8"},     {"int32", "INT32"},   {"int64", "INT64"},      {"bool", "BOOL"},
+      {"int4", "DT_INT4"},    {"uint16", "UINT16"}, {"uint64", "UINT64"}};
   const auto it = names.find(t);
   return it == names.end() ? t : it->second;
 }
@@ -60,8 +60,8 @@ std::map<std::string, KindTotals> kinds_of(const json& report) {
     const std::string kind = name.rfind("aiv", 0) == 0 ? "aiv" : "aic";  // a coupled core counts as an AI Core
     KindTotals& t = k[kind];
     ++t.cores;
-    t.total_cycles += core.value("end_cycle", uint64_t{0}) - std::min(core.value("end_cycle", uint64_t{0}),
-                                                                       core.value("start_cycle", uint64_t{0}));
+    t.total_cycles += core.value("end_cycle", uint64_t{0}) -
+                      std::min(core.value("end_cycle", uint64_t{0}), core.value("start_cycle", uint64_t{0}));
     for (const auto& [pipe, stats] : core.items())
       if (stats.is_object() && stats.contains("busy_cycles")) t.busy[pipe] += stats["busy_cycles"].get<uint64_t>();
   }
@@ -93,15 +93,52 @@ std::string csv_field(const std::string& v) {
 }  // namespace
 
 const std::vector<std::string>& op_summary_columns() {
-  static const std::vector<std::string> cols = {
-      "Device_id", "Model ID", "Task ID", "Stream ID", "Op Name", "OP Type", "OP State", "Task Type",
-      "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)", "Block Dim", "Mix Block Dim", "HF32 Eligible",
-      "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes", "Output Data Types", "Output Formats",
-      "Context ID", "aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio", "aic_scalar_time(us)",
-      "aic_scalar_ratio", "aic_mte1_time(us)", "aic_mte1_ratio", "aic_mte2_time(us)", "aic_mte2_ratio",
-      "aic_fixpipe_time(us)", "aic_fixpipe_ratio", "aic_icache_miss_rate", "aiv_time(us)", "aiv_total_cycles",
-      "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio", "aiv_mte2_time(us)",
-      "aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio", "aiv_icache_miss_rate", "cube_utilization(%)"};
+  static const std::vector<std::string> cols = {"Device_id",
+                                                "Model ID",
+                                                "Task ID",
+                                                "Stream ID",
+                                                "Op Name",
+                                                "OP Type",
+                                                "OP State",
+                                                "Task Type",
+                                                "Task Start Time(us)",
+                                                "Task Duration(us)",
+                                                "Task Wait Time(us)",
+                                                "Block Dim",
+                                                "Mix Block Dim",
+                                                "HF32 Eligible",
+                                                "Input Shapes",
+                                                "Input Data Types",
+                                                "Input Formats",
+                                                "Output Shapes",
+                                                "Output Data Types",
+                                                "Output Formats",
+                                                "Context ID",
+                                                "aicore_time(us)",
+                                                "aic_total_cycles",
+                                                "aic_mac_time(us)",
+                                                "aic_mac_ratio",
+                                                "aic_scalar_time(us)",
+                                                "aic_scalar_ratio",
+                                                "aic_mte1_time(us)",
+                                                "aic_mte1_ratio",
+                                                "aic_mte2_time(us)",
+                                                "aic_mte2_ratio",
+                                                "aic_fixpipe_time(us)",
+                                                "aic_fixpipe_ratio",
+                                                "aic_icache_miss_rate",
+                                                "aiv_time(us)",
+                                                "aiv_total_cycles",
+                                                "aiv_vec_time(us)",
+                                                "aiv_vec_ratio",
+                                                "aiv_scalar_time(us)",
+                                                "aiv_scalar_ratio",
+                                                "aiv_mte2_time(us)",
+                                                "aiv_mte2_ratio",
+                                                "aiv_mte3_time(us)",
+                                                "aiv_mte3_ratio",
+                                                "aiv_icache_miss_rate",
+                                                "cube_utilization(%)"};
   return cols;
 }
 

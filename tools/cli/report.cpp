@@ -29,7 +29,8 @@ namespace {
 json exec_by_pipe(const sim::LaunchResult& r) {
   json j = json::object();
   for (int k = 0; k < isa::kNumPipes; ++k)
-    if (r.exec_pipe_s[size_t(k)] > 0) j[std::string(isa::pipe_name(static_cast<isa::Pipe>(k)))] = r.exec_pipe_s[size_t(k)];
+    if (r.exec_pipe_s[size_t(k)] > 0)
+      j[std::string(isa::pipe_name(static_cast<isa::Pipe>(k)))] = r.exec_pipe_s[size_t(k)];
   return j;
 }
 }  // namespace
@@ -37,9 +38,9 @@ json exec_by_pipe(const sim::LaunchResult& r) {
 namespace {
 // The local-buffer bytes the kernel allocated (the most of any core of a kind) against each buffer's capacity.
 json buffer_use(const sim::HwConfig& hw, const sim::LaunchResult& r) {
-  const std::map<std::string, uint64_t> cap = {{"l1", hw.core.l1_bytes},   {"l0a", hw.core.l0a_bytes}, {"l0b", hw.core.l0b_bytes},
-                                               {"l0c", hw.core.l0c_bytes}, {"ub", hw.core.ub_bytes},   {"bt", hw.core.bt_bytes},
-                                               {"fb", hw.core.fb_bytes}};
+  const std::map<std::string, uint64_t> cap = {
+      {"l1", hw.core.l1_bytes}, {"l0a", hw.core.l0a_bytes}, {"l0b", hw.core.l0b_bytes}, {"l0c", hw.core.l0c_bytes},
+      {"ub", hw.core.ub_bytes}, {"bt", hw.core.bt_bytes},   {"fb", hw.core.fb_bytes}};
   json out = json::object();
   for (const auto& c : r.cores) {
     if (!c.used) continue;
@@ -97,7 +98,8 @@ json pipe_summary(const sim::LaunchResult& r) {
 }
 }  // namespace
 
-json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std::string& op, const std::string& case_name) {
+json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std::string& op,
+                   const std::string& case_name) {
   const auto& hw = m.hw();
   json j;
   j["op"] = op;

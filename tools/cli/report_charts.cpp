@@ -15,12 +15,12 @@ namespace {
 constexpr int kLabelW = 120, kPlotW = 1000;  // timeline / bar label column and plot width, px
 constexpr int kBins = kPlotW;                // the timeline draws one pixel column per bin
 constexpr int kLaneH = 9, kCoreGap = 6;
-constexpr size_t kMaxArrows = 400;           // set -> wait arrows drawn (the earliest)
-constexpr size_t kMaxStages = 4000;          // stage spans drawn (the earliest recorded)
+constexpr size_t kMaxArrows = 400;   // set -> wait arrows drawn (the earliest)
+constexpr size_t kMaxStages = 4000;  // stage spans drawn (the earliest recorded)
 
 const char* pipe_colour(const std::string& lane) {
-  static const std::map<std::string, const char*> c = {{"CUBE", "#d9534f"}, {"VECTOR", "#428bca"}, {"MTE1", "#5cb85c"},
-                                                       {"MTE2", "#f0ad4e"}, {"MTE3", "#9b59b6"}, {"FIXP", "#e67e22"},
+  static const std::map<std::string, const char*> c = {{"CUBE", "#d9534f"},  {"VECTOR", "#428bca"}, {"MTE1", "#5cb85c"},
+                                                       {"MTE2", "#f0ad4e"},  {"MTE3", "#9b59b6"},   {"FIXP", "#e67e22"},
                                                        {"SCALAR", "#7f8c8d"}};
   const auto it = c.find(lane);
   return it == c.end() ? "#34495e" : it->second;
@@ -66,7 +66,8 @@ namespace {
 std::vector<std::pair<double, std::string>> decade_ticks(double lo, double hi) {
   std::vector<std::pair<double, std::string>> t;
   for (int e = int(std::ceil(std::log10(lo) - 1e-9)); e <= int(std::floor(std::log10(hi) + 1e-9)); ++e)
-    t.emplace_back(std::pow(10.0, e), e >= 0 && e <= 3 ? std::to_string(int(std::lround(std::pow(10.0, e)))) : "1e" + std::to_string(e));
+    t.emplace_back(std::pow(10.0, e),
+                   e >= 0 && e <= 3 ? std::to_string(int(std::lround(std::pow(10.0, e)))) : "1e" + std::to_string(e));
   return t;
 }
 }  // namespace
@@ -81,8 +82,12 @@ std::string roofline_chart(const nlohmann::json& report) {
   const double x_lo = std::min(ai, ridge) / 20, x_hi = std::max(ai, ridge) * 20;
   const double y_lo = std::min(achieved, bw * x_lo) / 2, y_hi = peak * 2;
   const int W = 640, H = 380, L = 70, B = 40, T = 15, R = 20;
-  auto X = [&](double v) { return L + (std::log10(v) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo)) * (W - L - R); };
-  auto Y = [&](double v) { return H - B - (std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo)) * (H - B - T); };
+  auto X = [&](double v) {
+    return L + (std::log10(v) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo)) * (W - L - R);
+  };
+  auto Y = [&](double v) {
+    return H - B - (std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo)) * (H - B - T);
+  };
   Svg s(W, H, "roofline");
   s.line(L, H - B, W - R, H - B, "#333"), s.line(L, T, L, H - B, "#333");
   for (const auto& [d, label] : decade_ticks(x_lo, x_hi))
@@ -120,8 +125,8 @@ struct Core {
 
 // A stage's colour by its name (the label's first word): the cube stages reds, the vector stages blues.
 const char* stage_colour(const std::string& label) {
-  static const std::map<std::string, const char*> c = {{"C1", "#e8847f"}, {"C2", "#b52b27"}, {"V1", "#7fb2e0"},
-                                                       {"V2", "#25639b"}, {"load", "#f0ad4e"}, {"mmad", "#d9534f"},
+  static const std::map<std::string, const char*> c = {{"C1", "#e8847f"},   {"C2", "#b52b27"},   {"V1", "#7fb2e0"},
+                                                       {"V2", "#25639b"},   {"load", "#f0ad4e"}, {"mmad", "#d9534f"},
                                                        {"store", "#9b59b6"}};
   const auto it = c.find(label.substr(0, label.find(' ')));
   return it == c.end() ? "#95a5a6" : it->second;
@@ -154,10 +159,13 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   double end = 1;
   for (const auto& e : ev) {
     const std::string ph = e.value("ph", "");
-    if (ph == "M" && e.value("name", "") == "process_name") cores[e["pid"]].name = e["args"].value("name", ""), cores[e["pid"]].pid = e["pid"];
-    if (ph == "M" && e.value("name", "") == "thread_name") lane_names[{e["pid"], e["tid"]}] = e["args"].value("name", "");
+    if (ph == "M" && e.value("name", "") == "process_name")
+      cores[e["pid"]].name = e["args"].value("name", ""), cores[e["pid"]].pid = e["pid"];
+    if (ph == "M" && e.value("name", "") == "thread_name")
+      lane_names[{e["pid"], e["tid"]}] = e["args"].value("name", "");
     if (ph == "X") end = std::max(end, e["args"].value("end_cycle", 0.0));
-    if (ph == "b" && e.value("cat", "") == "stage" && e.contains("args") && cores[e["pid"]].stages.size() < kMaxStages) {
+    if (ph == "b" && e.value("cat", "") == "stage" && e.contains("args") &&
+        cores[e["pid"]].stages.size() < kMaxStages) {
       const auto& a = e["args"];
       cores[e["pid"]].stages.push_back({a.value("start_cycle", 0.0), a.value("end_cycle", 0.0), e.value("name", "")});
       end = std::max(end, a.value("end_cycle", 0.0));
@@ -166,11 +174,13 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   // A trace recorded with --trace-window spans that window (its slices overlap it), not the whole run.
   const auto& filter = trace.value("otherData", nlohmann::json::object()).value("filter", nlohmann::json::object());
   const double begin = filter.value("from_cycle", 0.0);
-  if (filter.contains("to_cycle") && filter["to_cycle"].is_number()) end = std::min(end, filter["to_cycle"].get<double>());
+  if (filter.contains("to_cycle") && filter["to_cycle"].is_number())
+    end = std::min(end, filter["to_cycle"].get<double>());
   end = std::max(end, begin + 1);
   const double per_bin = (end - begin) / kBins;
   const auto clip = [&](double c) { return std::clamp(c, begin, end) - begin; };  // cycle -> offset in the window
-  std::vector<std::pair<double, std::pair<int, int>>> sets, waits;  // flow start / finish: cycle, (pid, tid)  // flow start / finish: cycle, (pid, tid)
+  std::vector<std::pair<double, std::pair<int, int>>> sets,
+      waits;  // flow start / finish: cycle, (pid, tid)  // flow start / finish: cycle, (pid, tid)
   std::map<long, size_t> set_of;
   std::vector<std::pair<size_t, size_t>> flows;
   for (const auto& e : ev) {
@@ -181,7 +191,8 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
       if (c1 <= c0) continue;
       Lane& l = cores[e["pid"]].lanes[e["tid"]];
       if (l.work.empty()) l.work.assign(kBins, 0), l.wait.assign(kBins, 0), l.name = lane_names[{e["pid"], e["tid"]}];
-      const bool wait = e.value("cat", "") == "wait" || e.value("name", "").find("wait") != std::string::npos;  // older traces: by name
+      const bool wait = e.value("cat", "") == "wait" ||
+                        e.value("name", "").find("wait") != std::string::npos;  // older traces: by name
       if (clip(c1) <= clip(c0)) continue;
       cover(wait ? l.wait : l.work, clip(c0), clip(c1), per_bin);
       ++st.slices;
@@ -197,7 +208,8 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   std::vector<const Core*> order;
   for (auto& [pid, c] : cores)
     if (!c.lanes.empty() || !c.stages.empty()) order.push_back(&c);
-  std::sort(order.begin(), order.end(), [](const Core* a, const Core* b) { return core_order(a->name) < core_order(b->name); });
+  std::sort(order.begin(), order.end(),
+            [](const Core* a, const Core* b) { return core_order(a->name) < core_order(b->name); });
   std::map<std::pair<int, int>, double> lane_y;
   double y = 20;
   for (const Core* c : order) {
@@ -217,8 +229,9 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
       for (size_t i = 0; i < c->stages.size(); ++i) {
         const StageBar& b = c->stages[i];
         if (clip(b.c1) <= clip(b.c0)) continue;
-        s.rect(kLabelW + clip(b.c0) / per_bin, cy + (i % 2) * (kLaneH / 2.0), std::max(1.0, (clip(b.c1) - clip(b.c0)) / per_bin), kLaneH / 2.0,
-               stage_colour(b.label), b.label + ": cycles " + fmt_num(b.c0) + " to " + fmt_num(b.c1));
+        s.rect(kLabelW + clip(b.c0) / per_bin, cy + (i % 2) * (kLaneH / 2.0),
+               std::max(1.0, (clip(b.c1) - clip(b.c0)) / per_bin), kLaneH / 2.0, stage_colour(b.label),
+               b.label + ": cycles " + fmt_num(b.c0) + " to " + fmt_num(b.c1));
         ++st.stages;
       }
       cy += kLaneH + 3;
@@ -230,8 +243,7 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
         const int level = int(std::ceil(4 * std::min(1.0, l.work[size_t(b)] / per_bin)));
         int e = b + 1;
         while (e < kBins && int(std::ceil(4 * std::min(1.0, l.work[size_t(e)] / per_bin))) == level) ++e;
-        if (level > 0)
-          s.rect(kLabelW + b, cy, e - b, kLaneH, pipe_colour(l.name), "", level / 4.0), ++st.rects;
+        if (level > 0) s.rect(kLabelW + b, cy, e - b, kLaneH, pipe_colour(l.name), "", level / 4.0), ++st.rects;
         b = e;
       }
       for (int b = 0; b < kBins;) {  // waits: a thin strip under the lane
@@ -248,8 +260,8 @@ std::string timeline_chart(const nlohmann::json& trace, TimelineStats& st) {
   for (const auto& [si, wi] : flows) {
     const auto ys = lane_y.find(sets[si].second), yw = lane_y.find(waits[wi].second);
     if (ys == lane_y.end() || yw == lane_y.end()) continue;  // a flag between lanes without slices
-    s.line(kLabelW + clip(sets[si].first) / per_bin, ys->second + kLaneH / 2.0, kLabelW + clip(waits[wi].first) / per_bin,
-           yw->second + kLaneH / 2.0, "#3355ff", 0.6, "flow");
+    s.line(kLabelW + clip(sets[si].first) / per_bin, ys->second + kLaneH / 2.0,
+           kLabelW + clip(waits[wi].first) / per_bin, yw->second + kLaneH / 2.0, "#3355ff", 0.6, "flow");
     ++st.arrows;
   }
   return s.str();
@@ -265,8 +277,9 @@ std::string pipe_summary_table(const nlohmann::json& report) {
   const nlohmann::json& ps = report.value("pipe_summary", nlohmann::json::object());
   const double cycles = report.value("cycles", 0.0);
   if (!ps.contains("per_kind") || cycles <= 0) return "";
-  std::string h = "<table id=pipe-summary><tr><th>cores</th><th>pipe</th><th>instructions / core</th><th>busy</th>"
-                  "<th>waiting on a flag</th><th>scalar blocked on its full queue</th><th>bank-conflict beats (of busy)</th></tr>";
+  std::string h =
+      "<table id=pipe-summary><tr><th>cores</th><th>pipe</th><th>instructions / core</th><th>busy</th><th>waiting on a "
+      "flag</th><th>scalar blocked on its full queue</th><th>bank-conflict beats (of busy)</th></tr>";
   for (const auto& [kind, k] : ps["per_kind"].items()) {
     const double n = k.value("cores", 1.0), all = cycles * std::max(1.0, n);
     const nlohmann::json pipes = k.value("pipes", nlohmann::json::object());
@@ -276,15 +289,16 @@ std::string pipe_summary_table(const nlohmann::json& report) {
            cell(pct(v.value("queue_full_cycles", 0.0), all)) +
            cell(pct(v.value("conflict_beats", 0.0), v.value("busy_cycles", 0.0))) + "</tr>";
     const auto& w = k.value("scalar_waits", nlohmann::json::object());
-    h += "<tr>" + cell(kind + " x " + fmt_num(n)) + cell("scalar waits") +
-         "<td colspan=5>" + xml_escape("cross-core flags " + pct(w.value("cross_wait_cycles", 0.0), all) + ", sync_all " +
-                                       pct(w.value("sync_all_cycles", 0.0), all) + ", draining its pipes " +
-                                       pct(w.value("drain_cycles", 0.0), all) + ", GM scalar loads " +
-                                       pct(w.value("gm_load_cycles", 0.0), all)) + "</td></tr>";
+    h += "<tr>" + cell(kind + " x " + fmt_num(n)) + cell("scalar waits") + "<td colspan=5>" +
+         xml_escape("cross-core flags " + pct(w.value("cross_wait_cycles", 0.0), all) + ", sync_all " +
+                    pct(w.value("sync_all_cycles", 0.0), all) + ", draining its pipes " +
+                    pct(w.value("drain_cycles", 0.0), all) + ", GM scalar loads " +
+                    pct(w.value("gm_load_cycles", 0.0), all)) +
+         "</td></tr>";
   }
-  h += "</table><details><summary>per core</summary><table id=pipe-summary-cores><tr><th>core</th><th>pipe</th>"
-       "<th>instructions</th><th>busy</th><th>waiting on a flag</th><th>scalar blocked on its full queue</th>"
-       "<th>bank-conflict beats</th></tr>";
+  h += "</table><details><summary>per core</summary><table "
+       "id=pipe-summary-cores><tr><th>core</th><th>pipe</th><th>instructions</th><th>busy</th><th>waiting on a "
+       "flag</th><th>scalar blocked on its full queue</th><th>bank-conflict beats</th></tr>";
   const nlohmann::json cores = ps.value("per_core", nlohmann::json::object());
   for (const auto& [core, c] : cores.items())
     for (const auto& [pipe, v] : c.items()) {
@@ -310,11 +324,13 @@ std::string stage_table(const nlohmann::json& trace) {
     ++k.spans, k.total += cycles, k.max = std::max(k.max, cycles), k.cores.insert(e.value("pid", 0));
   }
   if (kinds.empty()) return "";
-  std::string h = "<table id=stages><tr><th>stage</th><th>spans</th><th>cores</th><th>mean cycles</th><th>max cycles</th>"
-                  "<th>total span cycles</th></tr>";
+  std::string h =
+      "<table id=stages><tr><th>stage</th><th>spans</th><th>cores</th><th>mean cycles</th><th>max cycles</th><th>total "
+      "span cycles</th></tr>";
   for (const auto& [name, k] : kinds)
     h += "<tr>" + cell(name) + cell(std::to_string(k.spans)) + cell(std::to_string(k.cores.size())) +
-         cell(count(double(k.total) / double(k.spans))) + cell(std::to_string(k.max)) + cell(std::to_string(k.total)) + "</tr>";
+         cell(count(double(k.total) / double(k.spans))) + cell(std::to_string(k.max)) + cell(std::to_string(k.total)) +
+         "</tr>";
   return h + "</table>";
 }
 
@@ -324,7 +340,8 @@ namespace {
 std::vector<nlohmann::json> values_of(const std::vector<nlohmann::json>& rs, const std::string& key) {
   std::vector<nlohmann::json> v;
   for (const auto& r : rs)
-    if (r["point"].contains(key) && std::find(v.begin(), v.end(), r["point"][key]) == v.end()) v.push_back(r["point"][key]);
+    if (r["point"].contains(key) && std::find(v.begin(), v.end(), r["point"][key]) == v.end())
+      v.push_back(r["point"][key]);
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -344,12 +361,14 @@ std::string heatmap_chart(const std::vector<nlohmann::json>& rs, const std::stri
     const size_t j = size_t(std::find(ys.begin(), ys.end(), r["point"][y]) - ys.begin());
     const double v = r[objective].get<double>();
     const auto it = best.find({i, j});
-    if (it == best.end() || (maxi ? v > it->second : v < it->second)) best[{i, j}] = v, best_point[{i, j}] = point_label(r["point"]);
+    if (it == best.end() || (maxi ? v > it->second : v < it->second))
+      best[{i, j}] = v, best_point[{i, j}] = point_label(r["point"]);
   }
   for (const auto& [ij, v] : best) lo = std::min(lo, v), hi = std::max(hi, v);  // the colours span the cells shown
   const int cw = 84, ch = 30, L = 110, T = 40;
   Svg s(std::max(L + cw * int(xs.size()) + 20, 640), T + ch * int(ys.size()) + 20, "heatmap");
-  s.text(10, 14, x + " (columns) x " + y + " (rows): " + objective + ", the best over the other axes; grey: no valid point");
+  s.text(10, 14,
+         x + " (columns) x " + y + " (rows): " + objective + ", the best over the other axes; grey: no valid point");
   for (size_t i = 0; i < xs.size(); ++i) s.text(L + cw * (i + 0.5), T - 6, value_text(xs[i]), "middle");
   for (size_t j = 0; j < ys.size(); ++j) {
     s.text(L - 6, T + ch * (j + 0.6), value_text(ys[j]), "end");
@@ -401,7 +420,9 @@ std::string pareto_chart(const std::vector<nlohmann::json>& rs, const std::strin
   auto val = [](const nlohmann::json* r, const std::string& o) { return (*r)[o].get<double>(); };
   auto better = [&](double a, double b, const std::string& o) { return maximised(o) ? a > b : a < b; };
   double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
-  for (const auto* r : v) x0 = std::min(x0, val(r, o1)), x1 = std::max(x1, val(r, o1)), y0 = std::min(y0, val(r, o2)), y1 = std::max(y1, val(r, o2));
+  for (const auto* r : v)
+    x0 = std::min(x0, val(r, o1)), x1 = std::max(x1, val(r, o1)), y0 = std::min(y0, val(r, o2)),
+    y1 = std::max(y1, val(r, o2));
   if (x1 <= x0) x1 = x0 + 1;
   if (y1 <= y0) y1 = y0 + 1;
   const int W = 640, H = 400, L = 80, B = 40, T = 15, R = 20;
@@ -420,8 +441,9 @@ std::string pareto_chart(const std::vector<nlohmann::json>& rs, const std::strin
       return ge && (better(val(b, o1), val(a, o1), o1) || better(val(b, o2), val(a, o2), o2));
     });
     if (!dominated) front.push_back(a);
-    s.circle(X(val(a, o1)), Y(val(a, o2)), dominated ? 3 : 5, dominated ? "#999999" : "#d9534f",
-             point_label((*a)["point"]) + ": " + o1 + " " + fmt_num(val(a, o1)) + ", " + o2 + " " + fmt_num(val(a, o2)));
+    s.circle(
+        X(val(a, o1)), Y(val(a, o2)), dominated ? 3 : 5, dominated ? "#999999" : "#d9534f",
+        point_label((*a)["point"]) + ": " + o1 + " " + fmt_num(val(a, o1)) + ", " + o2 + " " + fmt_num(val(a, o2)));
   }
   std::sort(front.begin(), front.end(),
             [&](const nlohmann::json* a, const nlohmann::json* b) { return val(a, o1) < val(b, o1); });

@@ -28,7 +28,8 @@ void emit_file_tensor(YAML::Emitter& y, const op::TensorEntry& t, const std::str
 }
 }  // namespace
 
-void save_inputs(const op::CaseFile& c, const std::vector<std::pair<std::string, int64_t>>& tiling, const std::string& out) {
+void save_inputs(const op::CaseFile& c, const std::vector<std::pair<std::string, int64_t>>& tiling,
+                 const std::string& out) {
   const fs::path dir = fs::path(out) / "inputs";
   fs::create_directories(dir);
   YAML::Emitter y;
@@ -41,14 +42,16 @@ void save_inputs(const op::CaseFile& c, const std::vector<std::pair<std::string,
       continue;
     }
     y << YAML::BeginSeq;
-    for (size_t k = 0; k < list.size(); ++k) emit_file_tensor(y, list[k], write_input(list[k], name + "." + std::to_string(k), dir));
+    for (size_t k = 0; k < list.size(); ++k)
+      emit_file_tensor(y, list[k], write_input(list[k], name + "." + std::to_string(k), dir));
     y << YAML::EndSeq;
   }
   y << YAML::EndMap << YAML::Key << "tiling" << YAML::Value << YAML::BeginMap;
   for (const auto& [k, v] : tiling) y << YAML::Key << k << YAML::Value << v;
   y << YAML::EndMap << YAML::EndMap;
-  std::ofstream(fs::path(out) / "replay.yaml") << "# The case of this run with every input read from inputs/ (npusim run --save-inputs).\n"
-                                                << y.c_str() << "\n";
+  std::ofstream(fs::path(out) / "replay.yaml")
+      << "# The case of this run with every input read from inputs/ (npusim run --save-inputs).\n"
+      << y.c_str() << "\n";
 }
 
 op::HostTensor load_expected(const std::string& path, op::ElemType type) {
@@ -66,21 +69,42 @@ nlohmann::json accuracy_json(const op::AccuracyReport& r) {
           {"pass", r.pass()},
           {"elements", r.elements},
           {"unspecified", r.unspecified},
-          {"fa_rule", {{"pass", r.fa_pass}, {"gated", r.fa_gated}, {"ratio", r.fa_ratio()}, {"max_abs_err", r.max_abs_err},
-                       {"naive_max_abs_err", r.naive_max_abs_err}, {"bound", r.fa_bound},
-                       {"meaning", "max |out - ref64| over 2 x the naive working-dtype error + 1e-5; <= 1 passes"}}},
-          {"cann_rule", {{"pass", r.cann_pass}, {"threshold", r.cann_threshold}, {"failures", r.cann_failures},
-                         {"tolerated_fraction", r.tolerated_fraction}, {"cap_failures", r.cap_failures},
-                         {"meaning", "elements with |out - ref64| > T x max(1, |ref64|); with a tolerated fraction, "
-                                     "cap_failures counts those beyond 8 T"}}},
-          {"int8_rule", {{"applies", r.int8_rule}, {"pass", r.int8_rule && r.int8_pass()},
-                         {"tolerated_fraction", r.tolerated_fraction}, {"cap_failures", r.cap_failures},
-                         {"off_by_one", r.int8_off_by_one}, {"failures", r.int8_failures},
-                         {"meaning", "int8 output vs round(fp64 truth): every |out - ref| <= 1; off_by_one counts distance 1"}}},
-          {"relative", {{"floor", r.rel_floor}, {"max_abs_ref", r.max_abs_ref}, {"elements", r.rel_count}, {"max", r.rel_max},
-                        {"mean", r.rel_mean}, {"meaning", "|out - ref| / |ref| where |ref| >= 1e-3 x max |ref|"}}},
-          {"absolute_below_floor", {{"elements", r.abs_count}, {"max", r.abs_below_max},
-                                    {"meaning", "|out - ref| where |ref| is below the floor"}}},
+          {"fa_rule",
+           {{"pass", r.fa_pass},
+            {"gated", r.fa_gated},
+            {"ratio", r.fa_ratio()},
+            {"max_abs_err", r.max_abs_err},
+            {"naive_max_abs_err", r.naive_max_abs_err},
+            {"bound", r.fa_bound},
+            {"meaning", "max |out - ref64| over 2 x the naive working-dtype error + 1e-5; <= 1 passes"}}},
+          {"cann_rule",
+           {{"pass", r.cann_pass},
+            {"threshold", r.cann_threshold},
+            {"failures", r.cann_failures},
+            {"tolerated_fraction", r.tolerated_fraction},
+            {"cap_failures", r.cap_failures},
+            {"meaning",
+             "elements with |out - ref64| > T x max(1, |ref64|); with a tolerated fraction, cap_failures counts those "
+             "beyond 8 T"}}},
+          {"int8_rule",
+           {{"applies", r.int8_rule},
+            {"pass", r.int8_rule && r.int8_pass()},
+            {"tolerated_fraction", r.tolerated_fraction},
+            {"cap_failures", r.cap_failures},
+            {"off_by_one", r.int8_off_by_one},
+            {"failures", r.int8_failures},
+            {"meaning", "int8 output vs round(fp64 truth): every |out - ref| <= 1; off_by_one counts distance 1"}}},
+          {"relative",
+           {{"floor", r.rel_floor},
+            {"max_abs_ref", r.max_abs_ref},
+            {"elements", r.rel_count},
+            {"max", r.rel_max},
+            {"mean", r.rel_mean},
+            {"meaning", "|out - ref| / |ref| where |ref| >= 1e-3 x max |ref|"}}},
+          {"absolute_below_floor",
+           {{"elements", r.abs_count},
+            {"max", r.abs_below_max},
+            {"meaning", "|out - ref| where |ref| is below the floor"}}},
           {"max_abs_err", r.max_abs_err},
           {"max_rel_err", r.max_rel_err},
           {"mere", r.mere},
@@ -95,10 +119,12 @@ nlohmann::json accuracy_json(const op::AccuracyReport& r) {
 }
 
 void add_tolerance_options(po::options_description& desc, op::BitTolerance& t) {
-  desc.add_options()("ulp", po::value(&t.ulp), "with a comparison: an element within N representable values (units for "
-                                               "integers) of the expected one passes")(
-      "atol", po::value(&t.atol), "with a comparison: an element within X of the expected value passes (either tolerance "
-                                  "suffices; NaN matches only NaN)");
+  desc.add_options()(
+      "ulp", po::value(&t.ulp),
+      "with a comparison: an element within N representable values (units for integers) of the expected one passes")(
+      "atol", po::value(&t.atol),
+      "with a comparison: an element within X of the expected value passes (either tolerance suffices; NaN matches "
+      "only NaN)");
 }
 
 void check_tolerance(const po::variables_map& vm, const op::BitTolerance& t, bool comparing, const std::string& needs) {
@@ -108,7 +134,8 @@ void check_tolerance(const po::variables_map& vm, const op::BitTolerance& t, boo
     throw InputError("--ulp / --atol judge a comparison: they need " + needs);
 }
 
-std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::string& output, const std::vector<int64_t>& shape) {
+std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::string& output,
+                                         const std::vector<int64_t>& shape) {
   if (c.op != "fused_infer_attention_score" || output != "attention_out") return std::nullopt;
   const std::string layout = c.attrs["input_layout"] ? c.attrs["input_layout"].as<std::string>() : "BSH";
   const int64_t n = c.attrs["num_heads"] ? c.attrs["num_heads"].as<int64_t>() : 1;
@@ -121,15 +148,20 @@ std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::strin
 
 nlohmann::json bits_json(const op::BitCompare& r) {
   auto mm = [](const op::BitMismatch& m) {
-    return nlohmann::json{{"index", m.index}, {"got", m.got}, {"expected", m.expect}, {"got_bits", m.got_bits},
-                          {"expected_bits", m.expect_bits}, {"ulp", m.ulp}};
+    return nlohmann::json{{"index", m.index},
+                          {"got", m.got},
+                          {"expected", m.expect},
+                          {"got_bits", m.got_bits},
+                          {"expected_bits", m.expect_bits},
+                          {"ulp", m.ulp}};
   };
   auto counts = [](const std::vector<op::IndexCount>& v) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& g : v) a.push_back({{"index", g.key}, {"mismatches", g.count}});
     return a;
   };
-  nlohmann::json j = {{"output", r.output}, {"dtype", op::elem_type_name(r.type)}, {"shape", r.shape}, {"match", r.match()},
+  nlohmann::json j = {{"output", r.output},     {"dtype", op::elem_type_name(r.type)},
+                      {"shape", r.shape},       {"match", r.match()},
                       {"elements", r.elements}, {"exact", r.exact}};
   if (!r.shape_error.empty()) j["error"] = r.shape_error;
   if (r.tolerance.any())
@@ -138,8 +170,11 @@ nlohmann::json bits_json(const op::BitCompare& r) {
     j["first"] = mm(r.first);
     j["worst"] = mm(r.worst);
     for (const auto& [b, c] : r.ulp_histogram) j["ulp_histogram"][b] = c;
-    j["groups"] = {{"leading_dims", r.group_rank}, {"with_mismatch", r.groups_with_mismatch}, {"total", r.groups_total},
-                   {"top", counts(r.groups)}, {"by", r.group_label.empty() ? "leading indices" : r.group_label}};
+    j["groups"] = {{"leading_dims", r.group_rank},
+                   {"with_mismatch", r.groups_with_mismatch},
+                   {"total", r.groups_total},
+                   {"top", counts(r.groups)},
+                   {"by", r.group_label.empty() ? "leading indices" : r.group_label}};
     j["rows"] = {{"with_mismatch", r.rows_with_mismatch}, {"total", r.rows_total}, {"top", counts(r.rows)}};
   }
   return j;

@@ -18,7 +18,8 @@ namespace npusim::cli {
 // twin NAME.f32.npy; tensor-list entries NAME.K.npy), and OUT/replay.yaml: the case with every input read from
 // those files and the tiling as used, so the run replays bit for bit. Generated inputs without data (timing
 // mode) are generated here.
-void save_inputs(const op::CaseFile& c, const std::vector<std::pair<std::string, int64_t>>& tiling, const std::string& out);
+void save_inputs(const op::CaseFile& c, const std::vector<std::pair<std::string, int64_t>>& tiling,
+                 const std::string& out);
 
 // An expected tensor from a .npy file in `type` (float32 files are rounded to fp16 / bf16 with RNE, uint16 files
 // are bf16 bit patterns; see convert_for_case). Throws InputError naming the file.
@@ -33,6 +34,7 @@ void check_tolerance(const po::variables_map& vm, const op::BitTolerance& t, boo
 
 // How a mismatch breakdown reads an output of a case: FIA's attention_out in BSH as (B, S, N, D) and in BSND (also
 // BNSD_BSND's output) grouped by (b, n); nullopt = by leading indices.
-std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::string& output, const std::vector<int64_t>& shape);
+std::optional<op::GroupView> output_view(const op::CaseFile& c, const std::string& output,
+                                         const std::vector<int64_t>& shape);
 
 }  // namespace npusim::cli

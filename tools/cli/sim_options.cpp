@@ -18,29 +18,31 @@ namespace fs = std::filesystem;
 
 void add_sim_options(po::options_description& desc, SimOptions& o) {
   desc.add_options()("hw", po::value(&o.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)")(
-      "set", po::value(&o.sets), "override, repeatable: hw.KEY=VALUE (run / check also attrs.KEY=VALUE, tiling.KEY=VALUE, "
-      "inputs.NAME.shape=[...] for a generated input)")(
-      "mode", po::value(&o.mode), "full (default) | functional | timing")(
+      "set", po::value(&o.sets),
+      "override, repeatable: hw.KEY=VALUE (run / check also attrs.KEY=VALUE, tiling.KEY=VALUE, inputs.NAME.shape=[...] "
+      "for a generated input)")("mode", po::value(&o.mode), "full (default) | functional | timing")(
       "out", po::value(&o.out), "output folder (default ./npusim-out/<case>)")(
       "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
       "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
       "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
-      "trace-gzip", po::bool_switch(&o.trace_gzip), "write trace.json.gz and instructions.csv.gz (about 8x smaller; "
-                                                    "Perfetto and npusim report read them as they are)")(
-      "trace-max-bytes", po::value(&o.trace_max_bytes), "refuse a trace whose files would exceed this on disk (bytes, "
-                                                        "or with K / M / G; default 512M; 0 = no limit): nothing past it "
-                                                        "is written, and the message gives the estimate")(
-      "trace-counters", po::value(&o.trace_counters), "window of the trace's counter tracks (queue depths, GM / L2 / HBM "
-                                                       "bytes per cycle) in cycles; 0 = no counter tracks (default 1000)")(
-      "host-memory", po::value(&o.host_memory),
-      "full / functional mode: refuse a case whose inputs and GM need more host memory than this (bytes, or with "
-      "K / M / G; default NPUSIM_HOST_MEMORY or 80% of physical memory)")(
-      "checks", po::value(&o.checks), "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and "
-                                     "deadlocks are still checked)")(
-      "tie-order", po::value(&o.tie_order), "fifo (default) | reversed: the order simultaneous events run in (a robustness "
-                                            "probe: cycles that move much under it hang on an arbitrary arbitration)")(
-      "check-thread", po::value(&o.check_thread), "auto (default: on with 2+ host CPUs) | on | off: race checks on a second "
-                                                  "host thread (same faults, overlapped with the simulation)");
+      "trace-gzip", po::bool_switch(&o.trace_gzip),
+      "write trace.json.gz and instructions.csv.gz (about 8x smaller; Perfetto and npusim report read them as they "
+      "are)")("trace-max-bytes", po::value(&o.trace_max_bytes),
+              "refuse a trace whose files would exceed this on disk (bytes, or with K / M / G; default 512M; 0 = no "
+              "limit): nothing past it is written, and the message gives the estimate")(
+      "trace-counters", po::value(&o.trace_counters),
+      "window of the trace's counter tracks (queue depths, GM / L2 / HBM bytes per cycle) in cycles; 0 = no counter "
+      "tracks (default 1000)")("host-memory", po::value(&o.host_memory),
+                               "full / functional mode: refuse a case whose inputs and GM need more host memory than "
+                               "this (bytes, or with K / M / G; default NPUSIM_HOST_MEMORY or 80% of physical memory)")(
+      "checks", po::value(&o.checks),
+      "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and deadlocks are still "
+      "checked)")("tie-order", po::value(&o.tie_order),
+                  "fifo (default) | reversed: the order simultaneous events run in (a robustness probe: cycles that "
+                  "move much under it hang on an arbitrary arbitration)")(
+      "check-thread", po::value(&o.check_thread),
+      "auto (default: on with 2+ host CPUs) | on | off: race checks on a second host thread (same faults, overlapped "
+      "with the simulation)");
 }
 
 std::string trace_json_name(const SimOptions& o) { return o.trace_gzip ? "trace.json.gz" : "trace.json"; }
@@ -76,8 +78,8 @@ sim::TraceFilter parse_trace_filter(const std::string& cores, const std::string&
       f.to_cycle = colon + 1 < window.size() ? std::stoull(window.substr(colon + 1)) : UINT64_MAX;
     }
   } catch (const std::logic_error&) {
-    throw InputError("--trace-cores '" + cores + "' must be a comma list of core indices and --trace-window '" + window +
-                     "' must be FROM:TO cycles");
+    throw InputError("--trace-cores '" + cores + "' must be a comma list of core indices and --trace-window '" +
+                     window + "' must be FROM:TO cycles");
   }
   if (f.from_cycle >= f.to_cycle)
     throw InputError("--trace-window '" + window + "' is empty: FROM (" + std::to_string(f.from_cycle) +
@@ -91,7 +93,8 @@ uint64_t parse_bytes(const std::string& given, const std::string& from) {
   std::string text = given;
   uint64_t scale = 1;
   const char last = text.empty() ? '\0' : text.back();
-  if (last == 'K' || last == 'M' || last == 'G') scale = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30, text.pop_back();
+  if (last == 'K' || last == 'M' || last == 'G')
+    scale = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30, text.pop_back();
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 15)
     throw InputError(from + " '" + given + "' must be a byte count, optionally with K, M or G (e.g. 16G)");
   return std::stoull(text) * scale;
@@ -102,9 +105,11 @@ std::string mib(uint64_t bytes) { return std::to_string((bytes + (1 << 19)) >> 2
 // The message of a trace over --trace-max-bytes: its estimated size and the options that shrink it.
 std::string trace_limit_text(const sim::TraceTooLarge& e, const SimOptions& o) {
   return "--trace: the trace would take about " + mib(e.json_bytes + e.csv_bytes) + " (" + trace_json_name(o) + " " +
-         mib(e.json_bytes) + ", " + trace_csv_name(o) + " " + mib(e.csv_bytes) + "), over --trace-max-bytes " + o.trace_max_bytes +
-         " (" + std::to_string(e.limit) + " bytes), reached at cycle " + std::to_string(e.limit_cycle) +
-         "; nothing past the limit was written and the partial files are removed (report.json is written). Shrink it: " +
+         mib(e.json_bytes) + ", " + trace_csv_name(o) + " " + mib(e.csv_bytes) + "), over --trace-max-bytes " +
+         o.trace_max_bytes + " (" + std::to_string(e.limit) + " bytes), reached at cycle " +
+         std::to_string(e.limit_cycle) +
+         "; nothing past the limit was written and the partial files are removed (report.json is written). Shrink "
+         "it: " +
          (o.trace_gzip ? "" : "--trace-gzip (about 8x smaller), ") +
          "--trace-cores (e.g. 0,1,2: one AIC and its two AIVs), --trace-window FROM:TO (cycles), or raise "
          "--trace-max-bytes (0: no limit)";
@@ -122,8 +127,7 @@ uint64_t host_memory_budget(const SimOptions& o) {
 SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool files) : options_(o) {
   std::vector<std::string> hw_sets;
   for (const auto& s : o.sets) {
-    if (s.rfind("hw.", 0) != 0)
-      throw InputError("--set '" + s + "': this command accepts only hw.KEY=VALUE overrides");
+    if (s.rfind("hw.", 0) != 0) throw InputError("--set '" + s + "': this command accepts only hw.KEY=VALUE overrides");
     hw_sets.push_back(s);
   }
   const auto mode = parse_mode(o.mode);
@@ -137,7 +141,8 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool f
   if (files) {
     out_ = o.out.empty() ? (fs::path("npusim-out") / case_name).string() : o.out;
     fs::create_directories(out_, ec);
-    if (ec || !fs::is_directory(out_, ec)) throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
+    if (ec || !fs::is_directory(out_, ec))
+      throw InputError("--out '" + out_ + "' is not a folder that can be created or written");
   } else if (o.trace) {
     throw InputError("a trace needs an output folder (--out / trace_dir)");
   }
@@ -156,11 +161,11 @@ SimSession::SimSession(const SimOptions& o, const std::string& case_name, bool f
     other.trace_gzip = !o.trace_gzip;
     fs::remove(fs::path(out_) / trace_json_name(other), ec);
     fs::remove(fs::path(out_) / trace_csv_name(other), ec);
-    trace_ = std::make_unique<sim::TraceWriter>((fs::path(out_) / trace_json_name(o)).string(),
-                                                (fs::path(out_) / trace_csv_name(o)).string(), machine_->hw().chip.clock_mhz,
-                                                parse_trace_filter(o.trace_cores, o.trace_window),
-                                                sim::TraceOptions{o.trace_gzip, uint64_t(o.trace_counters),
-                                                                  parse_bytes(o.trace_max_bytes, "--trace-max-bytes")});
+    trace_ = std::make_unique<sim::TraceWriter>(
+        (fs::path(out_) / trace_json_name(o)).string(), (fs::path(out_) / trace_csv_name(o)).string(),
+        machine_->hw().chip.clock_mhz, parse_trace_filter(o.trace_cores, o.trace_window),
+        sim::TraceOptions{o.trace_gzip, uint64_t(o.trace_counters),
+                          parse_bytes(o.trace_max_bytes, "--trace-max-bytes")});
     machine_->set_trace(trace_.get());
   }
 }
@@ -176,13 +181,13 @@ void SimSession::write_outputs(const nlohmann::json& report, const std::string& 
   trace_.reset();
   std::ofstream(fs::path(out_) / "report.json") << report.dump(2) << "\n";
   std::ofstream(fs::path(out_) / "resolved.yaml") << "hw:\n"
-                                                   << [&] {
-                                                        std::string y = sim::hw_to_yaml(machine_->hw()), out;
-                                                        std::stringstream ss(y);
-                                                        for (std::string l; std::getline(ss, l);) out += "  " + l + "\n";
-                                                        return out;
-                                                      }()
-                                                   << extra_yaml;
+                                                  <<
+      [&] {
+        std::string y = sim::hw_to_yaml(machine_->hw()), out;
+        std::stringstream ss(y);
+        for (std::string l; std::getline(ss, l);) out += "  " + l + "\n";
+        return out;
+      }() << extra_yaml;
   if (too_large) throw InputError(*too_large);
 }
 

@@ -13,7 +13,8 @@
 namespace npusim::cli {
 
 struct SimOptions {
-  std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo", check_thread = "auto";
+  std::string hw, mode = "full", out, trace_cores, trace_window, checks = "all", tie_order = "fifo",
+                  check_thread = "auto";
   std::string host_memory;  // --host-memory: budget in bytes (suffix K / M / G allowed); empty = the default
   std::string trace_max_bytes = "512M";  // --trace-max-bytes: the trace files' limit on disk (K / M / G), 0 = none
   std::vector<std::string> sets;

@@ -38,7 +38,8 @@ std::string fmt_compact(double v) {
 
 Svg::Svg(int width, int height, const std::string& id) : w_(width), h_(height), id_(id) {}
 
-void Svg::rect(double x, double y, double w, double h, const std::string& fill, const std::string& title, double opacity) {
+void Svg::rect(double x, double y, double w, double h, const std::string& fill, const std::string& title,
+               double opacity) {
   o_ << "<rect x=\"" << fmt_num(x) << "\" y=\"" << fmt_num(y) << "\" width=\"" << fmt_num(std::max(w, 0.0))
      << "\" height=\"" << fmt_num(std::max(h, 0.0)) << "\" fill=\"" << fill << "\"";
   if (opacity < 1) o_ << " fill-opacity=\"" << fmt_num(opacity) << "\"";
@@ -46,27 +47,29 @@ void Svg::rect(double x, double y, double w, double h, const std::string& fill, 
   else o_ << "><title>" << xml_escape(title) << "</title></rect>\n";
 }
 
-void Svg::line(double x1, double y1, double x2, double y2, const std::string& stroke, double width, const std::string& cls) {
-  o_ << "<line x1=\"" << fmt_num(x1) << "\" y1=\"" << fmt_num(y1) << "\" x2=\"" << fmt_num(x2) << "\" y2=\"" << fmt_num(y2)
-     << "\" stroke=\"" << stroke << "\" stroke-width=\"" << fmt_num(width) << "\"";
+void Svg::line(double x1, double y1, double x2, double y2, const std::string& stroke, double width,
+               const std::string& cls) {
+  o_ << "<line x1=\"" << fmt_num(x1) << "\" y1=\"" << fmt_num(y1) << "\" x2=\"" << fmt_num(x2) << "\" y2=\""
+     << fmt_num(y2) << "\" stroke=\"" << stroke << "\" stroke-width=\"" << fmt_num(width) << "\"";
   if (!cls.empty()) o_ << " class=\"" << cls << "\"";
   o_ << "/>\n";
 }
 
 void Svg::text(double x, double y, const std::string& s, const std::string& anchor, int size) {
-  o_ << "<text x=\"" << fmt_num(x) << "\" y=\"" << fmt_num(y) << "\" text-anchor=\"" << anchor << "\" font-size=\"" << size
-     << "\">" << xml_escape(s) << "</text>\n";
+  o_ << "<text x=\"" << fmt_num(x) << "\" y=\"" << fmt_num(y) << "\" text-anchor=\"" << anchor << "\" font-size=\""
+     << size << "\">" << xml_escape(s) << "</text>\n";
 }
 
 void Svg::circle(double x, double y, double r, const std::string& fill, const std::string& title) {
-  o_ << "<circle cx=\"" << fmt_num(x) << "\" cy=\"" << fmt_num(y) << "\" r=\"" << fmt_num(r) << "\" fill=\"" << fill << "\">";
+  o_ << "<circle cx=\"" << fmt_num(x) << "\" cy=\"" << fmt_num(y) << "\" r=\"" << fmt_num(r) << "\" fill=\"" << fill
+     << "\">";
   if (!title.empty()) o_ << "<title>" << xml_escape(title) << "</title>";
   o_ << "</circle>\n";
 }
 
 void Svg::polyline(const std::string& points, const std::string& stroke, double width) {
-  o_ << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << stroke << "\" stroke-width=\"" << fmt_num(width)
-     << "\"/>\n";
+  o_ << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << stroke << "\" stroke-width=\""
+     << fmt_num(width) << "\"/>\n";
 }
 
 std::string Svg::str() const {

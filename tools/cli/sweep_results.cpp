@@ -24,8 +24,7 @@ nlohmann::json value_json(const std::string& v) {
     if (used == v.size()) return i;
     const double d = std::stod(v, &used);
     if (used == v.size()) return d;
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   return v;
 }
 
@@ -60,7 +59,8 @@ std::vector<std::string> columns(const std::vector<nlohmann::json>& rs, std::vec
   }
   axes.assign(a.begin(), a.end());
   pipes.assign(u.begin(), u.end());
-  return {"status", "exit_code", "cycles", "time_us", "achieved_tflops", "bound", "roofline_ratio", "out_dir", "message"};
+  return {"status", "exit_code",      "cycles",  "time_us", "achieved_tflops",
+          "bound",  "roofline_ratio", "out_dir", "message"};
 }
 
 double objective_of(const nlohmann::json& r, const std::string& o) { return r.value(o, 0.0); }
@@ -71,7 +71,8 @@ bool better(const nlohmann::json& a, const nlohmann::json& b, const std::string&
 
 std::string point_text(const nlohmann::json& r) {
   std::string s;
-  for (const auto& [k, v] : r["point"].items()) s += (s.empty() ? "" : ", ") + k + " = " + (v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& [k, v] : r["point"].items())
+    s += (s.empty() ? "" : ", ") + k + " = " + (v.is_string() ? v.get<std::string>() : v.dump());
   return s.empty() ? "(no overrides)" : s;
 }
 }  // namespace
@@ -185,8 +186,8 @@ void write_summary(const std::string& path, const SweepSpec& s, const std::vecto
     o << "## Best point\n\n" << point_text(ok[0]) << ": " << s.objective << " " << ok[0][s.objective].dump();
     if (!by_cycles) o << ", cycles " << ok[0].value("cycles", 0);
     o << ", bound " << ok[0].value("bound", "") << " (" << ok[0]["out_dir"].get<std::string>() << ")\n\n";
-    o << "## Top points\n\n| rank | point | " << s.objective << (by_cycles ? "" : " | cycles") << " | bound |\n|---|---|---|---|"
-      << (by_cycles ? "" : "---|") << "\n";
+    o << "## Top points\n\n| rank | point | " << s.objective << (by_cycles ? "" : " | cycles")
+      << " | bound |\n|---|---|---|---|" << (by_cycles ? "" : "---|") << "\n";
     for (size_t i = 0; i < ok.size() && i < 10; ++i) {
       o << "| " << i + 1 << " | " << point_text(ok[i]) << " | " << ok[i][s.objective].dump();
       if (!by_cycles) o << " | " << ok[i].value("cycles", 0);
@@ -194,7 +195,8 @@ void write_summary(const std::string& path, const SweepSpec& s, const std::vecto
     }
   }
   if (const auto d = default_rank(rs, baseline, s.objective)) {
-    o << "\n## The default tiling\n\n" << s.objective << " " << baseline[s.objective].dump() << " (tiling "
+    o << "\n## The default tiling\n\n"
+      << s.objective << " " << baseline[s.objective].dump() << " (tiling "
       << baseline.value("tiling", nlohmann::json::object()).dump() << "): rank " << d->rank << " of " << d->of << " ("
       << d->rank - 1 << " swept points are better); best / default = " << d->best_over_default << "\n";
   }
@@ -206,7 +208,8 @@ void write_summary(const std::string& path, const SweepSpec& s, const std::vecto
         const bool ge1 = !better(a, b, s.objective), ge2 = !better(a, b, s.objective2);
         return ge1 && ge2 && (better(b, a, s.objective) || better(b, a, s.objective2));
       });
-      if (!dominated) o << "| " << point_text(a) << " | " << a[s.objective].dump() << " | " << a[s.objective2].dump() << " |\n";
+      if (!dominated)
+        o << "| " << point_text(a) << " | " << a[s.objective].dump() << " | " << a[s.objective2].dump() << " |\n";
     }
   }
   std::vector<nlohmann::json> bad;
@@ -214,7 +217,8 @@ void write_summary(const std::string& path, const SweepSpec& s, const std::vecto
     if (r["status"] != "ok") bad.push_back(r);
   if (!bad.empty()) {
     o << "\n## Points that did not run\n\n";
-    for (const auto& r : bad) o << "- " << point_text(r) << ": " << r["status"].get<std::string>() << ": " << r.value("message", "") << "\n";
+    for (const auto& r : bad)
+      o << "- " << point_text(r) << ": " << r["status"].get<std::string>() << ": " << r.value("message", "") << "\n";
   }
   std::ofstream(path) << o.str();
 }

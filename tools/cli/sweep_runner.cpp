@@ -93,5 +93,4 @@ std::vector<nlohmann::json> run_local(const std::vector<Task>& tasks, int jobs, 
   return results;
 }
 
-
 }  // namespace npusim::cli

@@ -1,7 +1,7 @@
 #pragma once
 // Running `npusim run` points as child processes (sweep and tune): one process per point (a crash, a
-// fault or the OOM killer ends only its point), `jobs` at a time; each finished point is written beside its folder (point.json, exit_code,
-// log.txt, the run's own outputs) and appended to results.jsonl.
+// fault or the OOM killer ends only its point), `jobs` at a time; each finished point is written beside its folder
+// (point.json, exit_code, log.txt, the run's own outputs) and appended to results.jsonl.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

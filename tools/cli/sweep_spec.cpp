@@ -41,18 +41,22 @@ std::vector<std::string> axis_values(const SweepSpec& s, const std::string& key,
     for (const auto& x : n) v.push_back(scalar_text(x));
   } else if (n.IsMap() && n["range"] && n.size() == 1) {
     const YAML::Node r = n["range"];
-    if (!r.IsSequence() || r.size() < 2 || r.size() > 3) bad(s, n, "axes." + key + ".range must be [start, stop] or [start, stop, step]");
+    if (!r.IsSequence() || r.size() < 2 || r.size() > 3)
+      bad(s, n, "axes." + key + ".range must be [start, stop] or [start, stop, step]");
     int64_t a = 0, b = 0, step = 1;
     try {
       a = r[0].as<int64_t>(), b = r[1].as<int64_t>(), step = r.size() == 3 ? r[2].as<int64_t>() : 1;
     } catch (const YAML::Exception&) {
       bad(s, n, "axes." + key + ".range must hold integers");
     }
-    if (step <= 0 || b < a) bad(s, n, "axes." + key + ".range = [" + std::to_string(a) + ", " + std::to_string(b) + ", " +
-                                       std::to_string(step) + "] needs start <= stop and step > 0");
+    if (step <= 0 || b < a)
+      bad(s, n,
+          "axes." + key + ".range = [" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(step) +
+              "] needs start <= stop and step > 0");
     if ((uint64_t(b) - uint64_t(a)) / uint64_t(step) >= kMaxPoints)
-      bad(s, n, "axes." + key + ".range = [" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(step) +
-                    "] has more than " + std::to_string(kMaxPoints) + " values");
+      bad(s, n,
+          "axes." + key + ".range = [" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(step) +
+              "] has more than " + std::to_string(kMaxPoints) + " values");
     for (int64_t x = a; x <= b; x += step) v.push_back(std::to_string(x));
   } else {
     bad(s, n, "axes." + key + " must be a list of values or {range: [start, stop, step]}");
@@ -101,7 +105,8 @@ void read_sampling(SweepSpec& s, const YAML::Node& n) {
 void absolute_input_files(YAML::Node case_map, const std::string& base) {
   if (!case_map["inputs"] || !case_map["inputs"].IsMap()) return;
   auto fix = [&](YAML::Node t) {
-    if (t.IsMap() && t["file"] && fs::path(t["file"].Scalar()).is_relative()) t["file"] = (fs::path(base) / t["file"].Scalar()).string();
+    if (t.IsMap() && t["file"] && fs::path(t["file"].Scalar()).is_relative())
+      t["file"] = (fs::path(base) / t["file"].Scalar()).string();
   };
   for (auto it : case_map["inputs"]) {
     if (!it.second.IsSequence()) {
@@ -126,7 +131,8 @@ SweepSpec load_sweep(const std::string& path) {
   YAML::Node root;
   std::error_code ec;
   if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))  // a directory, a device, a FIFO: never read
-    throw InputError("sweep file " + path + " is " + (fs::is_directory(path, ec) ? "a directory" : "not a regular file"));
+    throw InputError("sweep file " + path + " is " +
+                     (fs::is_directory(path, ec) ? "a directory" : "not a regular file"));
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
@@ -138,7 +144,9 @@ SweepSpec load_sweep(const std::string& path) {
   if (!root.IsMap()) throw InputError(path + ": a sweep file is a mapping with case: and axes:");
   for (auto it : root)
     if (!kTop.count(it.first.Scalar()))
-      bad(s, it.first, "unknown key '" + it.first.Scalar() + "' (valid: axes, case, checks, hw, mode, objective, objective2, sampling)");
+      bad(s, it.first,
+          "unknown key '" + it.first.Scalar() +
+              "' (valid: axes, case, checks, hw, mode, objective, objective2, sampling)");
   if (!root["case"]) throw InputError(path + ": case: is required (a case file path or an inline case)");
   if (!root["axes"] || !root["axes"].IsMap() || root["axes"].size() == 0)
     throw InputError(path + ": axes: is required (a mapping of dotted keys to values)");
@@ -146,7 +154,8 @@ SweepSpec load_sweep(const std::string& path) {
   if (root["hw"]) s.hw = root["hw"].Scalar();
   if (root["mode"]) s.mode = root["mode"].Scalar();
   if (root["checks"]) s.checks = root["checks"].Scalar();
-  if (s.mode != "timing" && s.mode != "full" && s.mode != "functional") bad(s, root["mode"], "mode must be timing, full or functional");
+  if (s.mode != "timing" && s.mode != "full" && s.mode != "functional")
+    bad(s, root["mode"], "mode must be timing, full or functional");
   for (auto it : root["axes"]) {
     const std::string key = it.first.Scalar();
     const bool shape = key.rfind("inputs.", 0) == 0 && key.size() > 13 && key.substr(key.size() - 6) == ".shape";
@@ -159,17 +168,20 @@ SweepSpec load_sweep(const std::string& path) {
   for (const auto& a : s.axes) {
     points = a.second.empty() ? 0 : std::min<uint64_t>(kMaxPoints + 1, points * a.second.size());
     if (points > kMaxPoints)
-      bad(s, root["axes"], "the axes make a grid of more than " + std::to_string(kMaxPoints) + " points (up to axis " + a.first + ")");
+      bad(s, root["axes"],
+          "the axes make a grid of more than " + std::to_string(kMaxPoints) + " points (up to axis " + a.first + ")");
   }
   if (s.sampling == "zip")
     for (const auto& a : s.axes)
       if (a.second.size() != s.axes[0].second.size())
-        bad(s, root["axes"], "sampling zip needs axes of equal length (" + s.axes[0].first + " has " +
-                                 std::to_string(s.axes[0].second.size()) + ", " + a.first + " " + std::to_string(a.second.size()) + ")");
+        bad(s, root["axes"],
+            "sampling zip needs axes of equal length (" + s.axes[0].first + " has " +
+                std::to_string(s.axes[0].second.size()) + ", " + a.first + " " + std::to_string(a.second.size()) + ")");
   for (const char* k : {"objective", "objective2"})
     if (root[k]) {
       const std::string o = root[k].Scalar();
-      if (!valid_objective(o)) bad(s, root[k], std::string(k) + " = '" + o + "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
+      if (!valid_objective(o))
+        bad(s, root[k], std::string(k) + " = '" + o + "' (valid: achieved_tflops, cycles, roofline_ratio, time_us)");
       (std::string(k) == "objective" ? s.objective : s.objective2) = o;
     }
   return s;

@@ -11,16 +11,16 @@
 namespace npusim::cli {
 
 struct SweepSpec {
-  std::string path;           // the sweep file
-  std::string case_path;      // absolute; an inline case is written to OUT/case.yaml by the sweep
-  std::string inline_case;    // YAML text of an inline `case:` mapping (file paths made absolute), else empty
+  std::string path;         // the sweep file
+  std::string case_path;    // absolute; an inline case is written to OUT/case.yaml by the sweep
+  std::string inline_case;  // YAML text of an inline `case:` mapping (file paths made absolute), else empty
   std::string hw, mode = "timing", checks = "all";
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;  // key -> values (YAML scalars / flow text)
-  std::string sampling = "grid";  // grid | zip | random
+  std::string sampling = "grid";                                       // grid | zip | random
   int64_t random_count = 0;
   uint64_t random_seed = 0;
   std::string objective = "cycles", objective2;  // cycles | time_us | achieved_tflops | roofline_ratio
-  bool tiling_only() const;   // every axis is a tiling. key (the default tiling can be ranked)
+  bool tiling_only() const;                      // every axis is a tiling. key (the default tiling can be ranked)
 };
 
 // One point: the axis values in axis order.

@@ -123,7 +123,8 @@ class Search {
       grew = false;
       for (const auto* k : keys_)
         if (!f.count(k->name) && !moved.count(k->name) &&
-            std::any_of(k->follows.begin(), k->follows.end(), [&](const auto& n) { return moved.count(n) || f.count(n); }))
+            std::any_of(k->follows.begin(), k->follows.end(),
+                        [&](const auto& n) { return moved.count(n) || f.count(n); }))
           f.insert(k->name), grew = true;
     }
     return f;
@@ -138,7 +139,8 @@ class Search {
   void start_from_default() {
     const auto t = plan({});
     const std::string dir = (fs::path(s_.out) / "default").string();
-    const nlohmann::json def = run_local({{nlohmann::json::object(), dir, run_args(s_.spec, {}, dir, s_.fixed), true}}, 1, s_.out)[0];
+    const nlohmann::json def =
+        run_local({{nlohmann::json::object(), dir, run_args(s_.spec, {}, dir, s_.fixed), true}}, 1, s_.out)[0];
     if (!t || def["status"] != "ok")
       throw InputError("the case does not run with its default tiling (" + def.value("status", std::string("refused")) +
                        "): " + def.value("message", o_.refusals.empty() ? std::string() : o_.refusals[0]));
@@ -302,13 +304,15 @@ class Search {
   std::map<std::string, std::vector<int64_t>> legal_;
   std::map<Assignment, std::optional<Assignment>> plans_;  // pins -> resolved tiling (nullopt: refused)
   std::map<Assignment, nlohmann::json> results_;           // resolved tiling -> its run
-  std::map<std::string, double> nearest_miss_;              // key -> smallest |log(objective ratio)| of its moves
+  std::map<std::string, double> nearest_miss_;             // key -> smallest |log(objective ratio)| of its moves
   Assignment pins_, cur_;                                  // the keys the search set; the current resolved tiling
   nlohmann::json best_;
   TuneOutcome o_;
 };
 }  // namespace
 
-TuneOutcome tune(const TuneSetup& s, const op::Op& the_op, const sim::HwConfig& hw) { return Search(s, the_op, hw).run(); }
+TuneOutcome tune(const TuneSetup& s, const op::Op& the_op, const sim::HwConfig& hw) {
+  return Search(s, the_op, hw).run();
+}
 
 }  // namespace npusim::cli

@@ -27,7 +27,7 @@ struct TuneSetup {
   std::vector<std::string> fixed;  // the user's --set flags: hw.*, attrs.*, and tiling keys held (not tuned)
   std::string out;                 // output folder (absolute)
   int jobs = 1;
-  int64_t budget = 48;             // runs at most, the default's included
+  int64_t budget = 48;  // runs at most, the default's included
 };
 
 struct TuneOutcome {

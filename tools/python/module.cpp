@@ -152,7 +152,7 @@ py::dict run_released(op::CaseFile c, const RunOptions& o) {
   }
   py::dict d = result_dict(rr);
   d["interrupted"] = py::none();
-  if (interrupted) {  // the package raises the signal handler's exception once it has kept the report
+  if (interrupted) {          // the package raises the signal handler's exception once it has kept the report
     py::error_already_set e;  // takes the pending exception
     d["interrupted"] = e.value();
   }
@@ -223,9 +223,12 @@ PYBIND11_MODULE(_npusim, m) {
   });
   m.def("op_summary", [](const std::string& name) { return op::find_op(name).summary(); });
   m.def("op_params", &op_params, py::arg("op"));
-  m.def("tiling_space_json", [](const std::string& name, const std::string& hw) {
-    return op::find_op(name).tiling_space().to_json(sim::load_hw(hw)).dump();
-  }, py::arg("op"), py::arg("hw"));
+  m.def(
+      "tiling_space_json",
+      [](const std::string& name, const std::string& hw) {
+        return op::find_op(name).tiling_space().to_json(sim::load_hw(hw)).dump();
+      },
+      py::arg("op"), py::arg("hw"));
   m.def("hw_configs", [] { return sim::bundled_hw_names(); });
   m.def("default_hw", [] { return sim::default_hw_name(); });
   m.def("storage_dtype",

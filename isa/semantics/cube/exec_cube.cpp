@@ -2,9 +2,9 @@
 // The Fast implementation (mmad_fast.cpp) must give the same bits; tests/isa/test_mmad_fast.cpp checks it.
 #include <string>
 
-#include "isa/semantics/exec_impl.h"
-#include "isa/semantics/cube/mmad_kernels.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/cube/mmad_kernels.h"
+#include "isa/semantics/exec_impl.h"
 
 namespace npusim::isa {
 namespace mmad {
@@ -13,7 +13,10 @@ namespace {
 
 float start_value_f32(const Job& j, int i, int col) {
   float v;
-  if (j.bias) { std::memcpy(&v, j.bias + uint64_t(col) * 4, 4); return v; }
+  if (j.bias) {
+    std::memcpy(&v, j.bias + uint64_t(col) * 4, 4);
+    return v;
+  }
   if (j.init) return 0.0f;
   std::memcpy(&v, j.c + c_index(j, i, col) * 4, 4);
   return v;
@@ -57,7 +60,8 @@ void run_reference(const Job& j) {
       if (j.is_int()) {
         uint32_t acc = start_value_s32(j, i, col);  // uint32: wrap-around is defined
         for (int kk = 0; kk < j.k; ++kk)
-          acc += static_cast<uint32_t>(widen_int(j.t, j.a, a_index(j, i, kk)) * widen_int(j.t, j.b, b_index(j, kk, col)));
+          acc +=
+              static_cast<uint32_t>(widen_int(j.t, j.a, a_index(j, i, kk)) * widen_int(j.t, j.b, b_index(j, kk, col)));
         std::memcpy(j.c + c_index(j, i, col) * 4, &acc, 4);
         continue;
       }
@@ -75,8 +79,13 @@ namespace {
 
 void check_mmad_fields(const Mmad& in) {
   switch (in.a_dtype) {
-    case DType::F16: case DType::BF16: case DType::F32: case DType::I8: case DType::I4: break;
-    default: isa_fail("field a_dtype: mmad takes f16, bf16, f32, s8 or s4 inputs, not " + std::string(dtype_name(in.a_dtype)));
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32:
+    case DType::I8:
+    case DType::I4: break;
+    default:
+      isa_fail("field a_dtype: mmad takes f16, bf16, f32, s8 or s4 inputs, not " + std::string(dtype_name(in.a_dtype)));
   }
   check_field("m", in.m, 0, 4095);
   check_field("n", in.n, 0, 4095);
@@ -102,10 +111,8 @@ void exec(const Mmad& in, ExecContext& ctx) {
   if (in.bias) j.bias = operand_bytes(ctx, "bias_addr", in.bias_addr, noop ? 0 : uint64_t(j.nb) * 16 * 4, {Buf::BT});
   j.init = in.init;
   if (noop) return;
-  if (exec_path() == ExecPath::Reference)
-    mmad::run_reference(j);
-  else
-    mmad::run_fast(j);
+  if (exec_path() == ExecPath::Reference) mmad::run_reference(j);
+  else mmad::run_fast(j);
 }
 
 }  // namespace impl

@@ -2,13 +2,13 @@
 // conversion per element, written ND (nz2nd) or NZ. Reference: isa/README.md section 3 "fixpipe".
 #include <immintrin.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 
 namespace npusim::isa::impl {
 
@@ -37,8 +37,8 @@ void check_fixpipe_fields(const Fixpipe& in) {
   if (!in.nz2nd && in.n % 16 != 0)
     isa_fail("field n = " + std::to_string(in.n) + ": NZ output moves whole 16-column blocks (n a multiple of 16)");
   if (in.src_m_stride % 16 != 0 || in.src_m_stride < in.m)
-    isa_fail("field src_m_stride = " + std::to_string(in.src_m_stride) + " must be a multiple of 16 and >= m = " +
-             std::to_string(in.m));
+    isa_fail("field src_m_stride = " + std::to_string(in.src_m_stride) +
+             " must be a multiple of 16 and >= m = " + std::to_string(in.m));
   const uint32_t need = in.nz2nd ? in.n : in.m;
   if (in.dst_stride < need)
     isa_fail("field dst_stride = " + std::to_string(in.dst_stride) + " is below " + (in.nz2nd ? "n" : "m") + " = " +
@@ -67,9 +67,21 @@ void convert_element(const Fixpipe& in, uint32_t raw, float scale, uint8_t* out)
   const Overflow o = in.sat ? Overflow::Saturate : Overflow::Ieee;
   switch (in.dst_dtype) {
     case DType::F32: std::memcpy(out, &v, 4); break;
-    case DType::F16: { const uint16_t h = f32_to_f16(v, RoundMode::RINT, o); std::memcpy(out, &h, 2); break; }
-    case DType::BF16: { const uint16_t h = f32_to_bf16(v, RoundMode::RINT, o); std::memcpy(out, &h, 2); break; }
-    default: { const int8_t s = f32_to_s8(v, RoundMode::RINT); std::memcpy(out, &s, 1); break; }
+    case DType::F16: {
+      const uint16_t h = f32_to_f16(v, RoundMode::RINT, o);
+      std::memcpy(out, &h, 2);
+      break;
+    }
+    case DType::BF16: {
+      const uint16_t h = f32_to_bf16(v, RoundMode::RINT, o);
+      std::memcpy(out, &h, 2);
+      break;
+    }
+    default: {
+      const int8_t s = f32_to_s8(v, RoundMode::RINT);
+      std::memcpy(out, &s, 1);
+      break;
+    }
   }
 }
 
@@ -80,14 +92,17 @@ bool narrow_row16(const uint8_t* src, DType dst, uint16_t* out) {
   const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(src));
   const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 32));
   const __m256i exp_mask = _mm256_set1_epi32(0x7f800000);
-  const __m256i ea = _mm256_and_si256(_mm256_castps_si256(a), exp_mask), eb = _mm256_and_si256(_mm256_castps_si256(b), exp_mask);
+  const __m256i ea = _mm256_and_si256(_mm256_castps_si256(a), exp_mask),
+                eb = _mm256_and_si256(_mm256_castps_si256(b), exp_mask);
   if (!_mm256_testz_si256(_mm256_or_si256(_mm256_cmpeq_epi32(ea, exp_mask), _mm256_cmpeq_epi32(eb, exp_mask)),
                           _mm256_set1_epi32(-1)))
     return false;  // inf / NaN input
   if (dst == DType::F16) {
-    const __m128i ha = _mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT), hb = _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT);
+    const __m128i ha = _mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT),
+                  hb = _mm256_cvtps_ph(b, _MM_FROUND_TO_NEAREST_INT);
     const __m128i inf = _mm_set1_epi16(0x7c00);
-    const __m128i ovf = _mm_or_si128(_mm_cmpeq_epi16(_mm_and_si128(ha, inf), inf), _mm_cmpeq_epi16(_mm_and_si128(hb, inf), inf));
+    const __m128i ovf =
+        _mm_or_si128(_mm_cmpeq_epi16(_mm_and_si128(ha, inf), inf), _mm_cmpeq_epi16(_mm_and_si128(hb, inf), inf));
     if (!_mm_testz_si128(ovf, ovf)) return false;  // overflow: IEEE or saturating, element by element
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), ha);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8), hb);
@@ -144,7 +159,8 @@ void exec(const Fixpipe& in, ExecContext& ctx) {
   const uint64_t m = in.m, n = in.n;
   // L0C is read in whole 16-element (64-byte) fractal rows, including the columns beyond n of the last block.
   const uint64_t src_bytes = ((n - 1) / 16 * in.src_m_stride + m) * 64;
-  const uint64_t dst_elems = in.nz2nd ? (m - 1) * in.dst_stride + n : ((n - 1) / c0 * in.dst_stride + m - 1) * c0 + (n - 1) % c0 + 1;
+  const uint64_t dst_elems =
+      in.nz2nd ? (m - 1) * in.dst_stride + n : ((n - 1) / c0 * in.dst_stride + m - 1) * c0 + (n - 1) % c0 + 1;
   const uint8_t* src = operand_bytes(ctx, "src", in.src, src_bytes, {Buf::L0C});
   uint8_t* dst = operand_bytes(ctx, "dst", in.dst, dst_elems * esize, {Buf::GM, Buf::L1, Buf::UB});
   const uint8_t* scales =

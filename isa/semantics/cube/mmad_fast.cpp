@@ -26,11 +26,14 @@ thread_local Scratch g_scratch;
 // ---- widening ------------------------------------------------------------------------------------
 
 void widen_row(DType t, const uint8_t* src, float* dst, int n) {
-  if (t == DType::F32) { std::memcpy(dst, src, size_t(n) * 4); return; }
+  if (t == DType::F32) {
+    std::memcpy(dst, src, size_t(n) * 4);
+    return;
+  }
   for (int c = 0; c < n; c += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + c * 2));
-    const __m256 f = t == DType::F16 ? _mm256_cvtph_ps(h)
-                                     : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    const __m256 f =
+        t == DType::F16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
     _mm256_storeu_ps(dst + c, f);
   }
 }
@@ -41,7 +44,8 @@ void widen_a(const Job& j, float* out) {
   for (int mb = 0; mb < j.mb; ++mb)
     for (int kb = 0; kb < j.kb; ++kb) {
       const uint8_t* frac = j.a + (uint64_t(mb) * j.kb + kb) * 512;
-      for (int r = 0; r < 16; ++r) widen_row(j.t, frac + r * j.k0 * esize, out + size_t(mb * 16 + r) * kp + kb * j.k0, j.k0);
+      for (int r = 0; r < 16; ++r)
+        widen_row(j.t, frac + r * j.k0 * esize, out + size_t(mb * 16 + r) * kp + kb * j.k0, j.k0);
     }
   for (int i = 0; i < j.mp(); ++i)
     for (int kk = j.k; kk < kp; ++kk) out[size_t(i) * kp + kk] = 0.0f;
@@ -147,7 +151,8 @@ void run_float(const Job& j) {
 void widen_ints(const Job& j, int16_t* a, int16_t* b) {
   const int kp = j.kp(), np = j.np();
   for (int i = 0; i < j.mp(); ++i)
-    for (int kk = 0; kk < kp; ++kk) a[size_t(i) * kp + kk] = kk < j.k ? int16_t(widen_int(j.t, j.a, a_index(j, i, kk))) : 0;
+    for (int kk = 0; kk < kp; ++kk)
+      a[size_t(i) * kp + kk] = kk < j.k ? int16_t(widen_int(j.t, j.a, a_index(j, i, kk))) : 0;
   for (int kk = 0; kk < kp; ++kk)
     for (int c = 0; c < np; ++c)
       b[(size_t(kk / 2) * np + c) * 2 + kk % 2] = kk < j.k ? int16_t(widen_int(j.t, j.b, b_index(j, kk, c))) : 0;
@@ -175,8 +180,8 @@ void run_int(const Job& j) {
         }
       }
       for (int h = 0; h < 2; ++h)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(reinterpret_cast<int32_t*>(j.c) + c_index(j, i, nb * 16 + h * 8)),
-                            acc[h]);
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(reinterpret_cast<int32_t*>(j.c) + c_index(j, i, nb * 16 + h * 8)), acc[h]);
     }
 }
 
@@ -184,7 +189,8 @@ void run_int(const Job& j) {
 
 void run_fast(const Job& j) {
   switch (j.t) {
-    case DType::F16: case DType::BF16: run_float<16>(j); break;
+    case DType::F16:
+    case DType::BF16: run_float<16>(j); break;
     case DType::F32: run_float<8>(j); break;
     default: run_int(j); break;
   }

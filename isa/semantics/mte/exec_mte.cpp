@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 
 namespace npusim::isa::impl {
 
@@ -45,18 +45,36 @@ std::vector<uint8_t> pad_pattern(DType t, double v) {
   };
   std::vector<uint8_t> p(t == DType::I4 ? 1 : bytes_of(t));
   switch (t) {
-    case DType::F16: case DType::BF16: {
-      const auto bits = static_cast<uint16_t>(t == DType::F16 ? round_to_binary(v, 5, 10, RoundMode::RINT, Overflow::Ieee)
-                                                              : round_to_binary(v, 8, 7, RoundMode::RINT, Overflow::Ieee));
+    case DType::F16:
+    case DType::BF16: {
+      const auto bits =
+          static_cast<uint16_t>(t == DType::F16 ? round_to_binary(v, 5, 10, RoundMode::RINT, Overflow::Ieee)
+                                                : round_to_binary(v, 8, 7, RoundMode::RINT, Overflow::Ieee));
       std::memcpy(p.data(), &bits, 2);
       break;
     }
-    case DType::F32: { const float f = static_cast<float>(v); std::memcpy(p.data(), &f, 4); break; }
+    case DType::F32: {
+      const float f = static_cast<float>(v);
+      std::memcpy(p.data(), &f, 4);
+      break;
+    }
     case DType::I8: p[0] = static_cast<uint8_t>(integral(-128, 127)); break;
     case DType::U8: p[0] = static_cast<uint8_t>(integral(0, 255)); break;
-    case DType::I16: { const auto x = static_cast<int16_t>(integral(-32768, 32767)); std::memcpy(p.data(), &x, 2); break; }
-    case DType::I32: { const auto x = static_cast<int32_t>(integral(-2147483648.0, 2147483647.0)); std::memcpy(p.data(), &x, 4); break; }
-    case DType::I4: { const auto x = static_cast<uint8_t>(integral(-8, 7) & 0xf); p[0] = static_cast<uint8_t>(x | (x << 4)); break; }
+    case DType::I16: {
+      const auto x = static_cast<int16_t>(integral(-32768, 32767));
+      std::memcpy(p.data(), &x, 2);
+      break;
+    }
+    case DType::I32: {
+      const auto x = static_cast<int32_t>(integral(-2147483648.0, 2147483647.0));
+      std::memcpy(p.data(), &x, 4);
+      break;
+    }
+    case DType::I4: {
+      const auto x = static_cast<uint8_t>(integral(-8, 7) & 0xf);
+      p[0] = static_cast<uint8_t>(x | (x << 4));
+      break;
+    }
   }
   return p;
 }
@@ -78,11 +96,17 @@ uint64_t burst_stride(const DataCopy& in, Buf b, uint32_t gap) {
 
 void check_nd2nz_fields(const Nd2Nz& in) {
   switch (in.dtype) {
-    case DType::F16: case DType::BF16: case DType::F32: case DType::I8: case DType::U8: case DType::I16:
+    case DType::F16:
+    case DType::BF16:
+    case DType::F32:
+    case DType::I8:
+    case DType::U8:
+    case DType::I16:
     case DType::I32: break;
     case DType::I4:
-      isa_fail("field dtype: s4 is not supported by nd2nz (the vendor ND2NZ path has no 4-bit type and an ND row of "
-               "odd length would start inside a byte)");
+      isa_fail(
+          "field dtype: s4 is not supported by nd2nz (the vendor ND2NZ path has no 4-bit type and an ND row of odd "
+          "length would start inside a byte)");
   }
   // Ranges of the vendor Nd2NzParams (CANN 8.5 DataCopy ND2NZ page); dst_nz_matrix_stride also accepts 0, which
   // vendor kernels pass when nd_num is 1.
@@ -96,8 +120,8 @@ void check_nd2nz_fields(const Nd2Nz& in) {
   check_field("dst_nz_matrix_stride", in.dst_nz_matrix_stride, 0, 65535);
   const uint64_t esize = bytes_of(in.dtype);
   if (in.nd_num > 1 && in.dst_nz_matrix_stride * esize % kBlockBytes != 0)
-    isa_fail("field dst_nz_matrix_stride: " + std::to_string(in.dst_nz_matrix_stride) + " elements is not a whole "
-             "number of 32-byte blocks, so the next matrix would start inside a block");
+    isa_fail("field dst_nz_matrix_stride: " + std::to_string(in.dst_nz_matrix_stride) +
+             " elements is not a whole number of 32-byte blocks, so the next matrix would start inside a block");
 }
 
 struct NzGeometry {
@@ -113,7 +137,8 @@ void check_nz_blocks_distinct(const Nd2Nz& in, const NzGeometry& g, uint64_t ext
   // The usual tile layout is distinct by construction: rows are consecutive blocks of a group, groups do not
   // reach into the next group's rows, matrices do not reach into the next matrix.
   const uint64_t n = in.n_value, cs = in.dst_nz_c0_stride;
-  if (in.dst_nz_n_stride == 1 && (g.groups == 1 || cs >= n) && (in.nd_num == 1 || g.matrix_blocks >= (g.groups - 1) * cs + n))
+  if (in.dst_nz_n_stride == 1 && (g.groups == 1 || cs >= n) &&
+      (in.nd_num == 1 || g.matrix_blocks >= (g.groups - 1) * cs + n))
     return;
   std::vector<uint8_t> seen(extent_blocks, 0);
   for (uint64_t i = 0; i < in.nd_num; ++i)
@@ -137,7 +162,7 @@ void transpose_fractal16(uint8_t* dst, const uint8_t* src) {
   const auto* in = reinterpret_cast<const __m256i*>(src);
   auto* out = reinterpret_cast<__m256i*>(dst);
   __m256i p16[16], p32[16], p64[16];  // one array per stage: no value is overwritten, nothing is copied
-  for (int i = 0; i < 8; ++i) {  // 16-bit pairs of rows 2i, 2i+1
+  for (int i = 0; i < 8; ++i) {       // 16-bit pairs of rows 2i, 2i+1
     const __m256i x = _mm256_loadu_si256(in + 2 * i), y = _mm256_loadu_si256(in + 2 * i + 1);
     p16[2 * i] = _mm256_unpacklo_epi16(x, y);
     p16[2 * i + 1] = _mm256_unpackhi_epi16(x, y);
@@ -257,8 +282,10 @@ void exec(const Load2d& in, ExecContext& ctx) {
   // Squares: an 8-bit transpose merges two fractals (32 x 32 bytes), a 4-bit one four (64 x 64 nibbles).
   const uint64_t per = load2d_fractals(in);  // source (and destination) fractals per repeat
   if (in.transpose && bits_of(in.dtype) != 16 && per == 1)
-    isa_fail("field transpose: load2d transposes 16 x 16 fractals of 16-bit types (f16, bf16, s16), 32 x 32 squares "
-             "of 8-bit types (s8, u8) and 64 x 64 squares of s4, not " + std::string(dtype_name(in.dtype)));
+    isa_fail(
+        "field transpose: load2d transposes 16 x 16 fractals of 16-bit types (f16, bf16, s16), 32 x 32 squares of "
+        "8-bit types (s8, u8) and 64 x 64 squares of s4, not " +
+        std::string(dtype_name(in.dtype)));
   if (in.dst_frac_gap != 0 && per == 1)
     isa_fail("field dst_frac_gap = " + std::to_string(in.dst_frac_gap) +
              ": only an 8-bit or 4-bit transpose writes several fractals per repeat (it must be 0 here)");
@@ -273,14 +300,10 @@ void exec(const Load2d& in, ExecContext& ctx) {
   for (uint64_t j = 0; j < reps; ++j) {
     const uint8_t* s = src + (in.start_index + j * in.src_stride) * kFractalBytes;
     uint8_t* d = dst + j * (1ull + in.dst_gap) * kFractalBytes;
-    if (per == 2)
-      transpose_square8(d, d + step * kFractalBytes, s);
-    else if (per == 4)
-      transpose_square4(d, step * kFractalBytes, s);
-    else if (in.transpose)
-      transpose_fractal16(d, s);
-    else
-      std::memcpy(d, s, kFractalBytes);
+    if (per == 2) transpose_square8(d, d + step * kFractalBytes, s);
+    else if (per == 4) transpose_square4(d, step * kFractalBytes, s);
+    else if (in.transpose) transpose_fractal16(d, s);
+    else std::memcpy(d, s, kFractalBytes);
   }
 }
 

@@ -1,8 +1,8 @@
 // Scalar unit: 64-bit integer registers r0..r31, ALU operations and GM scalar loads / stores.
 #include <cstring>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 
 namespace npusim::isa::impl {
 
@@ -31,9 +31,7 @@ int64_t alu(SAluOp op, int64_t a, int64_t b) {
     case SAluOp::And: return a & b;
     case SAluOp::Or: return a | b;
     case SAluOp::Xor: return a ^ b;
-    case SAluOp::Shl:
-      check_field("shift", b, 0, 63);
-      return static_cast<int64_t>(ua << b);
+    case SAluOp::Shl: check_field("shift", b, 0, 63); return static_cast<int64_t>(ua << b);
     case SAluOp::Shr:  // arithmetic shift
       check_field("shift", b, 0, 63);
       return a >> b;
@@ -43,9 +41,13 @@ int64_t alu(SAluOp op, int64_t a, int64_t b) {
 
 int scalar_bytes(DType t) {
   switch (t) {
-    case DType::I8: case DType::U8: return 1;
-    case DType::I16: case DType::F16: case DType::BF16: return 2;
-    case DType::I32: case DType::F32: return 4;
+    case DType::I8:
+    case DType::U8: return 1;
+    case DType::I16:
+    case DType::F16:
+    case DType::BF16: return 2;
+    case DType::I32:
+    case DType::F32: return 4;
     case DType::I4: break;
   }
   isa_fail("scalar load / store of type " + std::string(dtype_name(t)) + " is not supported");
@@ -56,10 +58,27 @@ int64_t widen(DType t, const uint8_t* p) {
   switch (t) {
     case DType::I8: return static_cast<int8_t>(p[0]);
     case DType::U8: return p[0];
-    case DType::I16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::I32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::F16: case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::F32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::I16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::F16:
+    case DType::BF16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::F32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
     case DType::I4: break;
   }
   return 0;
@@ -70,8 +89,9 @@ Addr effective(const ExecContext& ctx, Addr a, int8_t index_reg) {
   check_reg("index_reg", index_reg);
   const uint64_t off = a.off + static_cast<uint64_t>((*ctx.regs)[index_reg]);
   if (off > Addr::kMaxOff)
-    isa_fail("address " + std::string(buf_name(a.buf)) + ":" + hex(a.off) + " plus index register r" + std::to_string(index_reg) +
-             " = " + std::to_string((*ctx.regs)[index_reg]) + " is beyond 2^" + std::to_string(Addr::kOffBits) + " - 1");
+    isa_fail("address " + std::string(buf_name(a.buf)) + ":" + hex(a.off) + " plus index register r" +
+             std::to_string(index_reg) + " = " + std::to_string((*ctx.regs)[index_reg]) + " is beyond 2^" +
+             std::to_string(Addr::kOffBits) + " - 1");
   return Addr{a.buf, off};
 }
 }  // namespace

@@ -1,9 +1,9 @@
 // Sync instructions have no data semantics; executing one validates its fields. Their ordering meaning
 // (flags, barriers, cross-core counters) belongs to the machine model in sim/ and to program.cpp's
 // sequential interpreter.
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
 #include "isa/instr/sync_rules.h"
+#include "isa/semantics/exec_impl.h"
 
 namespace npusim::isa::impl {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <string>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 #include "isa/semantics/vector/vec_drive.h"
 #include "isa/semantics/vector/vec_math.h"
 
@@ -16,7 +16,18 @@ namespace {
 using namespace vec;
 
 enum class Conv {
-  F32toF16, F32toBF16, F16toF32, BF16toF32, F16toS8, F32toS32, F16toS32, S32toF32, S32toF16, U8toF16, S8toF16, F32toF32,
+  F32toF16,
+  F32toBF16,
+  F16toF32,
+  BF16toF32,
+  F16toS8,
+  F32toS32,
+  F16toS32,
+  S32toF32,
+  S32toF16,
+  U8toF16,
+  S8toF16,
+  F32toF32,
   F16toS4
 };
 
@@ -25,13 +36,18 @@ struct ConvPair {
   Conv conv;
 };
 constexpr ConvPair kPairs[] = {
-    {DType::F32, DType::F16, Conv::F32toF16},  {DType::F32, DType::BF16, Conv::F32toBF16},
-    {DType::F16, DType::F32, Conv::F16toF32},  {DType::BF16, DType::F32, Conv::BF16toF32},
-    {DType::F16, DType::I8, Conv::F16toS8},    {DType::F32, DType::I32, Conv::F32toS32},
-    {DType::F16, DType::I32, Conv::F16toS32},  {DType::I32, DType::F32, Conv::S32toF32},
+    {DType::F32, DType::F16, Conv::F32toF16},
+    {DType::F32, DType::BF16, Conv::F32toBF16},
+    {DType::F16, DType::F32, Conv::F16toF32},
+    {DType::BF16, DType::F32, Conv::BF16toF32},
+    {DType::F16, DType::I8, Conv::F16toS8},
+    {DType::F32, DType::I32, Conv::F32toS32},
+    {DType::F16, DType::I32, Conv::F16toS32},
+    {DType::I32, DType::F32, Conv::S32toF32},
     {DType::I32, DType::F16, Conv::S32toF16},
     // Byte -> f16 (vendor vconv_u82f16 / vconv_s82f16): exact; attention kernels turn mask bytes into f16 to compare.
-    {DType::U8, DType::F16, Conv::U8toF16},    {DType::I8, DType::F16, Conv::S8toF16},
+    {DType::U8, DType::F16, Conv::U8toF16},
+    {DType::I8, DType::F16, Conv::S8toF16},
     // f32 -> f32 rounded to an integral value (vendor Cast<float, float> with CAST_RINT / ROUND / FLOOR / CEIL /
     // TRUNC; the MSD antiquant kernels split the query into int8 limbs with CAST_ROUND, msd_research.md §2).
     {DType::F32, DType::F32, Conv::F32toF32},
@@ -54,7 +70,8 @@ Conv find_conv(const VCast& in) {
 
 void check_round(const VCast& in, Conv c) {
   check_field("round", static_cast<int>(in.round), 0, static_cast<int>(RoundMode::ODD));
-  const bool exact = c == Conv::F16toF32 || c == Conv::BF16toF32 || c == Conv::U8toF16 || c == Conv::S8toF16;  // mode ignored
+  const bool exact =
+      c == Conv::F16toF32 || c == Conv::BF16toF32 || c == Conv::U8toF16 || c == Conv::S8toF16;  // mode ignored
   if (in.round == RoundMode::ODD && c != Conv::F32toF16 && !exact)
     isa_fail("field round = odd is not supported for vconv " + pair_name(in.src_dtype, in.dst_dtype) +
              " (round to odd exists for f32 -> f16 only)");
@@ -90,7 +107,8 @@ uint32_t convert(const Cast& c, uint32_t bits) {
     case Conv::U8toF16: return s32_to_f16(static_cast<int32_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
     case Conv::S8toF16: return s32_to_f16(static_cast<int8_t>(bits & 0xffu), RoundMode::RINT, Overflow::Ieee);
     case Conv::F32toF32: return f32_integral(f32_from_bits(bits), c.mode, c.overflow);
-    case Conv::F16toS4: return static_cast<uint8_t>(f32_to_s4(f16_to_f32(h), c.mode) & 0xf);  // one nibble (cast_to_s4 packs)
+    case Conv::F16toS4:
+      return static_cast<uint8_t>(f32_to_s4(f16_to_f32(h), c.mode) & 0xf);  // one nibble (cast_to_s4 packs)
   }
   return 0;
 }
@@ -138,7 +156,8 @@ void bf16_to_f32(const void* src, void* dst, int n8) {
 void per_element(const Cast& c, int src_size, int dst_size, const void* src, void* dst, int n8) {
   const auto* s = static_cast<const uint8_t*>(src);
   auto* d = static_cast<uint8_t*>(dst);
-  for (int k = 0; k < n8; ++k) store_bits(d + k * dst_size, dst_size, convert(c, load_bits(s + k * src_size, src_size)));
+  for (int k = 0; k < n8; ++k)
+    store_bits(d + k * dst_size, dst_size, convert(c, load_bits(s + k * src_size, src_size)));
 }
 
 ChunkFn fast_cast(const Cast& c, int src_size, int dst_size) {
@@ -154,8 +173,8 @@ ChunkFn fast_cast(const Cast& c, int src_size, int dst_size) {
 // first) of byte dst + r * rep * 32 + l / 2: a repeat writes 64 contiguous bytes (dst blk must be 1).
 void cast_to_s4(const VCast& in, const Cast& c, ExecContext& ctx) {
   if (in.dst_s.blk != 1)
-    isa_fail("field dst_blk = " + std::to_string(in.dst_s.blk) + ": an s4 destination is packed, a repeat writes 64 "
-             "contiguous bytes (dst_blk must be 1)");
+    isa_fail("field dst_blk = " + std::to_string(in.dst_s.blk) +
+             ": an s4 destination is packed, a repeat writes 64 contiguous bytes (dst_blk must be 1)");
   const VecGeom g = VecGeom::from_mask(in.mask, in.repeat, lanes_for(2));
   LaneOperand src{"src", in.src, in.src_s, 2};
   const Footprint src_fp = Footprint::of_lanes(src, g);

@@ -2,8 +2,8 @@
 // Semantics and the reasons for them: isa/README.md section 4.
 #include <memory>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 #include "isa/semantics/vector/vec_drive.h"
 #include "isa/semantics/vector/vec_math.h"
 
@@ -13,7 +13,9 @@ namespace {
 using namespace vec;
 
 // Source lanes -> fp32 (f16 widened exactly), op in fp32, f16 rounded once.
-float to_f32(DType t, uint32_t bits) { return t == DType::F16 ? f16_to_f32(static_cast<uint16_t>(bits)) : f32_from_bits(bits); }
+float to_f32(DType t, uint32_t bits) {
+  return t == DType::F16 ? f16_to_f32(static_cast<uint16_t>(bits)) : f32_from_bits(bits);
+}
 uint32_t from_f32(DType t, float x) { return t == DType::F16 ? f16_round(x) : f32_bits(x); }
 int64_t to_int(DType t, uint32_t bits) {
   return t == DType::I16 ? int64_t(static_cast<int16_t>(bits)) : int64_t(static_cast<int32_t>(bits));
@@ -121,8 +123,7 @@ void exec(const VUnary& in, ExecContext& ctx) {
   check_field("op", static_cast<int>(in.op), 0, static_cast<int>(VUnaryOp::Relu));
   if (in.op == VUnaryOp::Abs || in.op == VUnaryOp::Relu)
     check_dtype(in.dtype, {DType::F16, DType::F32, DType::I16, DType::I32});
-  else
-    check_dtype(in.dtype, {DType::F16, DType::F32});
+  else check_dtype(in.dtype, {DType::F16, DType::F32});
   const int size = bytes_of(in.dtype);
   const VecGeom g = VecGeom::from_mask(in.mask, in.repeat, lanes_for(size));
   LaneOperand dst{"dst", in.dst, in.dst_s, size};

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <memory>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 #include "isa/semantics/vector/vec_drive.h"
 #include "isa/semantics/vector/vec_math.h"
 
@@ -20,7 +20,8 @@ constexpr std::initializer_list<DType> kMoveTypes = {DType::F16, DType::BF16, DT
 void brcb_fast(const LaneOperand& dst, const uint8_t* src, int repeats) {
   for (int r = 0; r < repeats; ++r) {
     uint32_t v[kRepeatBlocks];
-    for (int b = 0; b < kRepeatBlocks; ++b) v[b] = load_bits(src + (uint64_t(r) * kRepeatBlocks + b) * dst.size, dst.size);
+    for (int b = 0; b < kRepeatBlocks; ++b)
+      v[b] = load_bits(src + (uint64_t(r) * kRepeatBlocks + b) * dst.size, dst.size);
     for (int b = 0; b < kRepeatBlocks; ++b) {
       alignas(32) uint8_t block[kBlockBytes];
       for (int i = 0; i < dst.epb(); ++i) store_bits(block + i * dst.size, dst.size, v[b]);
@@ -39,7 +40,8 @@ void exec(const VCopy& in, ExecContext& ctx) {
   check_elementwise(ctx, g, dst, srcs);
   if (exec_path() == ExecPath::Reference)
     return run_reference(g, dst, srcs, [](const uint32_t* s, uint64_t) { return s[0]; });
-  run_fast(g, dst, srcs, [size](const Chunk& c, const void* const* s, void* d) { std::memcpy(d, s[0], size_t(c.n8) * size); });
+  run_fast(g, dst, srcs,
+           [size](const Chunk& c, const void* const* s, void* d) { std::memcpy(d, s[0], size_t(c.n8) * size); });
 }
 
 void exec(const VDup& in, ExecContext& ctx) {
@@ -52,7 +54,8 @@ void exec(const VDup& in, ExecContext& ctx) {
   if (exec_path() == ExecPath::Reference)
     return run_reference(g, dst, {}, [bits](const uint32_t*, uint64_t) { return bits; });
   const auto fill = std::make_unique<Broadcast>(bits, size);
-  run_fast(g, dst, {}, [&](const Chunk& c, const void* const*, void* d) { std::memcpy(d, fill->words, size_t(c.n8) * size); });
+  run_fast(g, dst, {},
+           [&](const Chunk& c, const void* const*, void* d) { std::memcpy(d, fill->words, size_t(c.n8) * size); });
 }
 
 void exec(const VBrcb& in, ExecContext& ctx) {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "isa/semantics/exec_impl.h"
 #include "isa/instr/operand.h"
+#include "isa/semantics/exec_impl.h"
 #include "isa/semantics/vector/vec_drive.h"
 #include "isa/semantics/vector/vec_math.h"
 

@@ -48,8 +48,10 @@ void widen_f16_n(const void* in, float* out, size_t n) {
     const __m256 f = _mm256_cvtph_ps(x);
     // vcvtph2ps quiets signalling NaNs; f16_to_f32 keeps them: clear the quiet bit again for those lanes.
     const __m256i w = _mm256_cvtepu16_epi32(x);
-    const __m256i nan_exp = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7e00)), _mm256_set1_epi32(0x7c00));
-    const __m256i zero_payload = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x1ff)), _mm256_setzero_si256());
+    const __m256i nan_exp =
+        _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7e00)), _mm256_set1_epi32(0x7c00));
+    const __m256i zero_payload =
+        _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x1ff)), _mm256_setzero_si256());
     const __m256i snan = _mm256_andnot_si256(zero_payload, nan_exp);
     const __m256 qbit = _mm256_castsi256_ps(_mm256_and_si256(snan, _mm256_set1_epi32(0x00400000)));
     _mm256_storeu_ps(out + i, _mm256_andnot_ps(qbit, f));

@@ -124,7 +124,10 @@ void Footprint::for_each_interval(const std::function<void(uint64_t, uint64_t)>&
       const uint32_t bits = en.block_bits(b, epb);
       const uint64_t block = op.addr.off + op.block_offset(r, b);
       for (int i = 0; i < epb;) {  // each run of consecutive enabled lanes is one interval
-        if (!((bits >> i) & 1)) { ++i; continue; }
+        if (!((bits >> i) & 1)) {
+          ++i;
+          continue;
+        }
         int j = i;
         while (j < epb && ((bits >> j) & 1)) ++j;
         f(block + uint64_t(i) * op.size, uint64_t(j - i) * op.size);
@@ -172,14 +175,15 @@ void check_elementwise_overlap(const LaneOperand& dst, const Footprint& dst_fp, 
                                const Footprint& src_fp) {
   const bool same = dst.addr == src.addr && dst.s == src.s && dst.size == src.size;
   if (!same && footprints_overlap(dst_fp, src_fp))
-    overlap_fail(dst_fp, src_fp, "a source may share bytes with the destination only as the identical operand: "
-                                 "same address and same block and repeat strides");
+    overlap_fail(dst_fp, src_fp,
+                 "a source may share bytes with the destination only as the identical operand: same address and same "
+                 "block and repeat strides");
 }
 
 void check_reduction_overlap(Addr dst, const Footprint& dst_fp, Addr src, const Footprint& src_fp) {
   if (!(dst == src) && footprints_overlap(dst_fp, src_fp))
-    overlap_fail(dst_fp, src_fp, "the source may share bytes with the destination only when both start at the "
-                                 "same address (in place)");
+    overlap_fail(dst_fp, src_fp,
+                 "the source may share bytes with the destination only when both start at the same address (in place)");
 }
 
 void check_no_overlap(const Footprint& dst_fp, const Footprint& src_fp) {

@@ -11,7 +11,7 @@
 
 namespace npusim::isa::vec {
 
-inline constexpr int kMaxLanes = 128;                              // 16-bit lanes of one repeat
+inline constexpr int kMaxLanes = 128;  // 16-bit lanes of one repeat
 
 // Lanes per repeat for an element size in bytes (cast: the larger of its two sizes).
 constexpr int lanes_for(int elem_bytes) { return kRepeatBytes / elem_bytes; }
@@ -57,8 +57,8 @@ struct LaneOperand {
   const char* name = "";
   Addr addr;
   VStride s;
-  int size = 2;              // element bytes
-  uint8_t* base = nullptr;   // host pointer of addr, set by check_operand()
+  int size = 2;             // element bytes
+  uint8_t* base = nullptr;  // host pointer of addr, set by check_operand()
 
   int epb() const { return kBlockBytes / size; }
   uint64_t block_offset(int r, int b) const {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "isa/mathfn/mathfn.h"
 #include "isa/instr/operand.h"
+#include "isa/mathfn/mathfn.h"
 
 namespace npusim::isa::vec {
 
@@ -17,8 +17,9 @@ void check_dtype(DType t, std::initializer_list<DType> allowed) {
     names += dtype_name(a);
   }
   if (t == DType::BF16)
-    isa_fail("field dtype = bf16: the A2 vector unit has no bf16 arithmetic (bf16 data only moves through "
-             "vconv, vcopy, vdup, vsel and vbrcb; convert to f32 first)");
+    isa_fail(
+        "field dtype = bf16: the A2 vector unit has no bf16 arithmetic (bf16 data only moves through vconv, vcopy, "
+        "vdup, vsel and vbrcb; convert to f32 first)");
   isa_fail("field dtype = " + std::string(dtype_name(t)) + " is not supported here (expected one of: " + names + ")");
 }
 
@@ -27,7 +28,8 @@ uint32_t scalar_bits(DType t, double v, const char* field) {
     case DType::F16: return round_to_binary(v, 5, 10, RoundMode::RINT, Overflow::Ieee);
     case DType::BF16: return round_to_binary(v, 8, 7, RoundMode::RINT, Overflow::Ieee);
     case DType::F32: return f32_bits(static_cast<float>(v));
-    case DType::I16: case DType::I32: {
+    case DType::I16:
+    case DType::I32: {
       const double lo = t == DType::I16 ? -32768.0 : -2147483648.0, hi = t == DType::I16 ? 32767.0 : 2147483647.0;
       if (!(v >= lo && v <= hi))  // also catches NaN
         isa_fail("field " + std::string(field) + " = " + std::to_string(v) + " is outside the range of " +
@@ -96,7 +98,7 @@ int64_t binary_int(VBinOp op, int64_t a, int64_t b) {
     case VBinOp::Mul: return a * b;  // |a|, |b| < 2^31: exact in 64 bits
     case VBinOp::Max: return a > b ? a : b;
     case VBinOp::Min: return a < b ? a : b;
-    case VBinOp::Div: break;         // rejected before execution
+    case VBinOp::Div: break;  // rejected before execution
   }
   return 0;
 }

@@ -24,8 +24,8 @@ float quiet(float x);             // x with the quiet bit set (x a NaN)
 float add_f32(float a, float b);  // IEEE fp32; a NaN operand gives quiet(a) if a is NaN, else quiet(b)
 float sub_f32(float a, float b);
 float mul_f32(float a, float b);
-float max_f32(float a, float b);  // IEEE 754-2019 maximum: NaN wins (same rule), max(-0, +0) = +0
-float min_f32(float a, float b);  // minimum: min(-0, +0) = -0
+float max_f32(float a, float b);                // IEEE 754-2019 maximum: NaN wins (same rule), max(-0, +0) = +0
+float min_f32(float a, float b);                // minimum: min(-0, +0) = -0
 float binary_f32(VBinOp op, float a, float b);  // Div: hw_div
 float unary_f32(VUnaryOp op, float x);          // Exp Ln Rec Sqrt Rsqrt: hw_*; Abs clears the sign; Relu max(x, +0)
 // Integer ops, exact in 64 bits; the caller wraps to the element width.

@@ -11,8 +11,8 @@
 // Args: o (Sq x 128 fp32), q (Sq x 128), k (Skv x 128), v (Skv x 128), the S / P / PV FIFOs (workspaces of at least
 // blocks x kFifo x 128 KiB / 64 KiB / 64 KiB), sq, skv (multiples of 128 and 256), scale. 128-row query blocks are
 // dealt round-robin to the launch's blocks.
-#include <pto/pto-inst.hpp>
 #include <pto/npu/a2a3/custom/TSync_Custom.hpp>
+#include <pto/pto-inst.hpp>
 
 using namespace pto;
 
@@ -33,10 +33,10 @@ constexpr V2C kPReady{2};
 constexpr C2V kPVReady{4};
 
 // ---------------------------------------------------------------- cube --------------------------------------------
-using MatQ = Tile<TileType::Mat, half, kS0, kD, BLayout::ColMajor, kS0, kD, SLayout::RowMajor>;      // NZ
-using MatKt = Tile<TileType::Mat, half, kD, kS1, BLayout::RowMajor, kD, kS1, SLayout::ColMajor>;     // ZN of K^T
-using MatP = Tile<TileType::Mat, half, kS0, kS1, BLayout::ColMajor, kS0, kS1, SLayout::RowMajor>;    // NZ
-using MatV = Tile<TileType::Mat, half, kS1, kD, BLayout::ColMajor, kS1, kD, SLayout::RowMajor>;      // NZ, K rows
+using MatQ = Tile<TileType::Mat, half, kS0, kD, BLayout::ColMajor, kS0, kD, SLayout::RowMajor>;    // NZ
+using MatKt = Tile<TileType::Mat, half, kD, kS1, BLayout::RowMajor, kD, kS1, SLayout::ColMajor>;   // ZN of K^T
+using MatP = Tile<TileType::Mat, half, kS0, kS1, BLayout::ColMajor, kS0, kS1, SLayout::RowMajor>;  // NZ
+using MatV = Tile<TileType::Mat, half, kS1, kD, BLayout::ColMajor, kS1, kD, SLayout::RowMajor>;    // NZ, K rows
 using LeftT = TileLeft<half, kS0, kHalf>;
 using RightT = TileRight<half, kHalf, kHalf>;
 using AccT = TileAcc<float, kS0, kHalf>;
@@ -166,8 +166,8 @@ using Col = Tile<TileType::Vec, float, kRows, 1, BLayout::ColMajor>;  // one val
 using Row = Tile<TileType::Vec, float, 1, kRows>;                     // the same bytes, for elementwise ops
 
 struct RowState {  // per 32-row chunk
-  Col m, l;               // running max and sum
-  Col em[kFifo];          // exp(scale * (m_old - m_new)) of each tile not yet applied to O
+  Col m, l;        // running max and sum
+  Col em[kFifo];   // exp(scale * (m_old - m_new)) of each tile not yet applied to O
 };
 
 // UB: two S / P buffers alternate between consecutive chunks, so one chunk's load and store overlap the previous

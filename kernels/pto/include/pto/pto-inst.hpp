@@ -188,13 +188,11 @@ inline RecordEvent TMATMUL(C& c, A& a, B& b, SrcLoc loc = SrcLoc::current()) {
 }
 // As on A2 / A3 the accumulation is in place at c_out (c_in names the same accumulator).
 template <TileT C, TileT CI, TileT A, TileT B>
-inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b,
-                               SrcLoc loc = SrcLoc::current()) {
+inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b, SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL_ACC, c_out, c_in, a, b, 0, loc);
 }
 template <AccPhase Phase, TileT C, TileT CI, TileT A, TileT B>
-inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b,
-                               SrcLoc loc = SrcLoc::current()) {
+inline RecordEvent TMATMUL_ACC(C& c_out, CI& c_in, A& a, B& b, SrcLoc loc = SrcLoc::current()) {
   return d::mmad(Op::TMATMUL_ACC, c_out, c_in, a, b, int(Phase), loc);
 }
 template <AccPhase Phase = AccPhase::Unspecified, TileT C, TileT A, TileT B>
@@ -203,11 +201,11 @@ inline RecordEvent TMATMUL_ACC(C& c, A& a, B& b, SrcLoc loc = SrcLoc::current())
 }
 
 // ---- vector: elementwise, scalar, unary ------------------------------------------------------------------------
-#define NPUSIM_PTO_BINARY(NAME)                                                                                      \
-  template <TileT D, TileT S0, TileT S1>                                                                             \
-  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {                              \
-    static_assert(D::isRowMajor && S0::isRowMajor && S1::isRowMajor, #NAME ": tiles must be row-major");             \
-    return d::run(Op::NAME, loc, dst, src0, src1);                                                                   \
+#define NPUSIM_PTO_BINARY(NAME)                                                                          \
+  template <TileT D, TileT S0, TileT S1>                                                                 \
+  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {                  \
+    static_assert(D::isRowMajor && S0::isRowMajor && S1::isRowMajor, #NAME ": tiles must be row-major"); \
+    return d::run(Op::NAME, loc, dst, src0, src1);                                                       \
   }
 NPUSIM_PTO_BINARY(TADD)
 NPUSIM_PTO_BINARY(TSUB)
@@ -221,11 +219,10 @@ inline RecordEvent TDIV(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current
   return d::run(Op::TDIV, loc, dst, src0, src1);
 }
 
-#define NPUSIM_PTO_SCALAR(NAME)                                                                                      \
-  template <TileT D, TileT S>                                                                                        \
-  inline RecordEvent NAME(D& dst, S& src, typename S::DType scalar,                                                  \
-                          SrcLoc loc = SrcLoc::current()) {                                                          \
-    return d::run_s(Op::NAME, double(scalar), loc, dst, src);                                                        \
+#define NPUSIM_PTO_SCALAR(NAME)                                                                       \
+  template <TileT D, TileT S>                                                                         \
+  inline RecordEvent NAME(D& dst, S& src, typename S::DType scalar, SrcLoc loc = SrcLoc::current()) { \
+    return d::run_s(Op::NAME, double(scalar), loc, dst, src);                                         \
   }
 NPUSIM_PTO_SCALAR(TADDS)
 NPUSIM_PTO_SCALAR(TSUBS)
@@ -234,16 +231,15 @@ NPUSIM_PTO_SCALAR(TMAXS)
 NPUSIM_PTO_SCALAR(TMINS)
 #undef NPUSIM_PTO_SCALAR
 template <auto Precision = DivAlgorithm::DEFAULT, TileT D, TileT S>
-inline RecordEvent TDIVS(D& dst, S& src, typename S::DType scalar,
-                         SrcLoc loc = SrcLoc::current()) {
+inline RecordEvent TDIVS(D& dst, S& src, typename S::DType scalar, SrcLoc loc = SrcLoc::current()) {
   return d::run_s(Op::TDIVS, double(scalar), loc, dst, src);
 }
 
-#define NPUSIM_PTO_UNARY(NAME)                                                                                       \
-  template <TileT D, TileT S>                                                                                        \
-  inline RecordEvent NAME(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {                                          \
-    static_assert(D::isRowMajor && S::isRowMajor, #NAME ": tiles must be row-major");                                \
-    return d::run(Op::NAME, loc, dst, src);                                                                          \
+#define NPUSIM_PTO_UNARY(NAME)                                                        \
+  template <TileT D, TileT S>                                                         \
+  inline RecordEvent NAME(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {           \
+    static_assert(D::isRowMajor && S::isRowMajor, #NAME ": tiles must be row-major"); \
+    return d::run(Op::NAME, loc, dst, src);                                           \
   }
 NPUSIM_PTO_UNARY(TLOG)
 NPUSIM_PTO_UNARY(TABS)
@@ -257,16 +253,15 @@ inline RecordEvent TEXP(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {
   return d::run(Op::TEXP, loc, dst, src);
 }
 template <TileT D>
-inline RecordEvent TEXPANDS(D& dst, typename D::DType scalar,
-                            SrcLoc loc = SrcLoc::current()) {
+inline RecordEvent TEXPANDS(D& dst, typename D::DType scalar, SrcLoc loc = SrcLoc::current()) {
   return d::run_s(Op::TEXPANDS, double(scalar), loc, dst);
 }
 
 // ---- vector: row reductions and row broadcasts -----------------------------------------------------------------
-#define NPUSIM_PTO_ROW_REDUCE(NAME)                                                                                  \
-  template <TileT D, TileT S, TileT T>                                                                               \
-  inline RecordEvent NAME(D& dst, S& src, T& tmp, SrcLoc loc = SrcLoc::current()) {                                  \
-    return d::run(Op::NAME, loc, dst, src, tmp);                                                                     \
+#define NPUSIM_PTO_ROW_REDUCE(NAME)                                                 \
+  template <TileT D, TileT S, TileT T>                                              \
+  inline RecordEvent NAME(D& dst, S& src, T& tmp, SrcLoc loc = SrcLoc::current()) { \
+    return d::run(Op::NAME, loc, dst, src, tmp);                                    \
   }
 NPUSIM_PTO_ROW_REDUCE(TROWMAX)
 NPUSIM_PTO_ROW_REDUCE(TROWSUM)
@@ -276,18 +271,17 @@ template <TileT D, TileT S>
 inline RecordEvent TROWEXPAND(D& dst, S& src, SrcLoc loc = SrcLoc::current()) {
   return d::run(Op::TROWEXPAND, loc, dst, src);
 }
-#define NPUSIM_PTO_ROW_EXPAND(NAME)                                                                                  \
-  template <TileT D, TileT S0, TileT S1>                                                                             \
-  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {                              \
-    return d::run(Op::NAME, loc, dst, src0, src1);                                                                   \
+#define NPUSIM_PTO_ROW_EXPAND(NAME)                                                     \
+  template <TileT D, TileT S0, TileT S1>                                                \
+  inline RecordEvent NAME(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) { \
+    return d::run(Op::NAME, loc, dst, src0, src1);                                      \
   }
 NPUSIM_PTO_ROW_EXPAND(TROWEXPANDADD)
 NPUSIM_PTO_ROW_EXPAND(TROWEXPANDSUB)
 NPUSIM_PTO_ROW_EXPAND(TROWEXPANDMUL)
 #undef NPUSIM_PTO_ROW_EXPAND
 template <auto Precision = DivAlgorithm::DEFAULT, TileT D, TileT S0, TileT S1>
-inline RecordEvent TROWEXPANDDIV(D& dst, S0& src0, S1& src1,
-                                 SrcLoc loc = SrcLoc::current()) {
+inline RecordEvent TROWEXPANDDIV(D& dst, S0& src0, S1& src1, SrcLoc loc = SrcLoc::current()) {
   return d::run(Op::TROWEXPANDDIV, loc, dst, src0, src1);
 }
 
@@ -300,8 +294,7 @@ inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, SrcLoc loc = SrcLoc::cur
   return {};
 }
 template <bool NeedSetCtrl = true, TileT D, TileT S>
-inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat,
-                        SrcLoc loc = SrcLoc::current()) {
+inline RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, SrcLoc loc = SrcLoc::current()) {
   auto c = d::tiles(Op::TCVT, dst, src);
   c.mode = int(mode);
   c.i0 = sat == SaturationMode::OFF;
@@ -374,7 +367,7 @@ int add_entry(const char* name) {
 // NPUSIM_PTO_ENTRY(name, function): makes `function` (a __global__ kernel, e.g. an explicit template
 // instantiation `GemmPerformance<float, 24, ...>`) runnable by op `pto` as attrs.entry = name. This line replaces
 // the host launch code (`kernel<<<blocks, nullptr, stream>>>(...)`) of a device kernel.
-#define NPUSIM_PTO_ENTRY(name, ...)                                                                                  \
+#define NPUSIM_PTO_ENTRY(name, ...) \
   [[maybe_unused]] static const int npusim_pto_entry_##name = ::pto::npusim_detail::add_entry<&__VA_ARGS__>(#name)
 
 // What the simulator reads from a kernel library (weak: every translation unit may define them).

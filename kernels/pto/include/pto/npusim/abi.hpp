@@ -17,7 +17,7 @@ inline constexpr uint64_t kGmBase = uint64_t{1} << 44;
 // Tile storage classes (pto::TileType) and element types.
 enum class Loc : uint8_t { Vec, Mat, Left, Right, Acc, Bias, Scaling };
 enum class Elem : uint8_t { F16, BF16, F32, I8, U8, I16, U16, I32, U32, I64, U64 };
-enum class Layout2 : uint8_t { RowMajor, ColMajor };  // pto::BLayout
+enum class Layout2 : uint8_t { RowMajor, ColMajor };       // pto::BLayout
 enum class Box : uint8_t { NoneBox, RowMajor, ColMajor };  // pto::SLayout
 
 struct TileRef {
@@ -28,7 +28,7 @@ struct TileRef {
   int32_t rows = 0, cols = 0;              // capacity
   int32_t valid_rows = 0, valid_cols = 0;  // the valid region (static or set at run time)
   int32_t fractal_bytes = 512;
-  uint64_t addr = 0;                       // TASSIGN: byte offset in the tile's buffer
+  uint64_t addr = 0;  // TASSIGN: byte offset in the tile's buffer
   bool assigned = false;
 };
 
@@ -45,12 +45,42 @@ struct GmRef {
 // Every tile instruction the front end supports (pto-inst.hpp). Operands: tiles t[0..] in the instruction's
 // argument order, g for a GlobalTensor, s for a scalar, i0 / i1 for index operands, mode for an enum operand.
 enum class Op : uint16_t {
-  TLOAD, TSTORE, TEXTRACT, TMOV, TMATMUL, TMATMUL_ACC,
-  TADD, TSUB, TMUL, TDIV, TMAX, TMIN,
-  TADDS, TSUBS, TMULS, TDIVS, TMAXS, TMINS,
-  TEXP, TLOG, TABS, TSQRT, TRSQRT, TRECIP, TRELU,
-  TEXPANDS, TROWMAX, TROWSUM, TROWMIN, TROWEXPAND, TROWEXPANDADD, TROWEXPANDSUB, TROWEXPANDMUL, TROWEXPANDDIV,
-  TCVT, TTRI,
+  TLOAD,
+  TSTORE,
+  TEXTRACT,
+  TMOV,
+  TMATMUL,
+  TMATMUL_ACC,
+  TADD,
+  TSUB,
+  TMUL,
+  TDIV,
+  TMAX,
+  TMIN,
+  TADDS,
+  TSUBS,
+  TMULS,
+  TDIVS,
+  TMAXS,
+  TMINS,
+  TEXP,
+  TLOG,
+  TABS,
+  TSQRT,
+  TRSQRT,
+  TRECIP,
+  TRELU,
+  TEXPANDS,
+  TROWMAX,
+  TROWSUM,
+  TROWMIN,
+  TROWEXPAND,
+  TROWEXPANDADD,
+  TROWEXPANDSUB,
+  TROWEXPANDMUL,
+  TROWEXPANDDIV,
+  TCVT,
+  TTRI,
 };
 const char* op_name(Op op);  // defined on the simulator side only
 
@@ -85,8 +115,8 @@ class Runtime {
 
 // One argument of a kernel entry: a GM pointer (kGmBase + offset) or a scalar.
 struct Arg {
-  uint64_t u = 0;   // pointer or integer bits
-  double f = 0.0;   // floating-point scalars
+  uint64_t u = 0;  // pointer or integer bits
+  double f = 0.0;  // floating-point scalars
 };
 
 // What a library exports (extern "C" npusim_pto_entries): its entries, each with its parameter signature, one

@@ -193,8 +193,8 @@ struct Dims {
   int64_t v[5] = {(V == DYNAMIC ? 1 : V)...};
   Dims() = default;
   template <class... I>
-    requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...) && (sizeof...(I) == 5 || sizeof...(I) == dynamic_count))
-  Dims(I... in) {
+  requires(sizeof...(I) > 0 && (std::is_integral_v<I> && ...) && (sizeof...(I) == 5 || sizeof...(I) == dynamic_count))
+      Dims(I... in) {
     const int64_t given[] = {int64_t(in)...};
     int next = 0;
     for (int d = 0; d < 5; ++d)
@@ -216,7 +216,7 @@ struct Stride : npusim_detail::Dims<S1, S2, S3, S4, S5> {
 
 namespace npusim_detail {
 constexpr int64_t mul_or_dynamic(int64_t a, int64_t b) { return a == DYNAMIC || b == DYNAMIC ? DYNAMIC : a * b; }
-}
+}  // namespace npusim_detail
 
 // 2-D helpers: TileShape2D is the (rows, cols) shape of a view; BaseShape2D the strides of the whole matrix.
 template <typename T, int64_t rows = DYNAMIC, int64_t cols = DYNAMIC, Layout L = Layout::ND>
@@ -261,9 +261,13 @@ struct GlobalTensor {
   int64_t GetShape(int dim) const { return shape_.v[dim]; }
   int64_t GetStride(int dim) const { return stride_.v[dim]; }
   template <int dim>
-  static constexpr int64_t GetShape() { return Shape::staticShape[dim]; }
+  static constexpr int64_t GetShape() {
+    return Shape::staticShape[dim];
+  }
   template <int dim>
-  static constexpr int64_t GetStride() { return Stride::staticStride[dim]; }
+  static constexpr int64_t GetStride() {
+    return Stride::staticStride[dim];
+  }
   void SetAddr(DType* p) { data_ = p; }
 
   npusim_pto::GmRef npusim_ref() const {

@@ -2,8 +2,8 @@
 // pto-isa's include/pto/npu/a2a3/custom/TSync_Custom.hpp for npusim: a producer / consumer pair of cross-core
 // flags between a cube core and its vector cores through GM. Each instance uses flag_id ("data ready") and
 // flag_id + 1 ("slot free"); record / free signal, wait / allocate block (wait_flag_dev).
-#include <pto/pto-inst.hpp>
 #include <pto/npu/a2a3/custom/TSyncCVID.hpp>
+#include <pto/pto-inst.hpp>
 
 namespace pto {
 
