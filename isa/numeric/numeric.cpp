@@ -96,10 +96,10 @@ namespace {
 uint32_t encode_rounded(uint32_t sign, uint64_t n, int q, int exp_bits, int man_bits, RoundMode m, Overflow o) {
   const int bias = (1 << (exp_bits - 1)) - 1;
   const uint32_t inf = ((1u << exp_bits) - 1) << man_bits;
-  if (n >> (man_bits + 1)) {
+  if (n >> (man_bits + 1)) {  // rounding carried into a new binade
     n >>= 1;
     ++q;
-  }  // rounding carried into a new binade
+  }
   const int biased = (n >> man_bits) ? q + man_bits + bias : 0;
   if (biased >= (1 << exp_bits) - 1) {
     const bool to_inf = o == Overflow::Ieee && overflow_gives_inf(sign != 0, m);

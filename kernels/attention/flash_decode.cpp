@@ -22,9 +22,8 @@ void VecBlocks::load_wait(const DataCopy& d) {
   tile::handover(c_, kCombineLoaded);
 }
 
-void VecBlocks::buffer_free() {
-  tile::handover(c_, kCombineFree);
-}  // V reads of the staging done before MTE2 refills it
+// V reads of the staging done before MTE2 refills it.
+void VecBlocks::buffer_free() { tile::handover(c_, kCombineFree); }
 
 // One (b, KV head) group: M = max m_k, w_k = l_k exp(m_k - M), W = sum w_k, out = sum O_k (w_k / W),
 // lse = M + ln W (kernels/attention/README.md "Flash-decoding").

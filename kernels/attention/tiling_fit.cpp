@@ -5,6 +5,8 @@
 #include <string>
 
 #include "kernels/attention/buffers.h"
+#include "kernels/attention/schedule.h"
+#include "kernels/attention/tiling_keys.h"
 #include "kernels/host/case_file.h"
 
 namespace npusim::op::attn {
@@ -111,34 +113,11 @@ void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& h
                     " bytes but hw.core.l0c_bytes = " + str(hw.core.l0c_bytes));
 }
 
-std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys) {
-  keys.push_back({.name = "l0_k_step",
-                  .lo = 16,
-                  .hi = 1024,
-                  .multiple_of = 16,
-                  .default_rule =
-                      "the largest multiple of the fractal K (16 fp16 / bf16, 32 int8, 64 int4) whose cube-rows x K "
-                      "slice fills half of L0A and whose K x l0_n_sub slice half of L0B, at most 8 fractals and 256",
-                  .doc = "K per mmad slice of the cube's Q K^T and P V (two L0A / L0B slices, double-buffered)",
-                  .follows = {"s1_block", "l0_n_sub"}});
-  keys.push_back(
-      {.name = "l0_n_sub",
-       .lo = 16,
-       .hi = 1024,
-       .multiple_of = 16,
-       .default_rule =
-           "the largest multiple of 16 (int8 32, int4 64) whose cube-rows x N fp32 fill half of L0C, at most 128, "
-           "chosen before l0_k_step (with l0_k_step set: whose K x N slice also fills half of L0B)",
-       .doc = "N per L0C half (the FixPipe drains one half while the cube fills the other)",
-       .follows = {"s1_block", "l0_k_step"}});
-  return keys;
-}
-
 void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov) {
   // The rule picks N first; a case that sets only one of the two gets the other fitted beside it.
-  if (ov.overridden("l0_n_sub") && !ov.overridden("l0_k_step")) t.l0_n = ov.choose("l0_n_sub", 16);
-  t.l0_k = ov.choose("l0_k_step", std::max<int64_t>(16, l0_split(p, t, hw).kstep));
-  t.l0_n = ov.choose("l0_n_sub", std::max<int64_t>(16, l0_split(p, t, hw).nsub));
+  if (ov.overridden(keys::l0_n_sub) && !ov.overridden(keys::l0_k_step)) t.l0_n = ov.choose(keys::l0_n_sub, 16);
+  t.l0_k = ov.choose(keys::l0_k_step, std::max<int64_t>(16, l0_split(p, t, hw).kstep));
+  t.l0_n = ov.choose(keys::l0_n_sub, std::max<int64_t>(16, l0_split(p, t, hw).nsub));
 }
 
 void check_vec_rows(const BlockTiling& t, int64_t a, bool high_perf) {
@@ -152,6 +131,27 @@ void check_vec_rows(const BlockTiling& t, int64_t a, bool high_perf) {
   if (t.vec_rows * Plan::cw_of(t.s2_block) > kCounterModeElems)
     throw CaseError("tiling.vec_rows x s2_block = " + std::to_string(t.vec_rows * Plan::cw_of(t.s2_block)) +
                     " exceeds one counter-mode vector instruction (16320 fp32 elements)");
+}
+
+void choose_blocks(Plan& pl, const BlockTiling& rule, Tiling& ov) {
+  pl.t.s1_block = ov.choose(keys::s1_block, rule.s1_block);
+  pl.t.s2_block = ov.choose(keys::s2_block, rule.s2_block);
+  pl.t.preload = ov.choose(keys::preload, rule.preload);
+  pl.t.kv_buffers = ov.choose(keys::kv_buffers, rule.kv_buffers);
+}
+
+void choose_vec_rows(Plan& pl, uint64_t ub, Tiling& ov, int64_t align, bool high_perf) {
+  const int64_t fit = fit_vec_rows(pl.p, pl.t, ub, align);
+  pl.t.vec_rows = ov.choose(keys::vec_rows, fit ? fit : align);
+  check_vec_rows(pl.t, align, high_perf);
+}
+
+void finish_tiling(Plan& pl, const sim::HwConfig& hw, Tiling& ov) {
+  choose_l0(pl.p, pl.t, hw, ov);
+  check_fit(pl.p, pl.t, hw);
+  make_units(pl);
+  const int64_t units = std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size())));
+  pl.t.block_dim = ov.choose(keys::block_dim, units);
 }
 
 }  // namespace npusim::op::attn

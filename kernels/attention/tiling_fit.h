@@ -45,9 +45,15 @@ void check_l0(const AttnProblem& p, const BlockTiling& t, const sim::HwConfig& h
 // Sets t.l0_k / t.l0_n through the tiling keys l0_k_step / l0_n_sub, defaulting to l0_split's rule (a key the case
 // sets is fitted around), so that a report names the split and a case can pin it.
 void choose_l0(const AttnProblem& p, BlockTiling& t, const sim::HwConfig& hw, Tiling& ov);
-// An attention op's tiling keys followed by the two of the L0 split.
-std::vector<TilingKey> with_l0_keys(std::vector<TilingKey> keys);
 // vec_rows within the AIV half, a multiple of `align`, one counter-mode vector instruction per sub-tile.
 void check_vec_rows(const BlockTiling& t, int64_t align, bool high_perf);
+
+// The steps both attention ops take from their default rule's block sizes to a plan's tiling, in this order:
+// s1_block, s2_block, preload and kv_buffers through the case's overrides (`rule`: the op's defaults);
+void choose_blocks(Plan& pl, const BlockTiling& rule, Tiling& ov);
+// vec_rows (the largest that fits UB, else `align`), checked;
+void choose_vec_rows(Plan& pl, uint64_t ub, Tiling& ov, int64_t align, bool high_perf);
+// the L0 split, the capacity checks, the work units and block_dim (min(AI cores, units) unless the case sets it).
+void finish_tiling(Plan& pl, const sim::HwConfig& hw, Tiling& ov);
 
 }  // namespace npusim::op::attn

@@ -15,7 +15,7 @@ constexpr int64_t kCompressed = 2048;  // triu(ones(2048, 2048), 1) (vendor gene
 bool needs_compressed(int mode) { return mode == 2 || mode == 3 || mode == 4 || mode == 7 || mode == 8; }
 
 int check_mode(const Ctx& x) {
-  const int64_t m = attr_int(x.c, "sparse_mode", 0);
+  const int64_t m = attr_int(x.c, "sparse_mode");
   if (m == 5)
     fail(
         "attrs.sparse_mode = 5 (prefix) is not supported for variable-length sequences (vendor: 'Var len not support "
@@ -129,8 +129,8 @@ void check_scores(Ctx& x) {
   attn::AttnProblem& p = x.p;
   const int mode = check_mode(x);
   p.sparse_mode = mode;
-  p.pre_tokens = attr_int(x.c, "pre_tokens", 2147483647);
-  p.next_tokens = attr_int(x.c, "next_tokens", 2147483647);
+  p.pre_tokens = attr_int(x.c, "pre_tokens");
+  p.next_tokens = attr_int(x.c, "next_tokens");
   check_mask(x, mode);
   if (mode == 7 || mode == 8) p.band_batch = band_batch(p, mode);
   if (mode == 1 || mode == 2 || mode == 3) p.pre_tokens = p.next_tokens = 2147483647;  // ignored by these modes
@@ -139,10 +139,10 @@ void check_scores(Ctx& x) {
 
 void check_precision(Ctx& x) {
   attn::AttnProblem& p = x.p;
-  const double scale = attr_float(x.c, "scale", 1.0);
+  const double scale = attr_float(x.c, "scale");
   if (!std::isfinite(scale)) fail("attrs.scale = " + std::to_string(scale) + " must be finite");
   p.scale = scale;
-  p.inner_precise = int(attr_int(x.c, "inner_precise", 0));
+  p.inner_precise = int(attr_int(x.c, "inner_precise"));
   if (p.inner_precise < 0 || p.inner_precise > 2)
     fail("attrs.inner_precise = " + str(p.inner_precise) + " must be 0, 1 or 2 (2 = invalid-row correction)");
   p.row_fix = p.inner_precise == 2;

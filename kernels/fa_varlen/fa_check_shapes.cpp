@@ -104,11 +104,11 @@ void check_absent(const Ctx& x) {
             : std::string(t) == "drop_mask" ? "dropout"
                                             : "padding mask") +
            " (spec §2.4, the vendor's phase-1 check)");
-  const std::string lay = attr_string(x.c, "input_layout", "");
+  const std::string lay = attr_string(x.c, "input_layout");
   if (lay != "TND") fail("attrs.input_layout = '" + lay + "' is not supported (TND is the only layout of FA V3)");
-  const double kp = attr_float(x.c, "keep_prob", 1.0);
+  const double kp = attr_float(x.c, "keep_prob");
   if (kp != 1.0) fail("attrs.keep_prob = " + std::to_string(kp) + " must be 1 (dropout is not supported; spec §2.4)");
-  const int64_t pt = attr_int(x.c, "pse_type", 1);
+  const int64_t pt = attr_int(x.c, "pse_type");
   if (pt != 0 && pt != 1)
     fail("attrs.pse_type = " + str(pt) + " must be 0 or 1 (types 2 / 3 generate an alibi pse, which FA V3 forbids)");
 }
@@ -123,7 +123,7 @@ void check_tensors(Ctx& x) {
   check_dtypes(x);
   const auto q = rank3(x.c, "query", "(T1, N1, D)"), k = rank3(x.c, "key", "(T2, N2, D)"),
              v = rank3(x.c, "value", "(T2, N2, Dv)");
-  p.N = attr_int(x.c, "head_num", 0);
+  p.N = attr_int(x.c, "head_num");
   if (p.N < 1 || p.N > kMaxHeads)
     fail("attrs.head_num = " + str(p.N) + " must be in [1, 256] (spec §2.4: headNum > 0)");
   if (q[1] != p.N)

@@ -88,7 +88,7 @@ void check_antiquant_decode_tensors(Ctx& x) {
          "fp16 or int8 or int4\"; spec §1.6)");
   attn::AntiQuant& a = x.p.antiquant;
   a.on = true, a.msd = true, a.separated = sep;
-  const int64_t legacy = attr_int(x.c, "antiquant_mode", 0);
+  const int64_t legacy = attr_int(x.c, "antiquant_mode");
   if (sep) {  // the separated parameters win over the combined ones (spec §1.6)
     for (const char* side : {"key", "value"})
       if (!has(x.c, std::string(side) + "_antiquant_scale"))
@@ -97,7 +97,7 @@ void check_antiquant_decode_tensors(Ctx& x) {
              "(spec §1.6)");
     if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
       fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
-    a.k_mode = int(attr_int(x.c, "key_antiquant_mode", 0)), a.v_mode = int(attr_int(x.c, "value_antiquant_mode", 0));
+    a.k_mode = int(attr_int(x.c, "key_antiquant_mode")), a.v_mode = int(attr_int(x.c, "value_antiquant_mode"));
     a.offset = has(x.c, "key_antiquant_offset");
     a.k_dtype = single(x.c, "key_antiquant_scale").dtype, a.v_dtype = single(x.c, "value_antiquant_scale").dtype;
   } else {
@@ -137,7 +137,7 @@ void check_antiquant_prompt_msd_tensors(Ctx& x) {
            "dequant scale is null\")");
   if (has(x.c, "key_antiquant_offset") != has(x.c, "value_antiquant_offset"))
     fail("inputs.key_antiquant_offset and inputs.value_antiquant_offset go together (spec §1.6)");
-  const int64_t km = attr_int(x.c, "key_antiquant_mode", 0), vm = attr_int(x.c, "value_antiquant_mode", 0);
+  const int64_t km = attr_int(x.c, "key_antiquant_mode"), vm = attr_int(x.c, "value_antiquant_mode");
   if (km != vm || (km != 0 && km != 1))
     fail("attrs.key_antiquant_mode = " + str(km) + " and attrs.value_antiquant_mode = " + str(vm) +
          " must both be 0 (per-channel) or both 1 (per-token) with query S > 1 (the vendor: \"the key/value's quant "

@@ -93,7 +93,7 @@ void check_block_table(Ctx& x) {
   if (s.size() != 2 || s[0] != x.p.B || s[1] < 1)
     fail("inputs.block_table has shape " + dims(s) + " but must be (B = " + str(x.p.B) + ", max_blocks >= 1)");
   x.p.max_blocks = s[1];
-  const int64_t bs = attr_int(x.c, "block_size", 0);
+  const int64_t bs = attr_int(x.c, "block_size");
   if (x.decode() && (bs < 1 || bs > kMaxDecodeBlock))  // spec §1.8: non-zero and <= 512 when Sq = 1
     fail("attrs.block_size = " + str(bs) + " must be in [1, " + str(kMaxDecodeBlock) +
          "] for page attention (inputs.block_table given) with query S = 1");
@@ -190,7 +190,7 @@ void check_kv(Ctx& x) {
     check_paged(x);
     return;
   }
-  if (const int64_t bs = attr_int(x.c, "block_size", 0); bs != 0)
+  if (const int64_t bs = attr_int(x.c, "block_size"); bs != 0)
     fail("attrs.block_size = " + str(bs) +
          " is given without inputs.block_table (block_size is the page-attention block; without a block table K and V "
          "are dense)");

@@ -17,10 +17,10 @@ const char* const kNotYet =
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
 // with query S > 1 (all of 0-5 with S = 1, MSD), equal except K per-channel (0) + V per-token (1) (spec §1.6).
 void check_modes(const Ctx& x) {
-  const int64_t legacy = attr_int(x.c, "antiquant_mode", 0);
+  const int64_t legacy = attr_int(x.c, "antiquant_mode");
   if (legacy < 0 || legacy > 1)
     fail("attrs.antiquant_mode = " + str(legacy) + " must be 0 (per-channel) or 1 (per-token)");
-  const int64_t km = attr_int(x.c, "key_antiquant_mode", 0), vm = attr_int(x.c, "value_antiquant_mode", 0);
+  const int64_t km = attr_int(x.c, "key_antiquant_mode"), vm = attr_int(x.c, "value_antiquant_mode");
   for (const auto& [name, m] :
        {std::pair<const char*, int64_t>{"key_antiquant_mode", km}, {"value_antiquant_mode", vm}}) {
     if (m < 0 || m > 5)

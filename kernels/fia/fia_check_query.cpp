@@ -72,7 +72,7 @@ void check_sizes(const Ctx& x) {
 
 void check_heads(Ctx& x) {
   attn::AttnProblem& p = x.p;
-  const int64_t kvn = attr_int(x.c, "num_key_value_heads", 0);
+  const int64_t kvn = attr_int(x.c, "num_key_value_heads");
   if (kvn < 0) fail("attrs.num_key_value_heads = " + str(kvn) + " must be >= 0 (0 means num_heads)");
   p.KV_N = kvn == 0 ? p.N : kvn;
   if (p.N % p.KV_N != 0)
@@ -90,11 +90,11 @@ void check_query(Ctx& x) {
   check_query_dtype(q);
   x.p.in = q.dtype;
   x.p.out = q.dtype == ElemType::I8 ? ElemType::F16 : q.dtype;  // full quantisation: fp16 out (int8 with quant_scale2)
-  x.p.layout = parse_layout(attr_string(x.c, "input_layout", "BSH"));
+  x.p.layout = parse_layout(attr_string(x.c, "input_layout"));
   x.p.out_layout = x.p.layout == Layout::BNSD_BSND ? Layout::BSND : x.p.layout;
   x.q_shape = shape_of(q);
   x.query_empty = numel(x.q_shape) == 0;
-  x.p.N = attr_int(x.c, "num_heads", 0);
+  x.p.N = attr_int(x.c, "num_heads");
   if (x.p.N < 1 || x.p.N > kMaxHeads)
     fail("attrs.num_heads = " + str(x.p.N) + " must be in [1, " + str(kMaxHeads) + "] (spec §1.8 limits)");
   read_query_dims(x);

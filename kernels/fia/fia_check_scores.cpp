@@ -11,12 +11,11 @@ using attn::MaskKind;
 
 namespace {
 constexpr int64_t kCompressed = 2048;  // the modes 2-4 mask: triu(ones(2048, 2048), 1)
-constexpr int64_t kIntMax = 2147483647;
 
 std::string mode_text(int m) { return "sparse_mode " + std::to_string(m); }
 
 int check_sparse_mode(const Ctx& x) {
-  const int64_t m = attr_int(x.c, "sparse_mode", 0);
+  const int64_t m = attr_int(x.c, "sparse_mode");
   if (m >= 5 && m <= 8)
     fail("attrs.sparse_mode = " + str(m) +
          " is not supported by FIA V2 (modes 5-8 are FlashAttentionScore's; FIA: 0-4)");
@@ -143,8 +142,8 @@ void check_scores(Ctx& x) {
   attn::AttnProblem& p = x.p;
   const int mode = check_sparse_mode(x);
   p.sparse_mode = mode;
-  p.pre_tokens = attr_int(x.c, "pre_tokens", kIntMax);
-  p.next_tokens = attr_int(x.c, "next_tokens", kIntMax);
+  p.pre_tokens = attr_int(x.c, "pre_tokens");
+  p.next_tokens = attr_int(x.c, "next_tokens");
   check_pre_next(x, mode, p.pre_tokens, p.next_tokens);
   check_mask(x, mode);
   check_pse(x);
@@ -152,9 +151,9 @@ void check_scores(Ctx& x) {
 
 void check_precision(Ctx& x) {
   attn::AttnProblem& p = x.p;
-  p.scale = attr_float(x.c, "scale", 1.0);
+  p.scale = attr_float(x.c, "scale");
   if (!std::isfinite(p.scale)) fail("attrs.scale = " + std::to_string(p.scale) + " must be a finite number");
-  const int64_t ip = attr_int(x.c, "inner_precise", 0);
+  const int64_t ip = attr_int(x.c, "inner_precise");
   if (ip < 0 || ip > 3)
     fail("attrs.inner_precise = " + str(ip) +
          " must be in [0, 3] (bit0 fp16 high performance, bit1 invalid-row correction)");
@@ -164,7 +163,7 @@ void check_precision(Ctx& x) {
   // quantisation always computes in fp16, pse included (PromptFlashAttentionTypeTraits<int8_t>; spec §1.7).
   p.high_perf = !x.decode() && ((p.in == ElemType::F16 && (ip & 1) && !p.pse) || p.full_quant.on);
   p.row_fix = (ip & 2) || rows_certainly_empty(p);
-  p.lse = attr_bool(x.c, "softmax_lse_flag", false);
+  p.lse = attr_bool(x.c, "softmax_lse_flag");
 }
 
 }  // namespace npusim::op::fia

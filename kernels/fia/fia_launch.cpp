@@ -49,7 +49,7 @@ Loaded load_all(sim::Machine& m, const CaseFile& c, const attn::AttnProblem& p) 
 // than the cached path's allocate ceiling (§6). The prompt kernel keeps them cached (each is re-read per query block).
 void choose_kv_l2(sim::Machine& m, Tiling& tiling, const attn::Plan& pl, const Loaded& in) {
   const bool vendor = pl.decode && in.kv_bytes * 5 >= uint64_t(m.hw().l2.bytes) * 6;
-  if (tiling.choose("kv_l2_bypass", vendor ? 1 : 0))
+  if (tiling.choose(fia::keys::kv_l2_bypass, vendor ? 1 : 0))
     for (const auto& name : in.kv) m.gm().set_l2_bypass(name);
 }
 

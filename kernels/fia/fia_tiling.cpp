@@ -5,6 +5,7 @@
 #include "kernels/attention/buffers.h"
 #include "kernels/attention/schedule.h"
 #include "kernels/attention/tiling_fit.h"
+#include "kernels/attention/tiling_keys.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/host/case_file.h"
 
@@ -13,60 +14,38 @@ namespace npusim::op::fia {
 const TilingSpace& fia_tiling_space() {
   static const TilingSpace space(
       "fused_infer_attention_score",
-      attn::with_l0_keys(
-          {{.name = "s1_block",
-            .lo = 16,
-            .hi = 512,
-            .multiple_of = 16,
-            .default_rule = "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved "
-                            "until L1 and UB fit; at query S > 1 then lowered by 16 while the work units (batch x head "
-                            "x s1_block rows) are fewer than the AI cores",
-            .doc = "query rows per work unit (the cube's M); the two AIVs take half each"},
-           {.name = "s2_block",
-            .lo = 128,
-            .hi = 4096,
-            .multiple_of = 128,
-            .default_rule = "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > "
+      attn::attention_keys(
+          {.s1_block = {.default_rule =
+                            "128 (64 when D > 256); query S = 1: the G heads of a KV head rounded up to 16; halved "
+                            "until L1 and UB fit; at query S > 1 then lowered by 16 while the work units (batch x "
+                            "head x s1_block rows) are fewer than the AI cores"},
+           .s2_block = {.default_rule =
+                            "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > "
                             "1 (and at most half the longest KV rounded up to 128 there: two score blocks per unit), "
-                            "else [128, 512] (MSD antiquant at query S = 1: to the vendor's 1024 with G > 1, 8192 with "
-                            "G = 1, whole pages); lowered by 128 until L1 fits (and UB, once s1_block is down to 32); "
-                            "query S = 1: then the smallest block that gives a KV split no more blocks",
-            .doc = "KV columns per score block (the softmax works on 128-column groups)",
-            .follows = {"s1_block", "kv_splits"}},
-           {.name = "vec_rows",
-            .lo = 8,
-            .hi = 256,
-            .multiple_of = 8,
-            .default_rule =
-                "the largest multiple of 8 (16 in fp16 high-performance mode) that divides the AIV half and whose UB "
-                "layout fits, with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
-            .doc = "rows per vector sub-tile of the softmax",
-            .follows = {"s1_block", "s2_block"}},
-           {.name = "preload",
-            .lo = 1,
-            .hi = 4,
-            .default_rule =
-                "2 at query S > 1 (one block beyond the vendor's PFA prefetch), 1 at query S = 1 and with MSD",
-            .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
-           {.name = "block_dim",
-            .lo = 1,
-            .hi_is_ai_cores = true,
-            .default_rule = "min(AI cores, work units)",
-            .doc = "AI cores used; units are split in contiguous ranges balancing score blocks",
-            .follows = {"s1_block"}},
-           {.name = "kv_buffers",
-            .lo = 1,
-            .hi = 2,
-            .default_rule = "2 when the preload is 1 (query S = 1, MSD) and both K / V slots fit L1, else 1",
-            .doc = "K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)",
-            .follows = {"s1_block", "s2_block", "preload"}},
-           {.name = "kv_splits",
+                            "else [128, 512] (MSD antiquant at query S = 1: to the vendor's 1024 with G > 1, 8192 "
+                            "with G = 1, whole pages); lowered by 128 until L1 fits (and UB, once s1_block is down to "
+                            "32); query S = 1: then the smallest block that gives a KV split no more blocks",
+                        .follows = {keys::s1_block, keys::kv_splits},
+                        .hi = 4096},
+           .vec_rows =
+               {.default_rule =
+                    "the largest multiple of 8 (16 in fp16 high-performance mode) that divides the AIV half "
+                    "and whose UB layout fits, with vec_rows x s2_block <= core.ub_bytes / 24 (8192 on 192 KiB)",
+                .follows = {keys::s1_block, keys::s2_block}},
+           .preload =
+               {.default_rule =
+                    "2 at query S > 1 (one block beyond the vendor's PFA prefetch), 1 at query S = 1 and with MSD"},
+           .block_dim = {.default_rule = "min(AI cores, work units)", .follows = {keys::s1_block}},
+           .kv_buffers = {.default_rule =
+                              "2 when the preload is 1 (query S = 1, MSD) and both K / V slots fit L1, else 1",
+                          .follows = {keys::s1_block, keys::s2_block, keys::preload}}},
+          {{.name = keys::kv_splits,
             .lo = 1,
             .hi = 256,
             .default_rule =
                 "query S = 1 only: cores / (B x KV_N) when B x KV_N <= cores / 2, lowered while a split holds < 512 KV",
             .doc = "flash-decoding: KV splits per (batch, KV head), combined after SyncAll"},
-           {.name = "kv_l2_bypass",
+           {.name = keys::kv_l2_bypass,
             .lo = 0,
             .hi = 1,
             .default_rule =
@@ -77,7 +56,6 @@ const TilingSpace& fia_tiling_space() {
 
 namespace {
 using attn::BlockTiling;
-using attn::fit_vec_rows;
 using attn::l1_bytes;
 using attn::ub_bytes;
 using isa::round_up;
@@ -122,7 +100,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   if (p.Sq == 1) t.s1_block = std::max<int64_t>(16, round_up(p.G, 16));  // decode: the G heads of a KV head
   // The prompt kernel's MSD mode: the whole query S (<= 16) in one block.
   if (p.antiquant.msd && p.Sq > 1) t.s1_block = 16;
-  const bool s1_set = ov.pin("s1_block", t.s1_block);
+  const bool s1_set = ov.pin(keys::s1_block, t.s1_block);
   // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
   // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
   t.s2_block =
@@ -132,18 +110,18 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   if (balance) t.s2_block = std::min(t.s2_block, attn::two_blocks_cap(max_skv(p)));
   // MSD: the vendor's block, since MSD's bits depend on it.
   if (p.antiquant.msd) t.s2_block = std::min(msd_block(p), round_up(std::max<int64_t>(max_skv(p), 1), 128));
-  const bool s2_set = ov.pin("s2_block", t.s2_block);
+  const bool s2_set = ov.pin(keys::s2_block, t.s2_block);
   // Prompt: the cube computes two score blocks ahead of the softmax. The vendor's PFA kernel prefetches one
   // (prompt_flash_attention_s1s2_bns1_x910.h "Pre fetch the next mm1 calculation"); on this model the second block
   // of slack is 0.4-1.3% faster on the S 2048 perf cases and 12% on int8, where the cube outruns the softmax.
   // Decode is bound by the K / V stream, where the extra S slot only delays it.
   t.preload = p.Sq > 1 && !p.antiquant.msd ? 2 : 1;
-  ov.pin("preload", t.preload);
+  ov.pin(keys::preload, t.preload);
   // Two K / V slots when they fit and exceed the preload: MTE2 then streams the next block while the cube waits for
   // the softmax (with kv_buffers <= preload the second slot never streams and only moves the loads: a doubled L1
   // took it and ran slower). Decode is bound by exactly that stream, so it trades s2_block for the second slot.
   t.kv_buffers = t.preload < 2 ? 2 : 1;
-  const bool kvb_set = ov.pin("kv_buffers", t.kv_buffers);
+  const bool kvb_set = ov.pin(keys::kv_buffers, t.kv_buffers);
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
   const auto over_l1 = [&] { return l1_bytes(p, t) > l1; };
   // MSD: one K / V slot before a smaller block (the block is the vendor's); decode: a smaller block before one slot.
@@ -155,12 +133,12 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   // Decode: the KV splits take whole score blocks, so the block that fits is evened out over them (4,096 KV in 8
   // splits: 256-column blocks, two per split, not 384 with some splits holding one).
   if (p.Sq == 1 && !p.antiquant.msd && !s2_set)
-    t.s2_block = attn::even_blocks(max_skv(p), ov.fixed("kv_splits").value_or(auto_kv_splits(p, hw)), t.s2_block);
+    t.s2_block = attn::even_blocks(max_skv(p), ov.fixed(keys::kv_splits).value_or(auto_kv_splits(p, hw)), t.s2_block);
   while (!s1_set && p.Sq > 1 && t.s1_block > 32 && over_l1()) t.s1_block /= 2;
   const attn::Lowerable may{.s1_block = !s1_set, .s2_block = !s2_set};
   const int64_t min_s1 = p.Sq > 1 && !p.antiquant.msd ? 32 : t.s1_block;  // decode: s1 holds the G heads
   attn::fit_ub(p, t, hw.core.ub_bytes, row_align(p), min_s1, may);
-  if (balance) attn::fill_cores(p, t, ov.fixed("block_dim").value_or(hw.chip.ai_cores), 16, may);
+  if (balance) attn::fill_cores(p, t, ov.fixed(keys::block_dim).value_or(hw.chip.ai_cores), 16, may);
   return t;
 }
 
@@ -169,10 +147,7 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
 attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Tiling& ov) {
   attn::Plan pl;
   pl.p = p;
-  const BlockTiling c = choose(p, hw, ov);
-  pl.t.s1_block = ov.choose("s1_block", c.s1_block);
-  pl.t.s2_block = ov.choose("s2_block", c.s2_block);
-  pl.t.preload = ov.choose("preload", c.preload);
+  attn::choose_blocks(pl, choose(p, hw, ov), ov);
   // MSD: the cube's first QK of a unit waits for the AIVs' query limbs, which they write in their own step order (one
   // score block ahead); a deeper cube preload would wait for limbs behind a P V it has not run (the vendor's IFA
   // kernel has no QK preload either).
@@ -180,23 +155,13 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
     throw CaseError("tiling.preload = " + std::to_string(pl.t.preload) +
                     " must be 1 with KV antiquantisation through MSD (the AIVs hand the cube each unit's query limbs "
                     "one score block ahead)");
-  pl.t.kv_buffers = ov.choose("kv_buffers", c.kv_buffers);
   pl.decode = p.Sq == 1;
-  if (pl.decode) pl.t.kv_splits = ov.choose("kv_splits", auto_kv_splits(p, hw));
-  const int64_t vr = fit_vec_rows(p, pl.t, hw.core.ub_bytes, row_align(p));
-  const int64_t a = row_align(p);
-  pl.t.vec_rows = ov.choose("vec_rows", vr ? vr : a);
-  attn::check_vec_rows(pl.t, a, p.high_perf);
-  if (pl.decode) {
-    if (pl.t.s1_block < p.G)
-      throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) +
-                      " must hold the G = " + std::to_string(p.G) + " query heads of a KV head (query S = 1)");
-  }
-  attn::choose_l0(p, pl.t, hw, ov);
-  attn::check_fit(p, pl.t, hw);
-  attn::make_units(pl);
-  pl.t.block_dim =
-      ov.choose("block_dim", std::max<int64_t>(1, std::min<int64_t>(hw.chip.ai_cores, int64_t(pl.units.size()))));
+  if (pl.decode) pl.t.kv_splits = ov.choose(keys::kv_splits, auto_kv_splits(p, hw));
+  attn::choose_vec_rows(pl, hw.core.ub_bytes, ov, row_align(p), p.high_perf);
+  if (pl.decode && pl.t.s1_block < p.G)
+    throw CaseError("tiling.s1_block = " + std::to_string(pl.t.s1_block) + " must hold the G = " + std::to_string(p.G) +
+                    " query heads of a KV head (query S = 1)");
+  attn::finish_tiling(pl, hw, ov);
   // Spec Decisions: rows nobody computes read +inf (the vendor pre-fills lse); empty KV at query S = 1 -3.4e38.
   pl.outputs.empty_lse = pl.decode ? -3.4e38 : std::numeric_limits<double>::infinity();
   // MSD: the vendor's decode kernel casts an fp16 output with CAST_ROUND (msd_research.md §7), its prompt kernel's

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "isa/numeric/int_math.h"
 #include "kernels/matmul/matmul_kernel.h"
@@ -55,8 +56,8 @@ MatmulShape validate(const CaseFile& c) {
   const auto& a = one(c, "a");
   const auto& b = one(c, "b");
   MatmulShape s;
-  s.transpose_a = attr_bool(c, "transpose_a", false);
-  s.transpose_b = attr_bool(c, "transpose_b", false);
+  s.transpose_a = attr_bool(c, "transpose_a");
+  s.transpose_b = attr_bool(c, "transpose_b");
   if (a.data.shape.size() != 2)
     throw CaseError("inputs.a must be 2-D (M, K), got rank " + std::to_string(a.data.shape.size()));
   if (b.data.shape.size() != 2)
@@ -76,12 +77,13 @@ MatmulShape validate(const CaseFile& c) {
                     ", transpose_b = " + (s.transpose_b ? "true" : "false") + ")");
   if (s.m < 1 || s.n < 1 || s.k < 1) throw CaseError("inputs.a / inputs.b: M, N and K must be >= 1");
   if (s.m > 65535 || s.k > 65535 || s.n > 65535) throw CaseError("inputs.a / inputs.b: M, N and K must be <= 65535");
-  bool has_scale = false;
-  s.dequant_scale = attr_float(c, "dequant_scale", 1.0, &has_scale);
+  const std::optional<double> scale = attr_float_if(c, "dequant_scale");
+  const bool has_scale = scale.has_value();
+  s.dequant_scale = scale.value_or(1.0);  // without one the output is not scaled
   if (has_scale && s.in != DType::I8) throw CaseError("attrs.dequant_scale applies to int8 inputs only");
   if (has_scale && !std::isfinite(s.dequant_scale))
     throw CaseError("attrs.dequant_scale = " + std::to_string(s.dequant_scale) + " must be a finite number");
-  s.out = out_type(attr_string(c, "out_dtype", ""), s.in, has_scale);
+  s.out = out_type(attr_string_if(c, "out_dtype").value_or(""), s.in, has_scale);  // "": the rule of out_type
   if (c.inputs.count("bias")) {
     const auto& bias = one(c, "bias");
     const ElemType want = s.in == DType::I8 ? ElemType::I32 : ElemType::F32;
@@ -98,8 +100,8 @@ std::vector<ParamSpec> MatmulOp::params() const {
   return {{"a", "tensor", true, "", "(M, K), or (K, M) with transpose_a; float16, bfloat16 or int8"},
           {"b", "tensor", true, "", "(K, N), or (N, K) with transpose_b; same dtype as a"},
           {"bias", "tensor", false, "none", "(N,) float32 (int32 for int8 inputs), added as the accumulator start"},
-          {"transpose_a", "bool", false, "false", "a is stored as (K, M)"},
-          {"transpose_b", "bool", false, "false", "b is stored as (N, K)"},
+          {"transpose_a", "bool", false, "false", "a is stored as (K, M)", false},
+          {"transpose_b", "bool", false, "false", "b is stored as (N, K)", false},
           {"out_dtype", "string", false, "input dtype (int32 for int8)",
            "float16 | bfloat16 | float32; int32 or float16 for int8"},
           {"dequant_scale", "float", false, "none", "int8 -> float16 output: c = float16(float(acc) * scale)"}};

@@ -10,6 +10,15 @@
 
 namespace npusim::op {
 
+// The matmul tiling's key handles (kernels/op/tiling.h KeyName).
+namespace matmul_keys {
+inline constexpr KeyName base_m{"base_m"};
+inline constexpr KeyName base_n{"base_n"};
+inline constexpr KeyName base_k{"base_k"};
+inline constexpr KeyName k_l1{"k_l1"};
+using keys::block_dim;
+}  // namespace matmul_keys
+
 struct MatmulShape {
   int64_t m = 0, n = 0, k = 0;
   isa::DType in = isa::DType::F16;   // f16, bf16 or s8 (a and b)

@@ -13,42 +13,42 @@ using isa::round_up;
 const TilingSpace& matmul_tiling_space() {
   static const TilingSpace space(
       "matmul",
-      {{.name = "base_m",
+      {{.name = matmul_keys::base_m,
         .lo = 16,
         .hi = 4080,
         .multiple_of = 16,
         .default_rule = "min(128, M rounded up to 16), halved while a base_m x 16 tile does not fit L0C (and the "
                         "coupled UB staging)",
         .doc = "rows of one output tile (the cube's M per mmad)"},
-       {.name = "base_n",
+       {.name = matmul_keys::base_n,
         .lo = 16,
         .hi = 4080,
         .multiple_of = 16,
         .default_rule = "min(256, N rounded up to 16), halved while base_m x base_n fp32 accumulators (and the bias "
                         "row) do not fit",
         .doc = "columns of one output tile",
-        .follows = {"base_m"}},
-       {.name = "base_k",
+        .follows = {matmul_keys::base_m}},
+       {.name = matmul_keys::base_k,
         .lo = 16,
         .hi = 4095,
         .multiple_of = 16,
         .default_rule = "the largest multiple of the fractal K whose A / B slices fill one half of L0A / L0B, at most "
                         "four fractals (64 fp16 / bf16, 128 int8) and K rounded up",
         .doc = "K per mmad (int8: a multiple of 32)",
-        .follows = {"base_m", "base_n"}},
-       {.name = "k_l1",
+        .follows = {matmul_keys::base_m, matmul_keys::base_n}},
+       {.name = matmul_keys::k_l1,
         .lo = 16,
         .hi = 1 << 20,
         .multiple_of = 16,
         .default_rule = "the largest multiple of base_k such that two A and two B chunks fit L1, at most K rounded up",
         .doc = "K per L1 chunk (double-buffered); a multiple of base_k",
-        .follows = {"base_m", "base_n", "base_k"}},
-       {.name = "block_dim",
+        .follows = {matmul_keys::base_m, matmul_keys::base_n, matmul_keys::base_k}},
+       {.name = matmul_keys::block_dim,
         .lo = 1,
         .hi_is_ai_cores = true,
         .default_rule = "min(AI cores, output tiles)",
         .doc = "AI cores used; tiles are dealt round-robin",
-        .follows = {"base_m", "base_n"}}});
+        .follows = {matmul_keys::base_m, matmul_keys::base_n}}});
   return space;
 }
 
@@ -78,10 +78,10 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   const int64_t am = square_m(s), an = square_n(s);
   int64_t bm = std::min<int64_t>(128, round_up(s.m, am));
   while (!fits(bm, 16) && bm > am) bm = round_up(bm / 2, am);
-  t.base_m = ov.choose("base_m", bm);
+  t.base_m = ov.choose(matmul_keys::base_m, bm);
   int64_t bn = std::min<int64_t>(256, round_up(s.n, an));
   while (!fits(t.base_m, bn) && bn > an) bn = round_up(bn / 2, an);
-  t.base_n = ov.choose("base_n", bn);
+  t.base_n = ov.choose(matmul_keys::base_n, bn);
   require(
       t.base_m % am == 0 && t.base_n % an == 0,
       "tiling.base_m = " + std::to_string(t.base_m) + ", tiling.base_n = " + std::to_string(t.base_n) +
@@ -103,7 +103,7 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   // the MTE1 / cube overlap (a doubled L0B took base_k 128 and was slower on every matmul case, issue 12).
   int64_t bk = std::min({(l0a / 2) / (t.base_m * e), (l0b / 2) / (t.base_n * e), kMaxKFractals * k0});
   bk = std::max<int64_t>(k0, std::min({round_down(bk, k0), round_up(s.k, k0), round_down(int64_t{4095}, k0)}));
-  t.base_k = ov.choose("base_k", bk);
+  t.base_k = ov.choose(matmul_keys::base_k, bk);
   require(t.base_k % k0 == 0,
           "tiling.base_k = " + std::to_string(t.base_k) + " must be a multiple of " + std::to_string(k0));
   require(2 * t.base_m * t.base_k * e <= l0a,
@@ -116,13 +116,13 @@ MatmulTiling choose_matmul_tiling(const MatmulShape& s, const sim::HwConfig& hw,
   const int64_t staging = s.bias ? round_up(t.base_n * 4, 512) : 0;
   int64_t kl1 = (l1 - staging) / (2 * (t.base_m + t.base_n) * e);
   kl1 = std::max(t.base_k, std::min(round_down(kl1, t.base_k), round_up(s.k, t.base_k)));
-  t.k_l1 = ov.choose("k_l1", kl1);
+  t.k_l1 = ov.choose(matmul_keys::k_l1, kl1);
   require(t.k_l1 % t.base_k == 0, "tiling.k_l1 = " + std::to_string(t.k_l1) + " must be a multiple of tiling.base_k");
   const int64_t l1_need = 2 * (t.base_m + t.base_n) * t.k_l1 * e + staging;
   require(l1_need <= l1, "tiling.k_l1 = " + std::to_string(t.k_l1) + ": two chunks of A and B need " +
                              std::to_string(l1_need) + " bytes of L1 but core.l1_bytes = " + std::to_string(l1));
   const int64_t tiles = ((s.m + t.base_m - 1) / t.base_m) * ((s.n + t.base_n - 1) / t.base_n);
-  t.block_dim = ov.choose("block_dim", std::min<int64_t>(hw.chip.ai_cores, tiles));
+  t.block_dim = ov.choose(matmul_keys::block_dim, std::min<int64_t>(hw.chip.ai_cores, tiles));
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "kernels/accuracy/accuracy.h"
@@ -15,12 +16,19 @@
 
 namespace npusim::op {
 
+// An attribute's default as the readers use it (params.h attr_int, ...): of the kind's type, or none (a required
+// attribute, or one whose absence the op handles itself: attr_float_if / attr_string_if).
+using ParamValue = std::variant<std::monostate, int64_t, double, bool, std::string>;
+
 struct ParamSpec {
   std::string name;
   std::string kind;  // int | float | bool | string | int_list (attrs) | tensor | tensor_list (inputs)
   bool required = false;
-  std::string default_text;  // shown by `npusim ops`
+  // Shown by `npusim ops`. With a typed default it starts with that value's text (a note may follow, as in
+  // "0 (= num_heads)"); tests/op/test_param_specs.cpp holds every op to it.
+  std::string default_text;
   std::string doc;
+  ParamValue value{};
   bool is_tensor() const { return kind == "tensor" || kind == "tensor_list"; }
 };
 

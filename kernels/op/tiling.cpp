@@ -87,28 +87,32 @@ Tiling::Tiling(const TilingSpace& space, const CaseFile& c, const sim::HwConfig&
   space_.check_case(c);
 }
 
-bool Tiling::overridden(const std::string& key) const {
+bool Tiling::overridden(KeyName handle) const {
+  const std::string key = handle;
+  space_.key(key);
   return case_.tiling && case_.tiling.IsMap() && case_.tiling[key];
 }
 
-std::optional<int64_t> Tiling::fixed(const std::string& key) const {
+std::optional<int64_t> Tiling::fixed(KeyName handle) const {
+  const std::string key = handle;
   const TilingKey& k = space_.key(key);
-  if (!overridden(key)) return std::nullopt;
+  if (!overridden(handle)) return std::nullopt;
   const int64_t v = case_.tiling[key].as<int64_t>();  // an integer: check_case ran in the constructor
   if (!k.legal(v, hw_)) throw CaseError("tiling." + key + " = " + std::to_string(v) + " must be " + k.rule_text(hw_));
   return v;
 }
 
-bool Tiling::pin(const std::string& key, int64_t& v) const {
+bool Tiling::pin(KeyName key, int64_t& v) const {
   const auto f = fixed(key);
   if (f) v = *f;
   return f.has_value();
 }
 
-int64_t Tiling::choose(const std::string& key, int64_t chosen) {
+int64_t Tiling::choose(KeyName handle, int64_t chosen) {
+  const std::string key = handle;
   const TilingKey& k = space_.key(key);
   int64_t v = chosen;
-  if (const auto f = fixed(key)) {
+  if (const auto f = fixed(handle)) {
     v = *f;
   } else if (!k.legal(v, hw_)) {
     throw std::logic_error("op " + space_.op() + " chose tiling." + key + " = " + std::to_string(v) +

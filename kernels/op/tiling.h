@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,19 @@
 #include "sim/config/hw_config.h"
 
 namespace npusim::op {
+
+// A tiling key's name as a handle. Kernels declare and read their keys through named constants (op::keys below,
+// kernels/attention/tiling_keys.h, kernels/matmul/matmul_tiling.h), and Tiling takes no plain string: a misspelt key
+// does not compile, and a declaration and its reader cannot drift apart. Whether the op declares the handle it reads
+// is checked when it first reads it (std::logic_error: a kernel bug).
+struct KeyName {
+  std::string_view name;
+  operator std::string() const { return std::string(name); }  // NOLINT: declarations take handles as names
+};
+
+namespace keys {
+inline constexpr KeyName block_dim{"block_dim"};  // every op: the AI cores its launch uses
+}  // namespace keys
 
 struct TilingKey {
   std::string name;
@@ -63,14 +77,14 @@ class Tiling {
   Tiling(const TilingSpace& space, const CaseFile& c, const sim::HwConfig& hw);
   // The case's override of `key` when present (checked against the declaration), else `chosen`. A chosen
   // value outside the declaration is a kernel bug (std::logic_error).
-  int64_t choose(const std::string& key, int64_t chosen);
-  bool overridden(const std::string& key) const;
+  int64_t choose(KeyName key, int64_t chosen);
+  bool overridden(KeyName key) const;
   // The case's override of `key` (checked against the declaration), nullopt when the op chooses it. Default rules
   // read it first so that the keys left to them adapt to the ones the case sets (`--set tiling.s1_block=256` lowers
   // the s2_block default until L1 fits).
-  std::optional<int64_t> fixed(const std::string& key) const;
+  std::optional<int64_t> fixed(KeyName key) const;
   // `v` becomes the case's override of `key` when there is one; returns whether there was.
-  bool pin(const std::string& key, int64_t& v) const;
+  bool pin(KeyName key, int64_t& v) const;
   std::vector<std::pair<std::string, int64_t>> used() const;
 
  private:

@@ -44,12 +44,13 @@ std::vector<ParamSpec> PtoOp::params() const {
           {"defines", "list", false, "none", "NAME or NAME=VALUE definitions for a library given as source (-D)"},
           {"include_dirs", "list", false, "none",
            "include folders for a library given as source (-I), relative to the case"},
-          {"block_dim", "int", false, "1", "blocks of the launch (get_block_num())"},
+          {"block_dim", "int", false, "1", "blocks of the launch (get_block_num())", int64_t{1}},
           {"cores", "string", false, "cube",
            "cube (one AIC per block) | vector (one AIV per block) | mix (one AIC and two AIVs per block: the cube and "
-           "vector builds of the source, or a library list [CUBE.so, VECTOR.so])"},
+           "vector builds of the source, or a library list [CUBE.so, VECTOR.so])",
+           std::string("cube")},
           {"private_statics", "bool", false, "false",
-           "each core loads its own copy of the library (function-local statics per core, as on the device)"},
+           "each core loads its own copy of the library (function-local statics per core, as on the device)", false},
           {"args", "list", true, "",
            "the entry's arguments in order: a tensor name (inputs / outputs / workspaces) for a GM pointer (null or 0: "
            "a null pointer), a number for a scalar"},
@@ -58,7 +59,7 @@ std::vector<ParamSpec> PtoOp::params() const {
           {"reference", "map", false, "none",
            "OUTPUT: FILE.npy, or OUTPUT: {op: OP, attrs: {...}, inputs: {OP_INPUT: CASE_INPUT}, output: OP_OUTPUT} -- "
            "for `npusim check`"},
-          {"flops", "int", false, "0", "algorithmic flops, for the report's efficiency figures"}};
+          {"flops", "int", false, "0", "algorithmic flops, for the report's efficiency figures", int64_t{0}}};
 }
 
 std::string dir_of(const CaseFile& c) { return std::filesystem::path(c.path).parent_path().string(); }
@@ -107,7 +108,7 @@ std::vector<OutputSpec> outputs_of(const CaseFile& c) {
 }
 
 sim::MixMode mix_of(const CaseFile& c) {
-  const std::string cores = attr_string(c, "cores", "cube");
+  const std::string cores = attr_string(c, "cores");
   if (cores != "cube" && cores != "vector" && cores != "mix")
     throw CaseError("attrs.cores = '" + cores + "' must be cube, vector or mix");
   return cores == "cube" ? sim::MixMode::CubeOnly : cores == "vector" ? sim::MixMode::VectorOnly : sim::MixMode::Mix1_2;
@@ -181,7 +182,7 @@ std::string library_path(const CaseFile& c, const std::string& core) {
       throw CaseError("attrs.library is a list [CUBE.so, VECTOR.so] only with attrs.cores = mix");
     lib = resolve(c, n[core == "cube" ? 0 : 1].as<std::string>());
   } else {
-    lib = resolve(c, attr_string(c, "library", ""));
+    lib = resolve(c, attr_string(c, "library"));
   }
   const std::string ext = std::filesystem::path(lib).extension().string();
   if (ext != ".cpp" && ext != ".cc" && ext != ".cxx") {
@@ -208,9 +209,9 @@ sim::KernelFn body_for(const CaseFile& c, const std::string& core, int64_t cores
                        const std::shared_ptr<PtoRuntime>& rt,
                        const std::shared_ptr<const std::vector<npusim_pto::Arg>>& args,
                        const std::shared_ptr<const Library>& first) {
-  const std::string entry = attr_string(c, "entry", "");
+  const std::string entry = attr_string(c, "entry");
   std::vector<std::shared_ptr<const Library>> libs = {first};
-  if (attr_bool(c, "private_statics", false))
+  if (attr_bool(c, "private_statics"))
     for (int64_t i = 1; i < cores; ++i) libs.push_back(std::make_shared<const Library>(first->path(), true));
   std::vector<npusim_pto::EntryFn> fns;
   for (const auto& l : libs) fns.push_back(entry_for(*l, entry, core).fn);
@@ -233,8 +234,8 @@ Prepared PtoOp::prepare(const CaseFile& c, sim::Machine& m) const {
   if (mix != sim::MixMode::CubeOnly) kinds.push_back("vector");
   std::map<std::string, std::shared_ptr<const Library>> libs;
   for (const auto& k : kinds) libs[k] = std::make_shared<const Library>(library_path(c, k));
-  const npusim_pto::EntryInfo& e = entry_for(*libs.at(kinds[0]), attr_string(c, "entry", ""), kinds[0]);
-  const int64_t block_dim = attr_int(c, "block_dim", 1);
+  const npusim_pto::EntryInfo& e = entry_for(*libs.at(kinds[0]), attr_string(c, "entry"), kinds[0]);
+  const int64_t block_dim = attr_int(c, "block_dim");
   if (block_dim < 1 || block_dim > 65535)
     throw CaseError("attrs.block_dim = " + std::to_string(block_dim) + " must be in [1, 65535]");
   Prepared r;
@@ -278,7 +279,7 @@ Prepared PtoOp::prepare(const CaseFile& c, sim::Machine& m) const {
   for (const auto& k : kinds)
     (k == "cube" ? r.launch.cube : r.launch.vector) =
         body_for(c, k, k == "cube" ? at_once : at_once * subblocks, k == "cube" ? 1 : subblocks, rt, args, libs.at(k));
-  r.flops = uint64_t(attr_int(c, "flops", 0));
+  r.flops = uint64_t(attr_int(c, "flops"));
   r.cores = int(mix == sim::MixMode::VectorOnly ? (at_once + 1) / 2 : at_once);
   const auto& cube = m.hw().cube;
   r.macs_per_cycle_per_core = double(isa::kFractalRows * isa::kFractalRows * 16) / double(cube.fractal_cycles_b16);

@@ -15,6 +15,8 @@ namespace {
 
 using namespace isa;
 
+constexpr KeyName kChunk{"chunk"};  // the op's own tiling key (block_dim is op::keys::block_dim)
+
 struct ScalePlan {
   DType t = DType::F32;
   int64_t n = 0, chunk = 0, block_dim = 0;
@@ -55,16 +57,16 @@ class ToyScaleOp final : public Op {
   std::string summary() const override { return "y = alpha * x on the vector cores (the worked example of a new op)"; }
   std::vector<ParamSpec> params() const override {
     return {{"x", "tensor", true, "", "1-D, float16 or float32"},
-            {"alpha", "float", false, "1.0", "the scale, rounded to x's dtype"}};
+            {"alpha", "float", false, "1.0", "the scale, rounded to x's dtype", 1.0}};
   }
   const TilingSpace& tiling_space() const override {
-    static const TilingSpace space("toy_scale", {{.name = "chunk",
+    static const TilingSpace space("toy_scale", {{.name = kChunk,
                                                   .lo = 128,
                                                   .hi = 16320,
                                                   .multiple_of = 128,
                                                   .default_rule = "min(8192, n rounded up to 128)",
                                                   .doc = "elements per UB chunk"},
-                                                 {.name = "block_dim",
+                                                 {.name = keys::block_dim,
                                                   .lo = 1,
                                                   .hi_is_ai_cores = true,
                                                   .default_rule = "min(AI cores, chunks)",
@@ -78,10 +80,10 @@ class ToyScaleOp final : public Op {
       throw CaseError("inputs.x must be 1-D float16 or float32");
     Tiling t(tiling_space(), c, m.hw());
     ScalePlan p{.t = x.dtype == ElemType::F16 ? DType::F16 : DType::F32, .n = x.shape[0]};
-    p.alpha = attr_float(c, "alpha", 1.0);
-    p.chunk = t.choose("chunk", std::min<int64_t>(8192, round_up(std::max<int64_t>(p.n, 1), int64_t(128))));
-    p.block_dim =
-        t.choose("block_dim", std::min<int64_t>(m.hw().chip.ai_cores, ceil_div(std::max<int64_t>(p.n, 1), p.chunk)));
+    p.alpha = attr_float(c, "alpha");
+    p.chunk = t.choose(kChunk, std::min<int64_t>(8192, round_up(std::max<int64_t>(p.n, 1), int64_t(128))));
+    p.block_dim = t.choose(keys::block_dim,
+                           std::min<int64_t>(m.hw().chip.ai_cores, ceil_div(std::max<int64_t>(p.n, 1), p.chunk)));
     p.x_gm = load_input(m, "x", x);
     p.y_gm = m.gm().allocate("y", uint64_t(p.n * bytes_of(p.t)));
     Prepared r;
@@ -95,7 +97,7 @@ class ToyScaleOp final : public Op {
   }
   std::vector<Reference> reference(const CaseFile& c) const override {
     const HostTensor& x = c.inputs.at("x")[0].data;
-    const double alpha = attr_float(c, "alpha", 1.0);
+    const double alpha = attr_float(c, "alpha");
     Reference r{.output = "y", .working = x.type, .reduction_len = 1};
     for (int64_t i = 0; i < x.numel(); ++i) r.ref64.push_back(alpha * x.get(i)), r.naive.push_back(alpha * x.get(i));
     return {r};
