@@ -56,6 +56,10 @@ expect 3 "fault \[hazard\]: RAW hazard on aiv0 ub .*vcmax\.f32.* writes; .*vbrcb
   "$NPUSIM" asm "$T/softmax_nobarrier.s" --out "$T/sm1"
 printf 'vdup.f32 dst=ub:0x0 value=1\npipe_barrier pipe=v\nvdup.f32 dst=ub:0x100 value=2\n' > "$T/redundant.s"
 expect 0 "note \[redundant-barrier\]: #1 aiv0 v .*pipe_barrier pipe=v. orders nothing.*vdup" -- "$NPUSIM" asm "$T/redundant.s" --out "$T/sm2"
+# eleven redundant barriers: the terminal shows eight and the count, report.json all eleven
+for i in $(seq 0 10); do printf 'vdup.f32 dst=ub:0x%x value=1\npipe_barrier pipe=v\n' $((i * 256)); done > "$T/redundant10.s"
+expect 0 "note: 3 more notes \(all 11: report.json checks.notes\)" -- "$NPUSIM" asm "$T/redundant10.s" --out "$T/sm4"
+expect 0 "11" -- python3 -c "import json; print(len(json.load(open('$T/sm4/report.json'))['checks']['notes']))"
 expect 2 "key 'hazards.v' = 'raw,rw' must be a comma-separated list of raw, waw, war" -- \
   "$NPUSIM" asm "$ROOT/configs/programs/softmax_row.s" --set hw.hazards.v=raw,rw --out "$T/sm3"
 printf '.gm_bytes 64\n.data gm:0xfffffffffffffff8 f32 1 2 3 4\n' > "$T/wrap.s"

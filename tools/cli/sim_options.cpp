@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -192,7 +193,14 @@ void SimSession::write_outputs(const nlohmann::json& report, const std::string& 
 }
 
 int report_faults(const sim::LaunchResult& r) {
-  for (const auto& n : r.notes) std::cerr << "note [" << n.kind << "]: " << n.message << "\n";
+  // Notes are findings, not faults: a kernel with one redundant barrier in its loop has one per iteration and core,
+  // so the terminal gets the first few and the count; report.json keeps them all.
+  constexpr size_t kNotesShown = 8;
+  for (size_t i = 0; i < std::min(r.notes.size(), kNotesShown); ++i)
+    std::cerr << "note [" << r.notes[i].kind << "]: " << r.notes[i].message << "\n";
+  if (r.notes.size() > kNotesShown)
+    std::cerr << "note: " << r.notes.size() - kNotesShown << " more notes (all " << r.notes.size()
+              << ": report.json checks.notes)\n";
   for (const auto& f : r.faults) std::cerr << "fault [" << f.kind << "]: " << f.message << "\n";
   return fault_status(r.faults);
 }
