@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A numpy reference for a run saved with `npusim run --save-inputs` (README "Numerics sign-off").
+"""A numpy reference for a run saved with `npusim run --save-inputs` (tools/cli/README.md "Numerics sign-off").
 
     tools/numpy_reference.py RUN_DIR [--out DIR]
 

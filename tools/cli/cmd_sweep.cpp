@@ -1,6 +1,6 @@
 // npusim sweep SWEEP.yaml: many `npusim run` points, each in its own process (one SystemC elaboration per
 // process), --jobs at a time; results.jsonl / results.csv / summary.md; --resume; --emit-tasks / --collect for
-// GNU parallel or a cluster (README "Choosing a tiling").
+// GNU parallel or a cluster (tools/cli/README.md "Choosing a tiling").
 #include <unistd.h>
 
 #include <algorithm>

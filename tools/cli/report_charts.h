@@ -1,5 +1,5 @@
 #pragma once
-// The charts of npusim report (README "Exploration"), each one inline SVG element with a stable id:
+// The charts of npusim report (tools/cli/README.md "Choosing a tiling"), each one inline SVG element with a stable id:
 //   run:   utilisation (busy fraction per core type and pipe), roofline (the case's roofs and the run's point),
 //          timeline (trace.json: one lane per core and pipe, an AIC followed by its AIVs, waits as thin grey
 //          strips under the lane, set -> wait arrows, a stage row per core), pipe summary and stages (HTML tables);

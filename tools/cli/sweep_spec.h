@@ -1,6 +1,6 @@
 #pragma once
-// Sweep files (`npusim sweep`, README "Choosing a tiling"): a case, the hardware and mode, the axes (dotted
-// attrs. / tiling. / hw. keys, each a list or a range) and how they are sampled; expanded into points.
+// Sweep files (`npusim sweep`, tools/cli/README.md "Choosing a tiling"): a case, the hardware and mode, the axes
+// (dotted attrs. / tiling. / hw. keys, each a list or a range) and how they are sampled; expanded into points.
 #include <cstdint>
 #include <string>
 #include <utility>

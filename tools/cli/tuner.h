@@ -1,7 +1,7 @@
 #pragma once
-// The search behind `npusim tune` (tools/cli/cmd_tune.cpp, README "Choosing a tiling"). Every candidate tiling is
-// first planned in process (the op's own checks and default rules, as `npusim run --plan-only`): a tiling the op
-// refuses costs no run, and two candidates the op resolves to the same full tiling run once. Keys are searched in
+// The search behind `npusim tune` (tools/cli/cmd_tune.cpp, tools/cli/README.md "Choosing a tiling"). Every candidate
+// tiling is first planned in process (the op's own checks and default rules, as `npusim run --plan-only`): a tiling the
+// op refuses costs no run, and two candidates the op resolves to the same full tiling run once. Keys are searched in
 // the order their default rules depend on each other (a key before the keys that follow it, TilingKey::follows);
 // moving a key lets the keys that follow it re-derive when their held values no longer fit. Each key gets a pattern
 // search (one legal step either side, half and double, repeated from wherever it improves); when no single key
