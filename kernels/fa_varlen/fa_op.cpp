@@ -3,7 +3,7 @@
 #include "kernels/fa_varlen/fa_op.h"
 
 #include "kernels/attention/attn_reference.h"
-#include "kernels/attention/mainloop.h"
+#include "kernels/attention/prepare.h"
 #include "kernels/fa_varlen/fa_params.h"
 #include "kernels/fa_varlen/fa_tiling.h"
 #include "kernels/op/case_access.h"
@@ -40,10 +40,8 @@ const TilingSpace& FaVarLenOp::tiling_space() const { return fa::fa_tiling_space
 Prepared FaVarLenOp::prepare(const CaseFile& c, sim::Machine& m) const {
   check_param_names(*this, c);
   const attn::AttnProblem p = parse_fa_varlen(c);
-  Tiling tiling(fa::fa_tiling_space(), c, m.hw());
-  attn::check_split_topology(m.hw(), "flash_attention_var_len_score");
-  attn::Plan pl = fa::make_fa_plan(p, m.hw(), tiling);
-  Prepared r;
+  attn::AttentionPrepare prep("flash_attention_var_len_score", fa::fa_tiling_space(), c, m);
+  const attn::Plan& pl = prep.set_plan(fa::make_fa_plan(p, m.hw(), prep.tiling()));
   uint64_t in_bytes = 0;
   for (const char* name : kInputs)
     if (c.inputs.count(name)) {
@@ -51,20 +49,12 @@ Prepared FaVarLenOp::prepare(const CaseFile& c, sim::Machine& m) const {
       load_input(m, name, e);
       in_bytes += uint64_t(numel(shape_of(e))) * elem_bytes(e.dtype);
     }
-  const uint64_t out_bytes = uint64_t(p.Sq * p.N * p.Dv) * elem_bytes(p.out);
-  const uint64_t stat_bytes = uint64_t(p.Sq * p.N * 8 * 4);
   const attn::OutputDesc& o = pl.outputs;  // the GM names the kernel writes
-  m.gm().allocate(o.out, out_bytes);
-  m.gm().allocate(o.max, stat_bytes);
-  m.gm().allocate(o.sum, stat_bytes);
-  r.outputs.push_back({o.out, p.out, {p.Sq, p.N, p.Dv}, o.out});
-  r.outputs.push_back({o.max, ElemType::F32, {p.Sq, p.N, 8}, o.max});
-  r.outputs.push_back({o.sum, ElemType::F32, {p.Sq, p.N, 8}, o.sum});
-  m.gm().allocate(pl.gm.workspace, pl.ws_core_bytes * uint64_t(pl.t.block_dim));
-  r.tiling = tiling.used();
-  r.min_gm_bytes = in_bytes + out_bytes + 2 * stat_bytes;
-  attn::launch_plan("flash_attention_var_len_score", std::move(pl), m.hw(), r);
-  return r;
+  prep.output(o.out, p.out, {p.Sq, p.N, p.Dv});
+  prep.output(o.max, ElemType::F32, {p.Sq, p.N, 8});
+  prep.output(o.sum, ElemType::F32, {p.Sq, p.N, 8});
+  prep.allocate_workspace();
+  return prep.finish(in_bytes);
 }
 
 std::vector<Reference> FaVarLenOp::reference(const CaseFile& c) const {

@@ -2,7 +2,7 @@
 #include "kernels/fia/fia_launch.h"
 
 #include "kernels/attention/antiquant.h"
-#include "kernels/attention/mainloop.h"
+#include "kernels/attention/prepare.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/op/gm_inputs.h"
 
@@ -64,45 +64,30 @@ std::vector<int64_t> out_shape(const attn::AttnProblem& p) {
 }  // namespace
 
 Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine& m) {
-  Tiling tiling(fia::fia_tiling_space(), c, m.hw());
-  attn::check_split_topology(m.hw(), "fused_infer_attention_score");
-  attn::Plan pl = fia::make_fia_plan(p, m.hw(), tiling);
-  Prepared r;
+  attn::AttentionPrepare prep("fused_infer_attention_score", fia::fia_tiling_space(), c, m);
+  attn::Plan& pl = prep.set_plan(fia::make_fia_plan(p, m.hw(), prep.tiling()));
   const Loaded in = load_all(m, c, p);
-  const uint64_t in_bytes = in.bytes;
-  choose_kv_l2(m, tiling, pl, in);
-  const ElemType out_t = p.out;
-  const auto shape = out_shape(p);
-  uint64_t out_bytes = uint64_t(p.B * p.Sq * p.N * p.Dv * elem_bytes(out_t));
+  choose_kv_l2(m, prep.tiling(), pl, in);
   const attn::OutputDesc& o = pl.outputs;  // the GM names the kernel writes
-  m.gm().allocate(o.out, out_bytes);
-  r.outputs.push_back({o.out, out_t, shape, o.out});
-  if (p.lse) {
-    m.gm().allocate(o.lse, uint64_t(p.B * p.N * p.Sq * 4));
-    r.outputs.push_back({o.lse, ElemType::F32, {p.B, p.N, p.Sq, 1}, o.lse});
-    out_bytes += uint64_t(p.B * p.N * p.Sq * 4);
-  }
-  m.gm().allocate(pl.gm.workspace, pl.ws_core_bytes * uint64_t(pl.t.block_dim));
-  if (p.antiquant.on &&
-      !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (kernels/attention/antiquant.h)
+  prep.output(o.out, p.out, out_shape(p));
+  if (p.lse) prep.output(o.lse, ElemType::F32, {p.B, p.N, p.Sq, 1});
+  prep.allocate_workspace();
+  if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (attention/antiquant.h)
     attn::plan_dequant(pl, m.hw());
     m.gm().allocate(pl.gm.key, attn::dequant_bytes(pl));
     m.gm().allocate(pl.gm.value, attn::dequant_bytes(pl));
   }
   if (pl.has_splits()) m.gm().allocate(pl.gm.fd_workspace, pl.fd_bytes);
-  r.tiling = tiling.used();
   if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks
     std::string used;
     bool lowered = false;
     for (const int64_t ns : pl.fd_splits)
       used += (used.empty() ? "" : ", ") + std::to_string(ns), lowered |= ns < pl.t.kv_splits;
     if (lowered)
-      r.clamped["kv_splits"] = "requested " + std::to_string(pl.t.kv_splits) + ", used per batch [" + used +
-                               "]: a split needs at least one score block of s2_block KV";
+      prep.result().clamped["kv_splits"] = "requested " + std::to_string(pl.t.kv_splits) + ", used per batch [" + used +
+                                           "]: a split needs at least one score block of s2_block KV";
   }
-  r.min_gm_bytes = in_bytes + out_bytes;
-  attn::launch_plan("fused_infer_attention_score", std::move(pl), m.hw(), r);
-  return r;
+  return prep.finish(in.bytes);
 }
 
 }  // namespace npusim::op
