@@ -16,6 +16,9 @@
 
 namespace npusim::op::attn {
 
+// +infinity: a masked score, the max of a row with no visible column, the lse of a row nobody computes.
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
 inline constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max() / 4;  // "INT_MAX" band edges
 
 enum class Layout { BSH, BSND, BNSD, BNSD_BSND, TND };

@@ -15,7 +15,6 @@ namespace npusim::op::attn {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // lse of a batch with empty KV at query S = 1 (spec Decisions): the fp32 value the kernel writes, exactly, so
 // the accuracy rules see no error there.
 constexpr double kEmptyKvLse = double(-3.4e38f);

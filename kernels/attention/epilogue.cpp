@@ -19,10 +19,6 @@ using namespace isa;
 using namespace vec_events;
 using tile::UbRows;
 
-namespace {
-const double kInf = std::numeric_limits<double>::infinity();
-}
-
 // O in fp32, or in fp16 with full quantisation (pl_.oblk: the P V blocks as the cube writes them).
 void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
   c_.cross_wait(kFlagOReady);

@@ -13,10 +13,6 @@ using namespace isa;
 using namespace vec_events;
 using tile::UbRows;
 
-namespace {
-const double kInf = std::numeric_limits<double>::infinity();
-}
-
 void VecBlocks::load_wait(const DataCopy& d) {
   c_.issue(d);
   tile::handover(c_, kCombineLoaded);

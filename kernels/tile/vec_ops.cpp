@@ -160,48 +160,40 @@ bool VecOps::reduce_starts_at(const UbRows& x, int64_t c0, VRedOp op) {
   return c0 < std::min<int64_t>(groups, 2) * x.lanes();
 }
 
+namespace {
+// x = x op src1 over the valid columns: one instruction per 64-lane column group and run of at most kMaxRepeatRows
+// rows, runs first; the second operand of rows [r0, ...) and group g at src1_at(r0, g) with strides src1_s.
+template <class Src1At>
+void rows_op(sim::CoreCtx& c, const UbRows& x, VBinOp op, int64_t valid_cols, Src1At src1_at, VStride src1_s) {
+  const bool split = x.rows > kMaxRepeatRows;  // else one run of x as it is (an empty x too)
+  for (int64_t r0 = 0; r0 == 0 || (split && r0 < x.rows); r0 += kMaxRepeatRows) {
+    const UbRows run = split ? rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)) : x;
+    const int L = run.lanes();
+    for (int64_t g = 0; g * L < valid_cols; ++g) {
+      const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
+      c.issue(VBinary{.op = op,
+                      .dtype = run.t,
+                      .dst = run.col(g),
+                      .src0 = run.col(g),
+                      .src1 = src1_at(r0, g),
+                      .repeat = uint8_t(run.rows),
+                      .mask = m,
+                      .dst_s = {1, run.row_blocks()},
+                      .src0_s = {1, run.row_blocks()},
+                      .src1_s = src1_s});
+    }
+  }
+}
+}  // namespace
+
 void VecOps::row_bcast(const UbRows& x, Addr brc, VBinOp op, int64_t valid_cols) {
-  if (x.rows > kMaxRepeatRows) {  // brc: one 32-byte block per row
-    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
-      row_bcast(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), plus(brc, r0 * kBlockBytes), op, valid_cols);
-    return;
-  }
-  const int L = x.lanes();
-  for (int64_t g = 0; g * L < valid_cols; ++g) {
-    const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
-    c_.issue(VBinary{.op = op,
-                     .dtype = x.t,
-                     .dst = x.col(g),
-                     .src0 = x.col(g),
-                     .src1 = brc,
-                     .repeat = uint8_t(x.rows),
-                     .mask = m,
-                     .dst_s = {1, x.row_blocks()},
-                     .src0_s = {1, x.row_blocks()},
-                     .src1_s = {0, 1}});
-  }
+  // brc: one 32-byte block per row, the same block for every column group
+  rows_op(c_, x, op, valid_cols, [&](int64_t r0, int64_t) { return plus(brc, r0 * kBlockBytes); }, {0, 1});
 }
 
 void VecOps::row_vec(const UbRows& x, Addr v, VBinOp op, int64_t valid_cols) {
-  if (x.rows > kMaxRepeatRows) {
-    for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
-      row_vec(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), v, op, valid_cols);
-    return;
-  }
-  const int L = x.lanes();
-  for (int64_t g = 0; g * L < valid_cols; ++g) {
-    const VecMask m = (g + 1) * L <= valid_cols ? VecMask{} : lanes_between(L, 0, valid_cols - g * L);
-    c_.issue(VBinary{.op = op,
-                     .dtype = x.t,
-                     .dst = x.col(g),
-                     .src0 = x.col(g),
-                     .src1 = plus(v, g * kRepeatBytes),
-                     .repeat = uint8_t(x.rows),
-                     .mask = m,
-                     .dst_s = {1, x.row_blocks()},
-                     .src0_s = {1, x.row_blocks()},
-                     .src1_s = {1, 0}});
-  }
+  // v: one row of valid_cols values, the same row for every row of x
+  rows_op(c_, x, op, valid_cols, [&](int64_t, int64_t g) { return plus(v, g * kRepeatBytes); }, {1, 0});
 }
 
 void VecOps::brcb(DType t, Addr src, Addr brc, int64_t rows) {
