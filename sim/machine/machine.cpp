@@ -84,10 +84,9 @@ std::unique_ptr<TopologyModel> make_topology(const HwConfig& hw) {
   return ImplRegistry<TopologyModel>::instance().create("topology", topology_name(hw.topology), hw);
 }
 
-MachineState::MachineState(HwConfig h, SimMode m)
+MachineResources::MachineResources(HwConfig h, SimMode mode)
     : hw(std::move(h)),
-      mode(m),
-      gm(static_cast<uint64_t>(hw.gm.bytes), m != SimMode::Timing),
+      gm(static_cast<uint64_t>(hw.gm.bytes), mode != SimMode::Timing),
       mem(make_memory_model(hw)),
       cost(make_cost_model(hw)),
       topology(make_topology(hw)) {
@@ -118,34 +117,34 @@ MachineState::MachineState(HwConfig h, SimMode m)
   }
 }
 
-bool MachineState::is_input(uint64_t b) const {
+bool CheckHooks::is_input(uint64_t b) const {
   const auto it = std::upper_bound(input_ranges.begin(), input_ranges.end(), b,
                                    [](uint64_t v, const std::pair<uint64_t, uint64_t>& r) { return v < r.second; });
   return it != input_ranges.end() && it->first <= b;
 }
 
-void MachineState::fault(const std::string& kind, const std::string& msg, bool fatal_fault) {
+void FaultSink::fault(const std::string& kind, const std::string& msg, bool fatal_fault) {
   faults.push_back({kind, msg});
   if (fatal_fault && !fatal) {
     fatal = true;
-    engine->stop();
+    stop_engine->stop();
   }
 }
 
-void MachineState::wake_scalar(CoreState& c, uint64_t cycle) {
+void Waker::wake_scalar(CoreState& c, uint64_t cycle) {
   c.wait = ScalarWait::None;  // satisfied (or about to be, at `cycle`): nothing else may wake it again
   if (c.scalar_scheduled) return;
   c.scalar_scheduled = true;
   engine->schedule(std::max(cycle, now()), uint32_t(c.index), EventKind::Scalar);
 }
 
-void MachineState::wake_pipe(CoreState& c, PipeState& p, uint64_t cycle) {
+void Waker::wake_pipe(CoreState& c, PipeState& p, uint64_t cycle) {
   if (p.step_scheduled) return;
   p.step_scheduled = true;
   engine->schedule(std::max(cycle, now()), uint32_t(c.index), EventKind::Pipe, uint8_t(p.pipe));
 }
 
-Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine(*this) { s.engine = &engine; }
+Machine::Impl::Impl(HwConfig hw, SimMode mode) : s(std::move(hw), mode), engine(*this) { s.set_engine(&engine); }
 
 void Machine::Impl::on_event(const Event& e) {
   CoreState& c = *s.cores[e.core];

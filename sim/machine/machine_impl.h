@@ -1,11 +1,11 @@
 #pragma once
 // Internal structure of the Machine (sim/machine/*.cpp only), in parts:
-//   MachineState   what every part reads: config, mode, GM, memory model, cores, launch state, faults
+//   MachineState   the state, in parts a runner takes separately: MachineResources (config, GM, models, cores,
+//                  trace, memo), Waker (time, wake-ups), FaultSink, CheckHooks, LaunchCounters
 //   SyncFabric     flags, cross-core counters, SyncAll (sync_exec.cpp)
 //   PipeRunner     the pipes as state machines: pop, start, execute, cost (pipe_exec.cpp)
 //   ScalarRunner   the scalar unit: issue at decoupled time, stalls as fiber yields (scalar_unit.cpp)
 //   Machine::Impl  owns them and runs launches (launch.cpp), reports deadlocks (machine.cpp)
-// Waking is explicit: whoever makes a wait satisfiable schedules the waiter's event (wake_pipe, wake_scalar).
 #include <array>
 #include <chrono>
 #include <memory>
@@ -33,10 +33,53 @@ namespace npusim::sim {
 // Thrown through a kernel program when the launch is aborted (a fatal fault elsewhere).
 struct AbortLaunch {};
 
-struct MachineState {
-  MachineState(HwConfig h, SimMode m);
-  HwConfig hw;
+// The machine's state in the parts the runners take (each runner holds the parts it uses, not the whole state):
+// The waker: the engine's time and the two ways to schedule a waiter. Waking is explicit: whoever makes a wait
+// satisfiable schedules the waiter's event.
+struct Waker {
+  explicit Waker(SimMode m) : mode(m) {}
   SimMode mode;
+  Engine* engine = nullptr;
+  uint64_t now() const { return engine->now(); }
+  // A timing parameter as this mode sees it: functional mode runs with zero-cost timing.
+  uint64_t timed(int64_t cycles) const { return mode == SimMode::Functional ? 0 : static_cast<uint64_t>(cycles); }
+  // Schedules the scalar unit / a pipe of core c to run at `cycle` (not before now).
+  void wake_scalar(CoreState& c, uint64_t cycle);
+  void wake_pipe(CoreState& c, PipeState& p, uint64_t cycle);
+};
+
+// The fault sink: what a launch found; the first fatal fault stops the engine.
+struct FaultSink {
+  std::vector<Fault> faults;
+  bool fatal = false, unusable = false;
+  Engine* stop_engine = nullptr;
+  void fault(const std::string& kind, const std::string& msg, bool fatal_fault);
+};
+
+// The check hooks of a launch: the happens-before clocks and the race checker (null with Checks::Off), the agents,
+// the op's read-only GM and the data caches' tracked lines.
+struct CheckHooks {
+  std::unique_ptr<HappensBefore> hb;
+  std::unique_ptr<CheckRunner> races;
+  std::vector<int> core_agent_base;                         // first agent id of each core (-1 = not in launch)
+  std::vector<std::pair<uint64_t, uint64_t>> input_ranges;  // the op's read-only GM (sorted): never stale in a DCache
+  int64_t dcache_tracked = 0;  // tracked lines resident in any core's DCache: DMA stores look at the caches only then
+  bool is_input(uint64_t gm_byte) const;
+  AgentId agent(int core, isa::Pipe p) const { return core_agent_base[size_t(core)] + static_cast<AgentId>(p); }
+  bool checking() const { return hb != nullptr; }
+};
+
+// The counters of a launch.
+struct LaunchCounters {
+  uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
+  std::array<std::chrono::steady_clock::duration, isa::kNumPipes> exec_time{};  // host time in isa::execute, per pipe
+};
+
+// The resources: config, GM and the memory, cost and topology models, the cores, the trace, the instruction memo
+// and the per-instruction buffers (one event runs at a time).
+struct MachineResources {
+  MachineResources(HwConfig h, SimMode m);
+  HwConfig hw;
   Checks checks = Checks::All;
   bool check_thread = std::thread::hardware_concurrency() > 1;  // the race checker on a second host thread
   bool run_ahead = true;  // kernel programs run ahead of a scalar unit waiting for a slot (scalar_unit.cpp)
@@ -45,32 +88,16 @@ struct MachineState {
   std::unique_ptr<PipeCostModel> cost;      // hw.cost.impl
   std::unique_ptr<TopologyModel> topology;  // hw.topology
   std::vector<std::unique_ptr<CoreState>> cores;
-  Engine* engine = nullptr;
   TraceWriter* trace = nullptr;
   std::set<int> trace_named;  // cores whose trace process has its name
-  // launch state
-  std::unique_ptr<HappensBefore> hb;                        // null with Checks::Off
-  std::unique_ptr<CheckRunner> races;                       // null with Checks::Off
-  std::vector<int> core_agent_base;                         // first agent id of each core (-1 = not in launch)
-  std::vector<std::pair<uint64_t, uint64_t>> input_ranges;  // the op's read-only GM (sorted): never stale in a DCache
-  bool is_input(uint64_t gm_byte) const;
-  int64_t dcache_tracked = 0;  // tracked lines resident in any core's DCache: DMA stores look at the caches only then
-  std::vector<Fault> faults;
-  bool fatal = false, unusable = false;
-  uint64_t next_id = 0, launch_start = 0, flops = 0, executed_flops = 0, instructions = 0;
-  std::array<std::chrono::steady_clock::duration, isa::kNumPipes> exec_time{};  // host time in isa::execute, per pipe
-  std::vector<isa::Access> scratch, gm_reads, gm_writes;  // per-instruction buffers (one event runs at a time)
+  std::vector<isa::Access> scratch, gm_reads, gm_writes;
   InstrMemo memo;  // shared by the pipes (lookups) and the scalar units (queued instructions refer to its entries)
+};
 
-  uint64_t now() const { return engine->now(); }
-  // A timing parameter as this mode sees it: functional mode runs with zero-cost timing.
-  uint64_t timed(int64_t cycles) const { return mode == SimMode::Functional ? 0 : static_cast<uint64_t>(cycles); }
-  AgentId agent(int core, isa::Pipe p) const { return core_agent_base[size_t(core)] + static_cast<AgentId>(p); }
-  bool checking() const { return hb != nullptr; }
-  void fault(const std::string& kind, const std::string& msg, bool fatal_fault);
-  // Schedules the scalar unit / a pipe of core c to run at `cycle` (not before now).
-  void wake_scalar(CoreState& c, uint64_t cycle);
-  void wake_pipe(CoreState& c, PipeState& p, uint64_t cycle);
+// Everything, for Machine::Impl and the launch; the runners take the parts.
+struct MachineState : MachineResources, Waker, FaultSink, CheckHooks, LaunchCounters {
+  MachineState(HwConfig h, SimMode m) : MachineResources(std::move(h), m), Waker(m) {}
+  void set_engine(Engine* e) { engine = stop_engine = e; }
 };
 
 // Pending cross-core sets that wait for partners (mode 1: both AIVs; mode 2 from AIVs: both AIVs;
@@ -82,7 +109,7 @@ struct PartnerSets {
 
 class SyncFabric {
  public:
-  explicit SyncFabric(MachineState& m) : m_(m) {}
+  SyncFabric(MachineResources& r, Waker& w, FaultSink& f, CheckHooks& k) : res_(r), clock_(w), faults_(f), checks_(k) {}
   void reset(const std::vector<int>& launch_cores, size_t agents);
   void set_flag(CoreState& c, PipeState& p, const isa::SetFlag& f, const QueuedInstr& q);
   // True when the wait is satisfied (and done); false when the waiter must block (it is woken later).
@@ -98,7 +125,10 @@ class SyncFabric {
                      isa::Pipe from_pipe);
   void gather(PartnerSets& ps, CoreState& c, PipeState& p, int id, const VectorClock& vc, const std::vector<int>& group,
               const std::vector<int>& targets, const QueuedInstr& q);
-  MachineState& m_;
+  MachineResources& res_;
+  Waker& clock_;
+  FaultSink& faults_;
+  CheckHooks& checks_;
   PartnerSets mode0_, mode1_, mode2_;
   int sync_all_arrived_ = 0, sync_all_expected_ = 0;
   uint64_t sync_all_generation_ = 0, sync_all_release_ = 0;
@@ -108,7 +138,8 @@ class SyncFabric {
 
 class PipeRunner {
  public:
-  PipeRunner(MachineState& m, SyncFabric& sync) : m_(m), sync_(sync) {}
+  PipeRunner(MachineResources& r, Waker& w, FaultSink& f, CheckHooks& k, LaunchCounters& n, SyncFabric& sync)
+      : res_(r), clock_(w), faults_(f), checks_(k), counters_(n), sync_(sync) {}
   // A pipe event: pop, start and execute instructions until the pipe must wait.
   void step(CoreState& c, PipeState& p);
   // An instruction was pushed: an idle pipe pops it once the scalar unit yields (as a SystemC delta would).
@@ -125,13 +156,19 @@ class PipeRunner {
   void stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start);
   // The trace's traffic counters: what one GM transfer added to the memory statistics, over its data phase.
   void trace_traffic(const MemStats& before, uint64_t start, uint64_t end);
-  MachineState& m_;
+  MachineResources& res_;
+  Waker& clock_;
+  FaultSink& faults_;
+  CheckHooks& checks_;
+  LaunchCounters& counters_;
   SyncFabric& sync_;
 };
 
 class ScalarRunner {
  public:
-  ScalarRunner(MachineState& m, SyncFabric& sync, PipeRunner& pipes) : m_(m), sync_(sync), pipes_(pipes) {}
+  ScalarRunner(MachineResources& r, Waker& w, FaultSink& f, CheckHooks& k, LaunchCounters& n, SyncFabric& sync,
+               PipeRunner& pipes)
+      : res_(r), clock_(w), faults_(f), checks_(k), counters_(n), sync_(sync), pipes_(pipes) {}
   void issue(CoreState& c, const isa::Instr& in);
   void finish_core(CoreState& c);
   // The core's scalar event while the program runs ahead: issues the pending instructions the scalar unit has
@@ -160,7 +197,11 @@ class ScalarRunner {
   void stale_hit(CoreState& c, const isa::Instr& in, const QueuedInstr& q, uint64_t line);
   void invalidate(CoreState& c, const isa::Dcci& d, const QueuedInstr& q);
   [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);
-  MachineState& m_;
+  MachineResources& res_;
+  Waker& clock_;
+  FaultSink& faults_;
+  CheckHooks& checks_;
+  LaunchCounters& counters_;
   SyncFabric& sync_;
   PipeRunner& pipes_;
 };
@@ -170,9 +211,9 @@ class ChipModule;
 struct Machine::Impl final : EventHandler {
   Impl(HwConfig hw, SimMode mode);
   MachineState s;
-  SyncFabric sync{s};
-  PipeRunner pipes{s, sync};
-  ScalarRunner scalar{s, sync, pipes};
+  SyncFabric sync{s, s, s, s};
+  PipeRunner pipes{s, s, s, s, s, sync};
+  ScalarRunner scalar{s, s, s, s, s, sync, pipes};
   Engine engine;
   bool progress = false, progress_printed = false;
   std::chrono::steady_clock::time_point progress_wall0, progress_last;

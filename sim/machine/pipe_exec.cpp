@@ -34,27 +34,28 @@ bool PipeRunner::drained(const CoreState& c) {
 }
 
 void PipeRunner::kick(CoreState& c, PipeState& p) {
-  if (!p.active()) m_.wake_pipe(c, p, m_.now());
+  if (!p.active()) clock_.wake_pipe(c, p, clock_.now());
 }
 
 void PipeRunner::step(CoreState& c, PipeState& p) {
-  while (!m_.fatal) {
+  while (!faults_.fatal) {
     if (p.activity == PipeActivity::Idle) {
       if (p.q.empty()) {
-        if (c.wait == ScalarWait::Drain && drained(c)) m_.wake_scalar(c, m_.now());
+        if (c.wait == ScalarWait::Drain && drained(c)) clock_.wake_scalar(c, clock_.now());
         return;
       }
-      if (const QueuedInstr* done = p.q.popped(); done && done->memo) m_.memo.unpin(*done->memo);  // (its last use)
+      if (const QueuedInstr* done = p.q.popped(); done && done->memo) res_.memo.unpin(*done->memo);  // (its last use)
       const QueuedInstr& cur = p.q.pop_front();
-      if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
+      if (res_.trace && res_.trace->counters_on())
+        res_.trace->queue_depth(c.index, p.pipe, clock_.now(), uint32_t(p.q.size()));
       p.activity = PipeActivity::Starting;
       if (c.wait == ScalarWait::Queue && c.wait_pipe == p.pipe)  // a slot is free
-        m_.wake_scalar(c, std::max(m_.now(), c.wait_not_before));
-      uint64_t start = std::max({m_.now(), cur.ready, p.next_free});
+        clock_.wake_scalar(c, std::max(clock_.now(), c.wait_not_before));
+      uint64_t start = std::max({clock_.now(), cur.ready, p.next_free});
       if (waits_for_results(cur.instr())) start = std::max(start, p.last_completion);
       p.start = start;
     }
-    if (p.activity == PipeActivity::Starting && p.start > m_.now()) return m_.wake_pipe(c, p, p.start);
+    if (p.activity == PipeActivity::Starting && p.start > clock_.now()) return clock_.wake_pipe(c, p, p.start);
     if (!run_popped(c, p)) return;  // a wait_flag: the set that satisfies it wakes this pipe
     p.activity = PipeActivity::Idle;
   }
@@ -70,17 +71,17 @@ bool PipeRunner::run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint
           [&](const WaitFlag& w) {
             p.activity = PipeActivity::Waiting;
             if (!sync_.wait_flag(c, p, w, q, p.start)) return false;
-            start = m_.now();  // the wait has no cost of its own
+            start = clock_.now();  // the wait has no cost of its own
             c.stats.pipes[size_t(p.pipe)].flag_wait_cycles += start - p.start;
             return true;
           },
           [&](const SetFlag& f) { return sync_.set_flag(c, p, f, q), true; },
           [&](const CrossSet& x) { return sync_.cross_set(c, p, x, q), true; },
           [&](const PipeBarrier&) {
-            if (m_.checking()) {  // its timing is the start rule; its pipe's results have all landed
-              const uint32_t before = m_.hb->done(p.agent), epoch = m_.hb->tick(p.agent);
-              m_.hb->complete(p.agent);
-              m_.races->on_barrier(p.agent, epoch, before, AccessEvent{q.id, c.index, p.pipe, start, q.instr()});
+            if (checks_.checking()) {  // its timing is the start rule; its pipe's results have all landed
+              const uint32_t before = checks_.hb->done(p.agent), epoch = checks_.hb->tick(p.agent);
+              checks_.hb->complete(p.agent);
+              checks_.races->on_barrier(p.agent, epoch, before, AccessEvent{q.id, c.index, p.pipe, start, q.instr()});
             }
             return true;
           },
@@ -97,11 +98,11 @@ bool PipeRunner::run_sync(CoreState& c, PipeState& p, const QueuedInstr& q, uint
 // Runs the popped instruction at its start cycle; false when it is a wait_flag that must keep waiting.
 bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
   const QueuedInstr& q = p.cur();
-  if (p.activity == PipeActivity::Starting && m_.checking()) {
-    const AgentId scalar = m_.agent(c.index, Pipe::S);
-    if (m_.hb->version(scalar) != p.scalar_version_seen) {  // issued after everything the scalar acquired
-      m_.hb->acquire(p.agent, m_.hb->clock(scalar));
-      p.scalar_version_seen = m_.hb->version(scalar);
+  if (p.activity == PipeActivity::Starting && checks_.checking()) {
+    const AgentId scalar = checks_.agent(c.index, Pipe::S);
+    if (checks_.hb->version(scalar) != p.scalar_version_seen) {  // issued after everything the scalar acquired
+      checks_.hb->acquire(p.agent, checks_.hb->clock(scalar));
+      p.scalar_version_seen = checks_.hb->version(scalar);
     }
   }
   uint64_t start = p.start;
@@ -113,12 +114,12 @@ bool PipeRunner::run_popped(CoreState& c, PipeState& p) {
       break;
     case Side::Pipe:
       cost = execute_and_cost(c, p, q, start);
-      if (m_.trace) bytes = bytes_moved(m_.scratch);  // (for the trace slice alone)
+      if (res_.trace) bytes = bytes_moved(res_.scratch);  // (for the trace slice alone)
       break;
     case Side::ScalarAlu:
     case Side::ScalarMem: break;  // never queued: the scalar unit runs them (scalar_unit.cpp)
   }
-  if (m_.fatal) return true;
+  if (faults_.fatal) return true;
   p.next_free = start + cost.occupancy;
   p.last_completion = std::max(p.last_completion, p.next_free + cost.latency);
   finished(c, p, cost, p.start, bytes);
@@ -130,8 +131,8 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
   st.busy_cycles += cost.occupancy;
   st.conflict_beats += cost.conflict_beats;
   ++st.instructions;
-  ++m_.instructions;
-  if (!m_.trace) return;
+  ++counters_.instructions;
+  if (!res_.trace) return;
   const QueuedInstr& q = p.cur();
   TraceSlice sl{c.index,
                 c.name,
@@ -144,16 +145,16 @@ void PipeRunner::finished(CoreState& c, PipeState& p, const PipeCost& cost, uint
                 std::holds_alternative<Mmad>(q.instr()) ? mmad_flops(std::get<Mmad>(q.instr())) : 0};
   if (std::holds_alternative<SetFlag>(q.instr()) || std::holds_alternative<CrossSet>(q.instr())) sl.flow_out = q.id;
   sl.stage = q.stage;
-  m_.trace->slice(sl);
+  res_.trace->slice(sl);
 }
 
 void PipeRunner::stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start) {
-  const int64_t lb = m_.hw.scalar.dcache_line_bytes;
-  if (lb <= 0 || m_.dcache_tracked == 0) return;  // (the common case: no core caches a line a DMA may write)
+  const int64_t lb = res_.hw.scalar.dcache_line_bytes;
+  if (lb <= 0 || checks_.dcache_tracked == 0) return;  // (the common case: no core caches a line a DMA may write)
   const auto who = [&] { return describe_instruction(q.id, c.name, p.pipe, start, to_asm(q.instr())); };
-  for (const auto& core : m_.cores) {
+  for (const auto& core : res_.cores) {
     if (core->dcache.tracked_lines() == 0) continue;
-    for (const Access& a : m_.scratch)
+    for (const Access& a : res_.scratch)
       if (a.buf == Buf::GM && a.write)
         a.for_each_segment(
             [&](uint64_t b, uint64_t e) { core->dcache.mark_stale(b / uint64_t(lb), (e + lb - 1) / lb, who); });
@@ -161,15 +162,15 @@ void PipeRunner::stale_dcaches(const CoreState& c, const PipeState& p, const Que
 }
 
 void PipeRunner::trace_traffic(const MemStats& before, uint64_t start, uint64_t end) {
-  const MemStats& after = m_.mem->stats();
-  m_.trace->traffic(start, end,
-                    {double(after.bytes_read - before.bytes_read), double(after.bytes_written - before.bytes_written),
-                     double(after.l2_hit_bytes - before.l2_hit_bytes), double(after.hbm_bytes - before.hbm_bytes)});
+  const MemStats& after = res_.mem->stats();
+  res_.trace->traffic(start, end,
+                      {double(after.bytes_read - before.bytes_read), double(after.bytes_written - before.bytes_written),
+                       double(after.l2_hit_bytes - before.l2_hit_bytes), double(after.hbm_bytes - before.hbm_bytes)});
 }
 
 void PipeRunner::check_bounds(const CoreState& c, const std::vector<Access>& acc) {
   for (const auto& a : acc) {
-    const uint64_t size = a.buf == Buf::GM ? m_.gm.used_bytes() : c.local_bytes[static_cast<size_t>(a.buf)];
+    const uint64_t size = a.buf == Buf::GM ? res_.gm.used_bytes() : c.local_bytes[static_cast<size_t>(a.buf)];
     if (a.last_end() > size)
       throw IsaError(std::string("operand range [") + std::to_string(a.begin) + ", " + std::to_string(a.last_end()) +
                      ") of " + std::string(buf_name(a.buf)) + " exceeds its size " + std::to_string(size));
@@ -177,71 +178,73 @@ void PipeRunner::check_bounds(const CoreState& c, const std::vector<Access>& acc
 }
 
 PipeCost PipeRunner::execute_and_cost(CoreState& c, PipeState& p, const QueuedInstr& q, uint64_t start) {
-  const uint32_t epoch = m_.checking() ? m_.hb->tick(p.agent) : 0;
-  auto& scratch = m_.scratch;
+  const uint32_t epoch = checks_.checking() ? checks_.hb->tick(p.agent) : 0;
+  auto& scratch = res_.scratch;
   scratch.clear();
   // Seen before (found at issue, or since): footprint in bounds, cost known.
-  const InstrMemo::Entry* known = q.memo ? q.memo : m_.memo.find(q.instr(), c.kind);
+  const InstrMemo::Entry* known = q.memo ? q.memo : res_.memo.find(q.instr(), c.kind);
   try {
-    if (m_.mode != SimMode::Timing) {
+    if (clock_.mode != SimMode::Timing) {
       const auto t0 = std::chrono::steady_clock::now();
       execute(q.instr(), c.ctx);
-      m_.exec_time[static_cast<size_t>(p.pipe)] += std::chrono::steady_clock::now() - t0;
+      counters_.exec_time[static_cast<size_t>(p.pipe)] += std::chrono::steady_clock::now() - t0;
     }
     if (known) {  // (its footprint is needed only by the race checker and the trace's byte counts)
-      if (m_.checking() || m_.trace) scratch.assign(m_.memo.accesses(*known), m_.memo.accesses(*known) + known->n);
+      if (checks_.checking() || res_.trace)
+        scratch.assign(res_.memo.accesses(*known), res_.memo.accesses(*known) + known->n);
     } else {
       footprint(q.instr(), &c.regs, scratch);
-      if (m_.mode == SimMode::Timing) check_bounds(c, scratch);
+      if (clock_.mode == SimMode::Timing) check_bounds(c, scratch);
     }
   } catch (const IsaError& e) {
-    m_.fault("bounds",
-             c.name + " " + std::string(pipe_name(p.pipe)) + " at cycle " + std::to_string(start) + ", instruction #" +
-                 std::to_string(q.id) + ": " + e.what(),
-             true);
+    faults_.fault("bounds",
+                  c.name + " " + std::string(pipe_name(p.pipe)) + " at cycle " + std::to_string(start) +
+                      ", instruction #" + std::to_string(q.id) + ": " + e.what(),
+                  true);
     return {};
   }
-  if (m_.checking()) {
-    m_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.instr()}, scratch);
+  if (checks_.checking()) {
+    checks_.races->on_access(p.agent, epoch, AccessEvent{q.id, c.index, p.pipe, start, q.instr()}, scratch);
     if (!known) stale_dcaches(c, p, q, start);  // (a memoised instruction has no GM operand)
   }
   if (auto* mm = std::get_if<Mmad>(&q.instr())) {
-    m_.flops += mmad_flops(*mm);
-    m_.executed_flops += mmad_executed_flops(*mm);
+    counters_.flops += mmad_flops(*mm);
+    counters_.executed_flops += mmad_executed_flops(*mm);
     // A large mmad orders its dependants itself (Ascend C Mmad, "sync optimisation"; hazards.m_self_ordered_fractals).
-    if (m_.checking() && (mm->m / 16) * (mm->n / 16) >= m_.hw.hazards.m_self_ordered_fractals) m_.hb->complete(p.agent);
+    if (checks_.checking() && (mm->m / 16) * (mm->n / 16) >= res_.hw.hazards.m_self_ordered_fractals)
+      checks_.hb->complete(p.agent);
   }
-  if (m_.mode == SimMode::Functional) return {};
+  if (clock_.mode == SimMode::Functional) return {};
   if (known) return known->cost();
-  auto &gm_reads = m_.gm_reads, &gm_writes = m_.gm_writes;  // reused buffers: this runs for every instruction
+  auto &gm_reads = res_.gm_reads, &gm_writes = res_.gm_writes;  // reused buffers: this runs for every instruction
   gm_reads.clear();
   gm_writes.clear();
   for (const auto& a : scratch)
     if (a.buf == Buf::GM) (a.write ? gm_writes : gm_reads).push_back(a);
-  const auto& hw = m_.hw;
-  const bool traffic = m_.trace && m_.trace->counters_on();
-  const MemStats before = traffic ? m_.mem->stats() : MemStats{};
+  const auto& hw = res_.hw;
+  const bool traffic = res_.trace && res_.trace->counters_on();
+  const MemStats before = traffic ? res_.mem->stats() : MemStats{};
   if (cost_class_of(q.instr()) == CostClass::Dma) {
     if (!gm_reads.empty()) {
-      const auto t = m_.mem->read(gm_reads, start,
-                                  {double(hw.mte2.port_bytes_per_cycle), double(hw.mte2.l2_hit_bytes_per_cycle),
-                                   uint64_t(hw.mte2.startup_cycles), uint64_t(hw.mte2.segment_cycles)});
+      const auto t = res_.mem->read(gm_reads, start,
+                                    {double(hw.mte2.port_bytes_per_cycle), double(hw.mte2.l2_hit_bytes_per_cycle),
+                                     uint64_t(hw.mte2.startup_cycles), uint64_t(hw.mte2.segment_cycles)});
       if (traffic) trace_traffic(before, start, start + t.occupancy);
       return {t.occupancy, t.latency};
     }
     if (!gm_writes.empty()) {
-      const auto t = m_.mem->write(gm_writes, start,
-                                   {double(hw.mte3.port_bytes_per_cycle), 0, uint64_t(hw.mte3.startup_cycles),
-                                    uint64_t(hw.mte3.segment_cycles)});
+      const auto t = res_.mem->write(gm_writes, start,
+                                     {double(hw.mte3.port_bytes_per_cycle), 0, uint64_t(hw.mte3.startup_cycles),
+                                      uint64_t(hw.mte3.segment_cycles)});
       if (traffic) trace_traffic(before, start, start + t.occupancy);
       return {t.occupancy, t.latency};
     }
   }
-  PipeCost cost = m_.cost->local(q.instr());
-  if (gm_reads.empty() && gm_writes.empty()) m_.memo.store(q.instr(), c.kind, scratch, cost);
+  PipeCost cost = res_.cost->local(q.instr());
+  if (gm_reads.empty() && gm_writes.empty()) res_.memo.store(q.instr(), c.kind, scratch, cost);
   if (auto* f = std::get_if<Fixpipe>(&q.instr()); f && !gm_writes.empty()) {
-    const auto t = m_.mem->write(gm_writes, start,
-                                 {m_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
+    const auto t = res_.mem->write(gm_writes, start,
+                                   {res_.cost->fixpipe_bytes_per_cycle(*f), 0, uint64_t(hw.fixpipe.startup_cycles), 0});
     if (traffic) trace_traffic(before, start, start + t.occupancy);
     cost.occupancy = std::max(cost.occupancy, t.occupancy);
     cost.latency = std::max(cost.latency, t.latency);

@@ -2,7 +2,7 @@
 // scalar.issue_cycles, accumulated locally and synchronised with simulated time only when the scalar must
 // observe something (a full queue, a flag, a GM load, the end of the kernel), so the program runs ahead of its
 // pipes as the real scalar unit does. Each stall is one fiber yield; whatever ends it schedules the scalar's
-// next event (MachineState::wake_scalar).
+// next event (Waker::wake_scalar).
 //
 // Running ahead. A queue-bound kernel used to find its queue full at nearly every instruction: its fiber was
 // suspended until the pop, resumed to issue one instruction and suspended again -- two fiber switches per
@@ -69,12 +69,12 @@ bool ScalarRunner::issuable(CoreState& c, const Instr& in, Pipe pipe, std::strin
 
 // The issue cost of one instruction; returns the scalar unit's (decoupled) time at issue.
 uint64_t ScalarRunner::charge_issue(CoreState& c) {
-  const uint64_t cost = m_.timed(m_.hw.scalar.issue_cycles);
+  const uint64_t cost = clock_.timed(res_.hw.scalar.issue_cycles);
   c.local_offset += cost;
   auto& sstat = c.stats.pipes[static_cast<size_t>(Pipe::S)];
   sstat.busy_cycles += cost;
   ++sstat.instructions;
-  return m_.now() + c.local_offset;
+  return clock_.now() + c.local_offset;
 }
 
 // The queue of `pipe` is full: one wait for both conditions, the scalar's own (decoupled) time `own` and a free
@@ -94,24 +94,25 @@ void ScalarRunner::wait_for_slot(CoreState& c, Pipe pipe, uint64_t id, uint64_t 
 // the instruction is still in the host's cache.
 KnownInstr ScalarRunner::known(const CoreState& c, const Instr& in) {
   if (side_of(in) == Side::Pipe) {
-    const InstrMemo::Entry* e = m_.memo.find(in, c.kind);
+    const InstrMemo::Entry* e = res_.memo.find(in, c.kind);
     if (!e) return {};
-    m_.memo.pin(*e);
+    res_.memo.pin(*e);
     return {&e->in, e};
   }
-  return {m_.memo.shared_flag(in), nullptr};
+  return {res_.memo.shared_flag(in), nullptr};
 }
 
 void ScalarRunner::push(CoreState& c, PipeState& p, const Instr& in, KnownInstr known, uint64_t id, uint64_t ready,
                         uint32_t stage) {
-  p.q.emplace_back(in, known, id, std::max(ready, m_.now()), stage);
-  if (m_.trace && m_.trace->counters_on()) m_.trace->queue_depth(c.index, p.pipe, m_.now(), uint32_t(p.q.size()));
+  p.q.emplace_back(in, known, id, std::max(ready, clock_.now()), stage);
+  if (res_.trace && res_.trace->counters_on())
+    res_.trace->queue_depth(c.index, p.pipe, clock_.now(), uint32_t(p.q.size()));
   pipes_.kick(c, p);
 }
 
 // After a wait for a slot that began at the scalar's own time `own` (now is the resume).
 void ScalarRunner::count_queue_full(CoreState& c, Pipe pipe, uint64_t own) {
-  if (m_.now() > own) c.stats.pipes[size_t(pipe)].queue_full_cycles += m_.now() - own;
+  if (clock_.now() > own) c.stats.pipes[size_t(pipe)].queue_full_cycles += clock_.now() - own;
 }
 
 void ScalarRunner::replay(CoreState& c) {
@@ -122,7 +123,7 @@ void ScalarRunner::replay(CoreState& c) {
     if (e.waited) {  // woken by the pop it waited for
       count_queue_full(c, e.pipe, e.own);
     } else {
-      e.id = m_.next_id++;
+      e.id = counters_.next_id++;
       ready = charge_issue(c);
       if (p.q.size() >= p.depth) {
         wait_for_slot(c, e.pipe, e.id, ready);
@@ -145,26 +146,26 @@ void ScalarRunner::fail_after_catch_up(CoreState& c, const Fault& f) {
   } catch (const AbortLaunch&) {
     return;  // another fault ended the launch first: the program would not have got this far
   }
-  m_.fault(f.kind, f.message, true);
+  faults_.fault(f.kind, f.message, true);
 }
 
 void ScalarRunner::block(CoreState& c, ScalarWait why, uint64_t id, uint64_t* waited) {
   (void)why;
   c.wait_id = id;
-  const uint64_t began = m_.now();
+  const uint64_t began = clock_.now();
   c.fiber->yield();
-  if (waited) *waited += m_.now() - began;
-  if (m_.fatal) throw AbortLaunch{};
+  if (waited) *waited += clock_.now() - began;
+  if (faults_.fatal) throw AbortLaunch{};
 }
 
 void ScalarRunner::sync_time(CoreState& c) {
   if (c.local_offset) {
     c.wait = ScalarWait::Time;
-    m_.wake_scalar(c, m_.now() + c.local_offset);
+    clock_.wake_scalar(c, clock_.now() + c.local_offset);
     c.local_offset = 0;
     block(c, ScalarWait::Time, 0);
   }
-  if (m_.fatal) throw AbortLaunch{};
+  if (faults_.fatal) throw AbortLaunch{};
 }
 
 void ScalarRunner::drain(CoreState& c) {
@@ -173,27 +174,27 @@ void ScalarRunner::drain(CoreState& c) {
     c.wait = ScalarWait::Drain;  // the pipe that empties last wakes it
     block(c, ScalarWait::Drain, 0, &c.stats.scalar_waits.drain);
   }
-  uint64_t done = m_.now();
+  uint64_t done = clock_.now();
   for (const auto& p : c.pipes) done = std::max(done, p.last_completion);
-  if (done > m_.now()) {
+  if (done > clock_.now()) {
     c.wait = ScalarWait::Time;
-    m_.wake_scalar(c, done);
+    clock_.wake_scalar(c, done);
     block(c, ScalarWait::Time, 0, &c.stats.scalar_waits.drain);
   }
   // Everything the pipes did is now ordered before whatever the scalar unit issues or releases next.
-  if (!m_.checking()) return;
-  const AgentId s = m_.agent(c.index, Pipe::S);
+  if (!checks_.checking()) return;
+  const AgentId s = checks_.agent(c.index, Pipe::S);
   for (const auto& p : c.pipes)
-    if (p.pipe != Pipe::S && p.pipe != Pipe::ALL) m_.hb->acquire(s, m_.hb->clock(p.agent));
+    if (p.pipe != Pipe::S && p.pipe != Pipe::ALL) checks_.hb->acquire(s, checks_.hb->clock(p.agent));
 }
 
 void ScalarRunner::reject(CoreState& c, uint64_t id, const Instr& in, const std::string& why) {
-  m_.fault("isa", c.name + " instruction #" + std::to_string(id) + " '" + to_asm(in) + "': " + why, true);
+  faults_.fault("isa", c.name + " instruction #" + std::to_string(id) + " '" + to_asm(in) + "': " + why, true);
   throw AbortLaunch{};
 }
 
 void ScalarRunner::issue(CoreState& c, const Instr& in) {
-  if (m_.fatal) throw AbortLaunch{};
+  if (faults_.fatal) throw AbortLaunch{};
   const Pipe pipe = pipe_of(in);
   const bool to_pipe = !is_scalar_side(in, pipe);
   if (!c.pending.empty()) {  // running ahead (see the top of this file)
@@ -205,7 +206,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     }
     catch_up(c);
   }
-  const uint64_t id = m_.next_id++;
+  const uint64_t id = counters_.next_id++;
   if (!issuable(c, in, pipe)) {  // refused: ask again for the reason, built only then
     std::string why;
     issuable(c, in, pipe, &why);
@@ -217,7 +218,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     const KnownInstr k = known(c, in);
     if (p.q.size() >= p.depth) {
       wait_for_slot(c, pipe, id, ready);
-      if (m_.run_ahead && !m_.trace) {  // run ahead: this instruction waits in the list for the pop
+      if (res_.run_ahead && !res_.trace) {  // run ahead: this instruction waits in the list for the pop
         PendingIssue& e = c.pending.push_back(in, k);
         e.pipe = pipe, e.waited = true, e.stage = c.stage, e.id = id, e.own = ready;
         return;
@@ -228,7 +229,7 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
     push(c, p, in, k, id, ready, c.stage);
     return;
   }
-  ++m_.instructions;
+  ++counters_.instructions;
   if (std::holds_alternative<SMov>(in) || std::holds_alternative<SAlu>(in)) {
     try {
       execute(in, c.ctx);
@@ -245,10 +246,10 @@ void ScalarRunner::issue(CoreState& c, const Instr& in) {
 // A scalar GM load / store: executed now against GM (timing mode: against the materialised allocation only),
 // race-checked as an access of the scalar agent; a load stalls until its data returns, a store is posted.
 void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInstr& q, bool load) {
-  auto& scratch = m_.scratch;
+  auto& scratch = res_.scratch;
   scratch.clear();
   footprint(in, &c.regs, scratch);
-  auto& gm = m_.gm;
+  auto& gm = res_.gm;
   if (!gm.backs_everything() && !gm.backed(scratch[0].begin, scratch[0].end - scratch[0].begin))
     reject(c, q.id, in, "accesses GM that is not materialised in timing mode (allocate it with materialize = true)");
   try {
@@ -265,23 +266,24 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
   } catch (const IsaError& e) {
     reject(c, q.id, in, e.what());
   }
-  const uint64_t begin = m_.now();
-  if (m_.checking()) {
-    const AgentId s = m_.agent(c.index, Pipe::S);
-    const uint32_t epoch = m_.hb->tick(s);
-    m_.races->on_access(s, epoch, AccessEvent{q.id, c.index, Pipe::S, begin, in}, scratch);
+  const uint64_t begin = clock_.now();
+  if (checks_.checking()) {
+    const AgentId s = checks_.agent(c.index, Pipe::S);
+    const uint32_t epoch = checks_.hb->tick(s);
+    checks_.races->on_access(s, epoch, AccessEvent{q.id, c.index, Pipe::S, begin, in}, scratch);
   }
   if (!load) return;
-  const auto& sc = m_.hw.scalar;
+  const auto& sc = res_.hw.scalar;
   const uint64_t line = sc.dcache_line_bytes > 0 ? scratch[0].begin / uint64_t(sc.dcache_line_bytes) : 0;
   const int64_t tracked = c.dcache.tracked_lines();
-  const bool hit = sc.dcache_line_bytes > 0 && c.dcache.access(line, m_.checking() && !m_.is_input(scratch[0].begin));
-  m_.dcache_tracked += c.dcache.tracked_lines() - tracked;
-  if (hit && m_.checking()) stale_hit(c, in, q, line);
-  const uint64_t latency = m_.timed(hit ? sc.dcache_hit_cycles : sc.gm_load_latency_cycles);
+  const bool hit =
+      sc.dcache_line_bytes > 0 && c.dcache.access(line, checks_.checking() && !checks_.is_input(scratch[0].begin));
+  checks_.dcache_tracked += c.dcache.tracked_lines() - tracked;
+  if (hit && checks_.checking()) stale_hit(c, in, q, line);
+  const uint64_t latency = clock_.timed(hit ? sc.dcache_hit_cycles : sc.gm_load_latency_cycles);
   if (latency == 0) return;
   c.wait = ScalarWait::Time;
-  m_.wake_scalar(c, begin + latency);
+  clock_.wake_scalar(c, begin + latency);
   block(c, ScalarWait::Time, q.id, &c.stats.scalar_waits.gm_load);
 }
 
@@ -289,36 +291,36 @@ void ScalarRunner::memory_access(CoreState& c, const Instr& in, const QueuedInst
 void ScalarRunner::stale_hit(CoreState& c, const Instr& in, const QueuedInstr& q, uint64_t line) {
   const std::string by = c.dcache.take_stale(line);
   if (by.empty()) return;
-  const uint64_t lb = uint64_t(m_.hw.scalar.dcache_line_bytes);
+  const uint64_t lb = uint64_t(res_.hw.scalar.dcache_line_bytes);
   char range[64];
   std::snprintf(range, sizeof range, "[0x%llx, 0x%llx)", static_cast<unsigned long long>(line * lb),
                 static_cast<unsigned long long>((line + 1) * lb));
-  std::string m = describe_instruction(q.id, c.name, Pipe::S, m_.now(), to_asm(in));
+  std::string m = describe_instruction(q.id, c.name, Pipe::S, clock_.now(), to_asm(in));
   m += " reads GM line ";
   m += range;
   m += " from the scalar data cache, which holds it from before ";
   m += by;
   m += " wrote it: on the device the load returns the old bytes. Drop the line after the store has completed (dcci "
        "addr=gm:... ; Ascend C DataCacheCleanAndInvalid) before reading it";
-  m_.fault("stale-dcache", m, false);
+  faults_.fault("stale-dcache", m, false);
 }
 
 // dcci: drops the line (or the whole cache); the next load of it reads GM.
 void ScalarRunner::invalidate(CoreState& c, const Dcci& d, const QueuedInstr& q) {
-  if (!d.all && (d.addr.buf != Buf::GM || d.addr.off >= m_.gm.used_bytes()))  // (timing mode keeps no GM bytes)
+  if (!d.all && (d.addr.buf != Buf::GM || d.addr.off >= res_.gm.used_bytes()))  // (timing mode keeps no GM bytes)
     reject(c, q.id, Instr{d},
-           "addr must be a byte of the allocated GM (" + std::to_string(m_.gm.used_bytes()) + " bytes)");
-  const int64_t lb = m_.hw.scalar.dcache_line_bytes;
+           "addr must be a byte of the allocated GM (" + std::to_string(res_.gm.used_bytes()) + " bytes)");
+  const int64_t lb = res_.hw.scalar.dcache_line_bytes;
   if (lb <= 0) return;
   const int64_t tracked = c.dcache.tracked_lines();
   if (d.all) c.dcache.invalidate_all();
   else c.dcache.invalidate(d.addr.off / uint64_t(lb));
-  m_.dcache_tracked += c.dcache.tracked_lines() - tracked;
+  checks_.dcache_tracked += c.dcache.tracked_lines() - tracked;
 }
 
 void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr& q) {
   PipeState& s = c.pipes[static_cast<size_t>(Pipe::S)];
-  const uint64_t begin = m_.now();
+  const uint64_t begin = clock_.now();
   // One overload per scalar-memory and sync kind: a new one fails to compile here until it is handled.
   // clang-format 14 mis-indents a lambda with a requires clause: this visit is formatted by hand.
   // clang-format off
@@ -349,7 +351,7 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
                  },
                  [&](const SyncAll&) {
                    drain(c);
-                   const uint64_t arrived = m_.now();
+                   const uint64_t arrived = clock_.now();
                    c.wait = ScalarWait::SyncAll;
                    sync_.sync_all_arrive(c, s, q);  // the last arrival schedules every core's release
                    block(c, ScalarWait::SyncAll, q.id, &c.stats.scalar_waits.sync_all);
@@ -362,17 +364,17 @@ void ScalarRunner::scalar_side(CoreState& c, const Instr& in, const QueuedInstr&
                  }},
              in);
 // clang-format on
-if (m_.fatal) throw AbortLaunch{};
+if (faults_.fatal) throw AbortLaunch{};
 const bool is_set = std::holds_alternative<SetFlag>(in) || std::holds_alternative<CrossSet>(in);
 // Every scalar-side instruction gets a row (zero-length when it took no simulated time: the scalar unit runs
 // ahead on its local clock), so the trace and instructions.csv count what the report counts; the waits draw
 // theirs in sync_exec.cpp.
-if (m_.trace && !std::holds_alternative<CrossWait>(in) && !std::holds_alternative<WaitFlag>(in) &&
+if (res_.trace && !std::holds_alternative<CrossWait>(in) && !std::holds_alternative<WaitFlag>(in) &&
     !std::holds_alternative<SyncAll>(in)) {
-  TraceSlice sl{c.index, c.name, Pipe::S, begin, m_.now(), q.id, to_asm(in), 0, 0};
+  TraceSlice sl{c.index, c.name, Pipe::S, begin, clock_.now(), q.id, to_asm(in), 0, 0};
   if (is_set) sl.flow_out = q.id;  // the arrow to the wait this set releases starts here
   sl.stage = q.stage;
-  m_.trace->slice(sl);
+  res_.trace->slice(sl);
 }
 }
 
@@ -385,14 +387,15 @@ void ScalarRunner::finish_core(CoreState& c) {
         FlagSlot& f = c.flags[size_t(s)][size_t(d)][size_t(e)];
         if (!f.set) continue;
         const SetFlag set{static_cast<Pipe>(s), static_cast<Pipe>(d), uint8_t(e)};  // the one that set the slot
-        m_.fault("flags-pending",
-                 c.name + ": flag " + std::string(pipe_name(set.src)) + "->" + std::string(pipe_name(set.dst)) +
-                     " event " + std::to_string(e) + " set by #" + std::to_string(f.set_id) + " '" + to_asm(set) +
-                     "' at cycle " + std::to_string(f.set_cycle) + " is still set at kernel end (never waited for)",
-                 false);
+        faults_.fault("flags-pending",
+                      c.name + ": flag " + std::string(pipe_name(set.src)) + "->" + std::string(pipe_name(set.dst)) +
+                          " event " + std::to_string(e) + " set by #" + std::to_string(f.set_id) + " '" + to_asm(set) +
+                          "' at cycle " + std::to_string(f.set_cycle) +
+                          " is still set at kernel end (never waited for)",
+                      false);
       }
   c.done = true;
-  c.stats.end_cycle = m_.now();
+  c.stats.end_cycle = clock_.now();
 }
 
 int64_t ScalarRunner::load_scalar(CoreState& c, DType t, Addr a) {
