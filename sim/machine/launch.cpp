@@ -99,7 +99,7 @@ LaunchResult Machine::Impl::launch(const LaunchSpec& spec) {
     const int stride = pl.block_stride, blocks = spec.block_dim;
     c.fiber = std::make_unique<Fiber>(
         [this, cs, fn, stride, blocks] {
-          ScalarCtx ctx(*this, *cs);
+          ScalarCtx ctx(s, scalar, *cs);
           std::optional<Fault> failed;  // reported outside the handler: reporting may suspend the fiber
           try {
             fn(ctx);

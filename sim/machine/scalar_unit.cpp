@@ -405,13 +405,14 @@ int64_t ScalarRunner::load_scalar(CoreState& c, DType t, Addr a) {
 
 // ---- CoreCtx implementation ----------------------------------------------------------------------
 
-ScalarCtx::ScalarCtx(Machine::Impl& m, CoreState& c) : m_(m), c_(c) {}
+ScalarCtx::ScalarCtx(const MachineResources& res, ScalarRunner& scalar, CoreState& c)
+    : res_(res), scalar_(scalar), c_(c) {}
 
 int ScalarCtx::block_idx() const { return c_.block_idx; }
 int ScalarCtx::block_num() const { return c_.block_num; }
 int ScalarCtx::sub_block_idx() const { return c_.sub_block; }
 isa::CoreKind ScalarCtx::kind() const { return c_.kind; }
-const HwConfig& ScalarCtx::hw() const { return m_.s.hw; }
+const HwConfig& ScalarCtx::hw() const { return res_.hw; }
 std::string ScalarCtx::name() const { return c_.name; }
 
 uint64_t ScalarCtx::capacity(Buf b) const { return c_.local_bytes[static_cast<size_t>(b)]; }
@@ -435,12 +436,12 @@ Addr ScalarCtx::alloc(Buf b, uint64_t bytes, const std::string& what, uint64_t a
 void ScalarCtx::free_all(Buf b) { c_.alloc_top[static_cast<size_t>(b)] = 0; }
 
 Addr ScalarCtx::gm(const std::string& name, uint64_t offset) const {
-  return {Buf::GM, m_.s.gm.find(name).offset + offset};
+  return {Buf::GM, res_.gm.find(name).offset + offset};
 }
 
 void ScalarCtx::issue(const Instr& in) {
   note_outstanding(in);
-  m_.scalar.issue(c_, in);
+  scalar_.issue(c_, in);
 }
 
 // What completes a pipe's earlier instructions: its barrier, a set from it (it waits for them), a drain.
@@ -459,14 +460,14 @@ void ScalarCtx::note_outstanding(const Instr& in) {
   }
 }
 
-int64_t ScalarCtx::load_scalar(DType t, Addr a) { return m_.scalar.load_scalar(c_, t, a); }
+int64_t ScalarCtx::load_scalar(DType t, Addr a) { return scalar_.load_scalar(c_, t, a); }
 
 void ScalarCtx::stage(std::string_view name, int64_t unit, int64_t block) {
-  if (!m_.s.trace) return;
+  if (!res_.trace) return;
   std::string label(name);
   if (unit >= 0) label += " u" + std::to_string(unit);
   if (block >= 0) label += " b" + std::to_string(block);
-  c_.stage = m_.s.trace->open_stage(c_.index, std::move(label));
+  c_.stage = res_.trace->open_stage(c_.index, std::move(label));
 }
 
 }  // namespace npusim::sim

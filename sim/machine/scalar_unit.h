@@ -9,7 +9,8 @@ namespace npusim::sim {
 
 class ScalarCtx final : public CoreCtx {
  public:
-  ScalarCtx(Machine::Impl& m, CoreState& c);
+  // What a kernel program reaches: the machine's resources (config, GM names, trace) and its core's scalar unit.
+  ScalarCtx(const MachineResources& res, ScalarRunner& scalar, CoreState& c);
   int block_idx() const override;
   int block_num() const override;
   int sub_block_idx() const override;
@@ -27,7 +28,8 @@ class ScalarCtx final : public CoreCtx {
 
  private:
   void note_outstanding(const isa::Instr& in);
-  Machine::Impl& m_;
+  const MachineResources& res_;
+  ScalarRunner& scalar_;
   CoreState& c_;
   std::array<bool, isa::kNumPipes> outstanding_{};
 };
