@@ -248,32 +248,16 @@ std::vector<Reference> attention_references(const AttnProblem& p, const AttnData
   // fp16 threshold too (found by the random property tests: 2 of 249 lse elements over the fp32 one, the naive
   // result's worse; the FA rule passed).
   const ElemType lse_working = p.high_perf || p.antiquant.on ? ElemType::F16 : ElemType::F32;
-  if (p.lse)
-    r.push_back(Reference{names.lse,
-                          std::move(ref.lse),
-                          std::move(naive.lse),
-                          lse_working,
-                          longest_kv(p),
-                          gate,
-                          {},
-                          std::move(ref.lse_unspecified)});
+  // A row statistic (lse, or FA's max and sum): its reference over the longest KV, judged at `working`.
+  const auto add_stat = [&](const std::string& name, std::vector<double>& ref64, std::vector<double>& naive64,
+                            ElemType working, std::vector<uint8_t>& unspecified) {
+    r.push_back(Reference{
+        name, std::move(ref64), std::move(naive64), working, longest_kv(p), gate, {}, std::move(unspecified)});
+  };
+  if (p.lse) add_stat(names.lse, ref.lse, naive.lse, lse_working, ref.lse_unspecified);
   if (p.max_sum) {
-    r.push_back(Reference{names.max,
-                          std::move(ref.max),
-                          std::move(naive.max),
-                          ElemType::F32,
-                          longest_kv(p),
-                          gate,
-                          {},
-                          std::move(ref.max_unspecified)});
-    r.push_back(Reference{names.sum,
-                          std::move(ref.sum),
-                          std::move(naive.sum),
-                          ElemType::F32,
-                          longest_kv(p),
-                          gate,
-                          {},
-                          std::move(ref.sum_unspecified)});
+    add_stat(names.max, ref.max, naive.max, ElemType::F32, ref.max_unspecified);
+    add_stat(names.sum, ref.sum, naive.sum, ElemType::F32, ref.sum_unspecified);
   }
   return r;
 }

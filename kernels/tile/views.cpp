@@ -78,23 +78,15 @@ isa::Load2d load_l0a(const L1Operand& a, int64_t kb, int64_t mb, Addr dst, int64
 
 isa::Load2d load_l0b(const L1Operand& b, int64_t kb, int64_t n0_blk, int64_t nb, Addr dst) {
   const int64_t rf = b.tile.row_fractals();
-  if (b.k_rows && isa::bits_of(b.tile.t) == 4)  // 4-bit: square (K block kb, group g) -> N fractals 4g .. 4g + 3
+  // 4-bit / 8-bit: a square (K block kb, group g) holds `per` N fractals (4g .. 4g + 3, or 2g, 2g + 1)
+  if (const int64_t per = isa::bits_of(b.tile.t) == 4 ? 4 : isa::bits_of(b.tile.t) == 8 ? 2 : 1; b.k_rows && per > 1)
     return isa::Load2d{.dst = dst,
                        .src = b.tile.at,
                        .dtype = b.tile.t,
-                       .start_index = uint16_t(n0_blk / 4 * rf + 4 * kb),
-                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(4))),
+                       .start_index = uint16_t(n0_blk / per * rf + per * kb),
+                       .repeat = uint8_t(isa::ceil_div(nb, per)),
                        .src_stride = uint16_t(rf),
-                       .dst_gap = 3,
-                       .transpose = true};
-  if (b.k_rows && isa::bits_of(b.tile.t) == 8)  // 8-bit: square (K block kb, group g) -> N fractals 2g, 2g + 1
-    return isa::Load2d{.dst = dst,
-                       .src = b.tile.at,
-                       .dtype = b.tile.t,
-                       .start_index = uint16_t(n0_blk / 2 * rf + 2 * kb),
-                       .repeat = uint8_t(isa::ceil_div(nb, int64_t(2))),
-                       .src_stride = uint16_t(rf),
-                       .dst_gap = 1,
+                       .dst_gap = uint16_t(per - 1),
                        .transpose = true};
   if (b.k_rows)  // rows are K: N fractal n is column group n; fractal kb of each, transposed into ZN
     return isa::Load2d{.dst = dst,

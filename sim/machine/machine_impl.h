@@ -136,10 +136,24 @@ class SyncFabric {
   std::vector<int> waiting_all_;  // cores blocked in the current SyncAll
 };
 
-class PipeRunner {
+// The parts of the state the pipe and scalar runners hold (their issue, execution and counting need all five) and
+// the sync fabric they both use.
+class RunnerParts {
+ protected:
+  RunnerParts(MachineResources& r, Waker& w, FaultSink& f, CheckHooks& k, LaunchCounters& n, SyncFabric& sync)
+      : res_(r), clock_(w), faults_(f), checks_(k), counters_(n), sync_(sync) {}
+  MachineResources& res_;
+  Waker& clock_;
+  FaultSink& faults_;
+  CheckHooks& checks_;
+  LaunchCounters& counters_;
+  SyncFabric& sync_;
+};
+
+class PipeRunner : RunnerParts {
  public:
   PipeRunner(MachineResources& r, Waker& w, FaultSink& f, CheckHooks& k, LaunchCounters& n, SyncFabric& sync)
-      : res_(r), clock_(w), faults_(f), checks_(k), counters_(n), sync_(sync) {}
+      : RunnerParts(r, w, f, k, n, sync) {}
   // A pipe event: pop, start and execute instructions until the pipe must wait.
   void step(CoreState& c, PipeState& p);
   // An instruction was pushed: an idle pipe pops it once the scalar unit yields (as a SystemC delta would).
@@ -156,19 +170,13 @@ class PipeRunner {
   void stale_dcaches(const CoreState& c, const PipeState& p, const QueuedInstr& q, uint64_t start);
   // The trace's traffic counters: what one GM transfer added to the memory statistics, over its data phase.
   void trace_traffic(const MemStats& before, uint64_t start, uint64_t end);
-  MachineResources& res_;
-  Waker& clock_;
-  FaultSink& faults_;
-  CheckHooks& checks_;
-  LaunchCounters& counters_;
-  SyncFabric& sync_;
 };
 
-class ScalarRunner {
+class ScalarRunner : RunnerParts {
  public:
   ScalarRunner(MachineResources& r, Waker& w, FaultSink& f, CheckHooks& k, LaunchCounters& n, SyncFabric& sync,
                PipeRunner& pipes)
-      : res_(r), clock_(w), faults_(f), checks_(k), counters_(n), sync_(sync), pipes_(pipes) {}
+      : RunnerParts(r, w, f, k, n, sync), pipes_(pipes) {}
   void issue(CoreState& c, const isa::Instr& in);
   void finish_core(CoreState& c);
   // The core's scalar event while the program runs ahead: issues the pending instructions the scalar unit has
@@ -197,12 +205,6 @@ class ScalarRunner {
   void stale_hit(CoreState& c, const isa::Instr& in, const QueuedInstr& q, uint64_t line);
   void invalidate(CoreState& c, const isa::Dcci& d, const QueuedInstr& q);
   [[noreturn]] void reject(CoreState& c, uint64_t id, const isa::Instr& in, const std::string& why);
-  MachineResources& res_;
-  Waker& clock_;
-  FaultSink& faults_;
-  CheckHooks& checks_;
-  LaunchCounters& counters_;
-  SyncFabric& sync_;
   PipeRunner& pipes_;
 };
 
