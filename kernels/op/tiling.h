@@ -20,12 +20,13 @@
 namespace npusim::op {
 
 // A tiling key's name as a handle. Kernels declare and read their keys through named constants (op::keys below,
-// kernels/attention/tiling_keys.h, kernels/matmul/matmul_tiling.h), and Tiling takes no plain string: a misspelt key
+// kernels/attention/tiling_keys.h, kernels/matmul/matmul_plan.h), and Tiling takes no plain string: a misspelt key
 // does not compile, and a declaration and its reader cannot drift apart. Whether the op declares the handle it reads
 // is checked when it first reads it (std::logic_error: a kernel bug).
 struct KeyName {
   std::string_view name;
-  operator std::string() const { return std::string(name); }  // NOLINT: declarations take handles as names
+  // Implicit, so that a TilingKey declaration and its `follows` list take the handle where they hold a string.
+  operator std::string() const { return std::string(name); }
 };
 
 namespace keys {
