@@ -51,8 +51,9 @@ int cmd_asm(const Args& args) {
   po::options_description desc("asm options");
   SimOptions so;
   std::string program, core = "aiv";
-  desc.add_options()("program", po::value(&program)->required(), "assembly file")(
-      "core", po::value(&core), "core kind that runs it on split chips: aiv (default) or aic");
+  auto option = desc.add_options();
+  option("program", po::value(&program)->required(), "assembly file");
+  option("core", po::value(&core), "core kind that runs it on split chips: aiv (default) or aic");
   add_sim_options(desc, so);
   po::positional_options_description pos;
   pos.add("program", 1);

@@ -121,12 +121,13 @@ int cmd_compare_profile(const Args& args) {
   std::string device_csv, run_dir, name;
   int64_t row_no = 0;
   bool json = false;
-  desc.add_options()("profile", po::value(&device_csv)->required(),
-                     "device profile: op_summary_*.csv or kernel_details.csv")(
-      "run", po::value(&run_dir)->required(), "a run folder of npusim run (its op_summary.csv)")(
-      "row", po::value(&row_no), "the profile's data row to compare (1 = first)")(
-      "name", po::value(&name), "compare the row whose Op Name / OP Type contains this (median duration of several)")(
-      "json", po::bool_switch(&json), "print the comparison as JSON");
+  auto option = desc.add_options();
+  option("profile", po::value(&device_csv)->required(), "device profile: op_summary_*.csv or kernel_details.csv");
+  option("run", po::value(&run_dir)->required(), "a run folder of npusim run (its op_summary.csv)");
+  option("row", po::value(&row_no), "the profile's data row to compare (1 = first)");
+  option("name", po::value(&name),
+         "compare the row whose Op Name / OP Type contains this (median duration of several)");
+  option("json", po::bool_switch(&json), "print the comparison as JSON");
   po::positional_options_description pos;
   pos.add("profile", 1).add("run", 1);
   po::variables_map vm;

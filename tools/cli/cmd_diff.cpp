@@ -150,9 +150,10 @@ int cmd_diff(const Args& args) {
   std::string a, b;
   bool json = false;
   op::BitTolerance tol;
-  desc.add_options()("a", po::value(&a)->required(), "run folder A (or a folder of OUTPUT.npy)")(
-      "b", po::value(&b)->required(), "run folder B (or a folder of OUTPUT.npy), the expected side")(
-      "json", po::bool_switch(&json), "print the comparison as JSON on stdout");
+  auto option = desc.add_options();
+  option("a", po::value(&a)->required(), "run folder A (or a folder of OUTPUT.npy)");
+  option("b", po::value(&b)->required(), "run folder B (or a folder of OUTPUT.npy), the expected side");
+  option("json", po::bool_switch(&json), "print the comparison as JSON on stdout");
   add_tolerance_options(desc, tol);
   po::positional_options_description pos;
   pos.add("a", 1).add("b", 1);

@@ -32,8 +32,9 @@ std::string annotated(const std::string& yaml, const std::map<std::string, std::
 int cmd_hw(const Args& args) {
   po::options_description desc("hw options");
   std::vector<std::string> sets, words;
-  desc.add_options()("set", po::value(&sets), "override a key: KEY=VALUE (e.g. core.ub_bytes=131072)")(
-      "words", po::value(&words), "list | show NAME");
+  auto option = desc.add_options();
+  option("set", po::value(&sets), "override a key: KEY=VALUE (e.g. core.ub_bytes=131072)");
+  option("words", po::value(&words), "list | show NAME");
   po::positional_options_description pos;
   pos.add("words", -1);
   po::variables_map vm;

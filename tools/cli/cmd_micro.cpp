@@ -50,8 +50,10 @@ int cmd_micro(const Args& args) {
   po::options_description desc("micro options");
   std::vector<std::string> names, sets;
   std::string hw_name;
-  desc.add_options()("names", po::value(&names), "microbenchmarks (default: all)")(
-      "hw", po::value(&hw_name), "hardware config (default ascend910b2)")("set", po::value(&sets), "hw.KEY=VALUE");
+  auto option = desc.add_options();
+  option("names", po::value(&names), "microbenchmarks (default: all)");
+  option("hw", po::value(&hw_name), "hardware config (default ascend910b2)");
+  option("set", po::value(&sets), "hw.KEY=VALUE");
   po::positional_options_description pos;
   pos.add("names", -1);
   po::variables_map vm;

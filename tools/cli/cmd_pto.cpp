@@ -12,14 +12,15 @@ int cmd_pto(const Args& args) {
   po::options_description desc("pto build options");
   npusim::pto::BuildOptions o;
   std::vector<std::string> words;
-  desc.add_options()("out,o", po::value(&o.out), "the kernel library to write (FILE.so)")(
-      "include,I", po::value(&o.include_dirs), "an include directory (repeatable)")(
-      "define,D", po::value(&o.defines), "a preprocessor definition NAME or NAME=VALUE (repeatable)")(
-      "core", po::value(&o.core)->default_value("any"),
-      "cube | vector | any: build the cube or vector part (defines __DAV_C220_CUBE__ / __DAV_C220_VEC__)")(
-      "cxx", po::value(&o.compiler)->default_value("g++"), "the C++ compiler")(
-      "verbose,v", po::bool_switch(&o.verbose), "print the compiler command")("words", po::value(&words),
-                                                                              "build KERNEL.cpp");
+  auto option = desc.add_options();
+  option("out,o", po::value(&o.out), "the kernel library to write (FILE.so)");
+  option("include,I", po::value(&o.include_dirs), "an include directory (repeatable)");
+  option("define,D", po::value(&o.defines), "a preprocessor definition NAME or NAME=VALUE (repeatable)");
+  option("core", po::value(&o.core)->default_value("any"),
+         "cube | vector | any: build the cube or vector part (defines __DAV_C220_CUBE__ / __DAV_C220_VEC__)");
+  option("cxx", po::value(&o.compiler)->default_value("g++"), "the C++ compiler");
+  option("verbose,v", po::bool_switch(&o.verbose), "print the compiler command");
+  option("words", po::value(&words), "build KERNEL.cpp");
   po::positional_options_description pos;
   pos.add("words", -1);
   po::variables_map vm;

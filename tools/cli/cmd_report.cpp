@@ -210,13 +210,13 @@ std::string sweep_page(const fs::path& dir, std::string x, std::string y, const 
 int cmd_report(const Args& args) {
   po::options_description desc("report options");
   std::string dir, out, x, y, objective = "cycles", objective2;
-  desc.add_options()("dir", po::value(&dir)->required(),
-                     "a run folder (report.json) or a sweep folder (results.jsonl)")(
-      "out", po::value(&out), "the HTML file (default DIR/report.html)")(
-      "x", po::value(&x), "sweep: the heatmap's column axis (default: the axis that moves the objective most)")(
-      "y", po::value(&y), "sweep: the heatmap's row axis (default: the next one by that measure)")(
-      "objective", po::value(&objective), "sweep: cycles (default) | time_us | achieved_tflops | roofline_ratio")(
-      "objective2", po::value(&objective2), "sweep: a second objective: a Pareto plot against the first");
+  auto option = desc.add_options();
+  option("dir", po::value(&dir)->required(), "a run folder (report.json) or a sweep folder (results.jsonl)");
+  option("out", po::value(&out), "the HTML file (default DIR/report.html)");
+  option("x", po::value(&x), "sweep: the heatmap's column axis (default: the axis that moves the objective most)");
+  option("y", po::value(&y), "sweep: the heatmap's row axis (default: the next one by that measure)");
+  option("objective", po::value(&objective), "sweep: cycles (default) | time_us | achieved_tflops | roofline_ratio");
+  option("objective2", po::value(&objective2), "sweep: a second objective: a Pareto plot against the first");
   po::positional_options_description pos;
   pos.add("dir", 1);
   po::variables_map vm;

@@ -77,11 +77,13 @@ int run_like(const Args& args, bool check) {
   desc.add_options()(
       "save-inputs", po::bool_switch(&save),
       "also write every input as OUT/inputs/NAME.npy (bf16: uint16 bits + NAME.f32.npy) and OUT/replay.yaml");
-  if (check)
-    desc.add_options()("expect", po::value(&expect),
-                       "folder of OUTPUT.npy per output (a board dump, torch_npu, an earlier run): compare bit for "
-                       "bit, exit 4 on a mismatch")("json", po::bool_switch(&json),
-                                                    "print the accuracy (and --expect) report as JSON on stdout");
+  if (check) {
+    auto option = desc.add_options();
+    option("expect", po::value(&expect),
+           "folder of OUTPUT.npy per output (a board dump, torch_npu, an earlier run): compare bit for "
+           "bit, exit 4 on a mismatch");
+    option("json", po::bool_switch(&json), "print the accuracy (and --expect) report as JSON on stdout");
+  }
   if (check) add_tolerance_options(desc, tol);
   bool plan_only = false;
   if (!check)
@@ -155,11 +157,12 @@ int cmd_ops(const Args& args) {
   po::options_description desc("ops options");
   std::string name, hw_name = sim::default_hw_name();
   bool tiling = false, json = false;
-  desc.add_options()("op", po::value(&name), "one op (default: all)")(
-      "tiling", po::bool_switch(&tiling), "only the declared tiling keys and their legal values")(
-      "json", po::bool_switch(&json),
-      "machine-readable output (with --tiling: the legal space a sweep or tuner reads)")(
-      "hw", po::value(&hw_name), "hardware config that resolves core-count bounds (default ascend910b2)");
+  auto option = desc.add_options();
+  option("op", po::value(&name), "one op (default: all)");
+  option("tiling", po::bool_switch(&tiling), "only the declared tiling keys and their legal values");
+  option("json", po::bool_switch(&json),
+         "machine-readable output (with --tiling: the legal space a sweep or tuner reads)");
+  option("hw", po::value(&hw_name), "hardware config that resolves core-count bounds (default ascend910b2)");
   po::positional_options_description pos;
   pos.add("op", 1);
   po::variables_map vm;

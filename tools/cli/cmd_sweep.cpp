@@ -173,14 +173,17 @@ int cmd_sweep(const Args& args) {
   std::string file, out, emit, collect_dir, slurm;
   int jobs = 1, chunk = 1;
   bool resume = false;
-  desc.add_options()("sweep", po::value(&file), "sweep file (YAML)")(
-      "jobs", po::value(&jobs), "points run at a time (default 1)")("out", po::value(&out),
-                                                                    "output folder (default ./npusim-sweep/<sweep>)")(
-      "resume", po::bool_switch(&resume), "skip the points already in OUT/results.jsonl")(
-      "emit-tasks", po::value(&emit), "write one shell command per point to FILE instead of running them")(
-      "collect", po::value(&collect_dir), "merge the point folders of DIR (after --emit-tasks ran) into its results")(
-      "slurm", po::value(&slurm), "write a Slurm sbatch array script to FILE (and OUT/tasks.txt) instead of running")(
-      "chunk", po::value(&chunk), "--slurm: points per array task (default 1)");
+  auto option = desc.add_options();
+  option("sweep", po::value(&file), "sweep file (YAML)");
+  option("jobs", po::value(&jobs), "points run at a time (default 1)");
+  option("out", po::value(&out), "output folder (default ./npusim-sweep/<sweep>)");
+  option("resume", po::bool_switch(&resume), "skip the points already in OUT/results.jsonl");
+  option("emit-tasks", po::value(&emit), "write one shell command per point to FILE instead of running them");
+  option("collect", po::value(&collect_dir),
+         "merge the point folders of DIR (after --emit-tasks ran) into its results");
+  option("slurm", po::value(&slurm),
+         "write a Slurm sbatch array script to FILE (and OUT/tasks.txt) instead of running");
+  option("chunk", po::value(&chunk), "--slurm: points per array task (default 1)");
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;

@@ -62,16 +62,17 @@ int cmd_tune(const Args& args) {
   po::options_description desc("tune options");
   TuneSetup t;
   std::string case_path;
-  desc.add_options()("case", po::value(&case_path)->required(), "case file (YAML)")(
-      "hw", po::value(&t.spec.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)")(
-      "set", po::value(&t.fixed),
-      "override, repeatable: hw.KEY=V, attrs.KEY=V, tiling.KEY=V (a tiling key set here is not tuned)")(
-      "budget", po::value(&t.budget),
-      "runs at most, the default's included (default 48); planning a candidate is not a run")(
-      "objective", po::value(&t.spec.objective), "cycles (default) | time_us | achieved_tflops | roofline_ratio")(
-      "jobs", po::value(&t.jobs), "runs at a time (default 1)")("out", po::value(&t.out),
-                                                                "output folder (default ./npusim-tune/<case>)")(
-      "checks", po::value(&t.spec.checks), "checks of each run (default off: cycles do not depend on them)");
+  auto option = desc.add_options();
+  option("case", po::value(&case_path)->required(), "case file (YAML)");
+  option("hw", po::value(&t.spec.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)");
+  option("set", po::value(&t.fixed),
+         "override, repeatable: hw.KEY=V, attrs.KEY=V, tiling.KEY=V (a tiling key set here is not tuned)");
+  option("budget", po::value(&t.budget),
+         "runs at most, the default's included (default 48); planning a candidate is not a run");
+  option("objective", po::value(&t.spec.objective), "cycles (default) | time_us | achieved_tflops | roofline_ratio");
+  option("jobs", po::value(&t.jobs), "runs at a time (default 1)");
+  option("out", po::value(&t.out), "output folder (default ./npusim-tune/<case>)");
+  option("checks", po::value(&t.spec.checks), "checks of each run (default off: cycles do not depend on them)");
   t.spec.checks = "off";
   po::positional_options_description pos;
   pos.add("case", 1);

@@ -119,12 +119,12 @@ nlohmann::json accuracy_json(const op::AccuracyReport& r) {
 }
 
 void add_tolerance_options(po::options_description& desc, op::BitTolerance& t) {
-  desc.add_options()(
-      "ulp", po::value(&t.ulp),
-      "with a comparison: an element within N representable values (units for integers) of the expected one passes")(
-      "atol", po::value(&t.atol),
-      "with a comparison: an element within X of the expected value passes (either tolerance suffices; NaN matches "
-      "only NaN)");
+  auto option = desc.add_options();
+  option("ulp", po::value(&t.ulp),
+         "with a comparison: an element within N representable values (units for integers) of the expected one passes");
+  option("atol", po::value(&t.atol),
+         "with a comparison: an element within X of the expected value passes (either tolerance suffices; NaN matches "
+         "only NaN)");
 }
 
 void check_tolerance(const po::variables_map& vm, const op::BitTolerance& t, bool comparing, const std::string& needs) {

@@ -18,29 +18,36 @@ namespace npusim::cli {
 namespace fs = std::filesystem;
 
 void add_sim_options(po::options_description& desc, SimOptions& o) {
-  desc.add_options()("hw", po::value(&o.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)")(
+  auto option = desc.add_options();
+  option("hw", po::value(&o.hw), "hardware config: bundled NAME or a YAML file (default ascend910b2)");
+  option(
       "set", po::value(&o.sets),
       "override, repeatable: hw.KEY=VALUE (run / check also attrs.KEY=VALUE, tiling.KEY=VALUE, inputs.NAME.shape=[...] "
-      "for a generated input)")("mode", po::value(&o.mode), "full (default) | functional | timing")(
-      "out", po::value(&o.out), "output folder (default ./npusim-out/<case>)")(
-      "trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv")(
-      "trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24")(
-      "trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO")(
-      "trace-gzip", po::bool_switch(&o.trace_gzip),
-      "write trace.json.gz and instructions.csv.gz (about 8x smaller; Perfetto and npusim report read them as they "
-      "are)")("trace-max-bytes", po::value(&o.trace_max_bytes),
-              "refuse a trace whose files would exceed this on disk (bytes, or with K / M / G; default 512M; 0 = no "
-              "limit): nothing past it is written, and the message gives the estimate")(
-      "trace-counters", po::value(&o.trace_counters),
-      "window of the trace's counter tracks (queue depths, GM / L2 / HBM bytes per cycle) in cycles; 0 = no counter "
-      "tracks (default 1000)")("host-memory", po::value(&o.host_memory),
-                               "full / functional mode: refuse a case whose inputs and GM need more host memory than "
-                               "this (bytes, or with K / M / G; default NPUSIM_HOST_MEMORY or 80% of physical memory)")(
-      "checks", po::value(&o.checks),
-      "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and deadlocks are still "
-      "checked)")("tie-order", po::value(&o.tie_order),
-                  "fifo (default) | reversed: the order simultaneous events run in (a robustness probe: cycles that "
-                  "move much under it hang on an arbitrary arbitration)")(
+      "for a generated input)");
+  option("mode", po::value(&o.mode), "full (default) | functional | timing");
+  option("out", po::value(&o.out), "output folder (default ./npusim-out/<case>)");
+  option("trace", po::bool_switch(&o.trace), "write trace.json (Perfetto) and instructions.csv");
+  option("trace-cores", po::value(&o.trace_cores), "only these cores in the trace, e.g. 0,3,24");
+  option("trace-window", po::value(&o.trace_window), "only slices overlapping cycles FROM:TO");
+  option("trace-gzip", po::bool_switch(&o.trace_gzip),
+         "write trace.json.gz and instructions.csv.gz (about 8x smaller; Perfetto and npusim report read them as they "
+         "are)");
+  option("trace-max-bytes", po::value(&o.trace_max_bytes),
+         "refuse a trace whose files would exceed this on disk (bytes, or with K / M / G; default 512M; 0 = no "
+         "limit): nothing past it is written, and the message gives the estimate");
+  option("trace-counters", po::value(&o.trace_counters),
+         "window of the trace's counter tracks (queue depths, GM / L2 / HBM bytes per cycle) in cycles; 0 = no counter "
+         "tracks (default 1000)");
+  option("host-memory", po::value(&o.host_memory),
+         "full / functional mode: refuse a case whose inputs and GM need more host memory than "
+         "this (bytes, or with K / M / G; default NPUSIM_HOST_MEMORY or 80% of physical memory)");
+  option("checks", po::value(&o.checks),
+         "all (default) | local (no GM race shadow) | off (no race checks; bounds, flags and deadlocks are still "
+         "checked)");
+  option("tie-order", po::value(&o.tie_order),
+         "fifo (default) | reversed: the order simultaneous events run in (a robustness probe: cycles that "
+         "move much under it hang on an arbitrary arbitration)");
+  option(
       "check-thread", po::value(&o.check_thread),
       "auto (default: on with 2+ host CPUs) | on | off: race checks on a second host thread (same faults, overlapped "
       "with the simulation)");
