@@ -6,7 +6,6 @@
 // O = f16(f16(O * alpha) + O_blk), then O = f16(O / l) with the fp16 row sum).
 #include <algorithm>
 #include <cfloat>
-#include <limits>
 
 #include "kernels/attention/cross_flags.h"
 #include "kernels/attention/seq_addr.h"

@@ -1,6 +1,5 @@
 // The flash-decoding combine of the attention kernel (vec_blocks.h): after SyncAll, the AIVs take the (b, KV
 // head) groups with more than one KV split round-robin and merge the splits' partials (O_k = O / l, m_k, l_k).
-#include <limits>
 #include <utility>
 
 #include "kernels/attention/seq_addr.h"

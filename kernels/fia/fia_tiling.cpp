@@ -57,7 +57,6 @@ const TilingSpace& fia_tiling_space() {
 namespace {
 using attn::BlockTiling;
 using attn::l1_bytes;
-using attn::ub_bytes;
 using isa::round_up;
 
 int64_t max_skv(const attn::AttnProblem& p) {
