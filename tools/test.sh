@@ -3,8 +3,8 @@
 # columns), builds, and runs every check the README claims, in three trees:
 #   1. release (build/): every suite, with Chromium rendering the report and a one-node Slurm cluster on loopback;
 #   2. asan (build-asan/, clang): the unit tests again under AddressSanitizer (stack checks on) +
-#      UndefinedBehaviorSanitizer, and a 30 s libFuzzer smoke of every fuzz target seeded from the corpus;
-#   3. tsan (build-tsan/): the tests of the race checker's thread under ThreadSanitizer.
+#      UndefinedBehaviorSanitizer, and a 20 s libFuzzer smoke of every fuzz target seeded from the corpus;
+#   3. tsan (build-tsan/): the tests of the threads npusim starts (race checker, trace files) under ThreadSanitizer.
 # The sanitizer runs leave out what tests/README.md ("What the sanitizer runs leave out") lists, with reasons and
 # times. After each ctest run, tools/check_skips.py fails the command on a skipped test that tests/README.md's
 # allow-list does not name.
@@ -23,4 +23,4 @@ run_ctest build
 tools/build.sh asan
 ASAN_OPTIONS=detect_leaks=0 run_ctest build-asan -E "$(tools/sanitizer_exclusions.py asan)"
 tools/build.sh tsan
-TSAN_OPTIONS=atexit_sleep_ms=0 run_ctest build-tsan -L '^test_machine$'
+TSAN_OPTIONS=atexit_sleep_ms=0 run_ctest build-tsan -L '^(test_machine|test_trace)$'

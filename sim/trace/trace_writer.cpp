@@ -215,8 +215,8 @@ void TraceWriter::check_limit(uint64_t cycle) {
 
 void TraceWriter::name_core(int core, const std::string& core_name) {
   check_core(core);
-  if (!keep_core(core) || named_.count(core)) return;
-  named_.insert(core);
+  if (!keep_core(core) || (named_bits(core) & kCoreNamed)) return;
+  named_bits(core) |= kCoreNamed;
   if (!json_.is_open()) return;
   std::string pid = "\"pid\":" + std::to_string(pid_of(core));
   emit("{\"name\":\"process_name\",\"ph\":\"M\"," + pid + ",\"args\":{\"name\":" + json_string(core_name) + "}}");
@@ -224,9 +224,16 @@ void TraceWriter::name_core(int core, const std::string& core_name) {
        ",\"args\":{\"sort_index\":" + std::to_string(process_order(core, core_name)) + "}}");
 }
 
+static_assert(kLanes < 8, "bit 7 of TraceWriter::named_ marks the core's process");
+uint8_t& TraceWriter::named_bits(int core) {
+  if (named_.size() <= size_t(core)) named_.resize(size_t(core) + 1);
+  return named_[size_t(core)];
+}
+
 // A lane is named when its first event is written, so lanes a core never uses do not appear.
 void TraceWriter::name_lane(int core, int lane) {
-  if (!json_.is_open() || !named_lanes_.insert(tid_of(core, lane)).second) return;
+  if (!json_.is_open() || (named_bits(core) & (1u << lane))) return;
+  named_bits(core) |= uint8_t(1u << lane);
   std::string ids = lane_pid_tid(core, lane);
   emit("{\"name\":\"thread_name\",\"ph\":\"M\"," + ids + ",\"args\":{\"name\":\"" + std::string(kLaneNames[lane]) +
        "\"}}");
@@ -243,34 +250,33 @@ void TraceWriter::slice(const TraceSlice& s) {
   const std::string_view name = mnemonic(s.text);  // a view: no allocation per slice
   if (s.stage && !is_wait(name)) stages_.add(s.stage, s.start, s.end);
   if (!keep(s.core, s.start, s.end)) return;
-  if (!named_.count(s.core)) name_core(s.core, s.core_name);
+  if (!(named_bits(s.core) & kCoreNamed)) name_core(s.core, s.core_name);
   if (json_.is_open()) {
     // dur is the difference of the two rounded instants, so back-to-back slices touch exactly.
     uint64_t start_ps = picoseconds(2 * s.start), end_ps = picoseconds(2 * s.end);
     name_lane(s.core, lane);
-    std::string& e = line_;
-    e.clear();
-    e += "{\"name\":";
-    append_json_string(e, name);
-    e += is_wait(name) ? ",\"cat\":\"wait\",\"cname\":\"grey\",\"ph\":\"X\"," : ",\"cat\":\"instr\",\"ph\":\"X\",";
-    append_pid_tid(e, s.core, lane);
-    e += ",\"ts\":";
-    append_us(e, start_ps);
-    e += ",\"dur\":";
-    append_us(e, end_ps - start_ps);
-    e += ",\"args\":{\"instr\":";
-    append_json_string(e, s.text);
-    for (const auto& [key, v] : {std::pair{",\"cycles\":", s.end - s.start},
-                                 {",\"bytes\":", s.bytes},
-                                 {",\"flops\":", s.flops},
-                                 {",\"id\":", s.id},
-                                 {",\"start_cycle\":", s.start},
-                                 {",\"end_cycle\":", s.end}}) {
-      e += key;
-      append_uint(e, v);
-    }
-    e += "}}";
-    emit(e);
+    emit_as([&](std::string& e) {
+      e += "{\"name\":";
+      append_json_string(e, name);
+      e += is_wait(name) ? ",\"cat\":\"wait\",\"cname\":\"grey\",\"ph\":\"X\"," : ",\"cat\":\"instr\",\"ph\":\"X\",";
+      append_pid_tid(e, s.core, lane);
+      e += ",\"ts\":";
+      append_us(e, start_ps);
+      e += ",\"dur\":";
+      append_us(e, end_ps - start_ps);
+      e += ",\"args\":{\"instr\":";
+      append_json_string(e, s.text);
+      for (const auto& [key, v] : {std::pair{",\"cycles\":", s.end - s.start},
+                                   {",\"bytes\":", s.bytes},
+                                   {",\"flops\":", s.flops},
+                                   {",\"id\":", s.id},
+                                   {",\"start_cycle\":", s.start},
+                                   {",\"end_cycle\":", s.end}}) {
+        e += key;
+        append_uint(e, v);
+      }
+      e += "}}";
+    });
     if (s.flow_out) {
       emit_flow_tail(*s.flow_out, s.core, lane, s.end > s.start ? 2 * s.end - 1 : 2 * s.start, s.end);
       open_flows_.insert(*s.flow_out);
@@ -331,30 +337,27 @@ uint64_t TraceWriter::picoseconds(uint64_t half_cycles) const {
 }
 
 void TraceWriter::emit(std::string_view event) {
-  json_.write(first_ ? "\n" : ",\n");
-  json_.write(event);
-  first_ = false;
+  emit_as([event](std::string& e) { e += event; });
 }
 
 void TraceWriter::write_csv_row(const TraceSlice& s) {
   const bool staged = s.stage > 0 && s.stage <= stages_.spans().size();
-  std::string& r = line_;
-  r.clear();
-  append_uint(r, uint64_t(s.core));
-  r += ',';
-  r += csv_field(s.core_name);
-  r += ',';
-  r += kLaneNames[lane_of(s.pipe)];
-  for (uint64_t v : {s.start, s.end, s.end - s.start, s.id, s.bytes, s.flops}) {
+  csv_.append([&](std::string& r) {
+    append_uint(r, uint64_t(s.core));
     r += ',';
-    append_uint(r, v);
-  }
-  r += ',';
-  append_csv_quoted(r, s.text);
-  r += ',';
-  if (staged) r += csv_field(stages_.spans()[s.stage - 1].label);
-  r += '\n';
-  csv_.write(r);
+    r += csv_field(s.core_name);
+    r += ',';
+    r += kLaneNames[lane_of(s.pipe)];
+    for (uint64_t v : {s.start, s.end, s.end - s.start, s.id, s.bytes, s.flops}) {
+      r += ',';
+      append_uint(r, v);
+    }
+    r += ',';
+    append_csv_quoted(r, s.text);
+    r += ',';
+    if (staged) r += csv_field(stages_.spans()[s.stage - 1].label);
+    r += '\n';
+  });
 }
 
 uint32_t TraceWriter::open_stage(int core, std::string label) {

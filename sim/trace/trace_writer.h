@@ -90,6 +90,15 @@ class TraceWriter {
   bool keep_point(int core, uint64_t half_cycle) const;
   uint64_t picoseconds(uint64_t half_cycles) const;  // simulated time of a half-cycle count
   void emit(std::string_view event);                 // one traceEvents element, comma-separated
+  // emit() of the element fill(text) appends, formatted straight into the file's chunk.
+  template <class Fill>
+  void emit_as(Fill&& fill) {
+    json_.append([&](std::string& text) {
+      text += first_ ? "\n" : ",\n";
+      fill(text);
+    });
+    first_ = false;
+  }
   void write_csv_row(const TraceSlice& s);
   void write_stage_spans();
   void write_queue_counters();
@@ -104,13 +113,15 @@ class TraceWriter {
   StageSpans stages_;
   CounterWindows counters_;
   std::vector<uint8_t> lanes_used_;  // per core: bit k = lane k had a queue sample
-  std::string line_;                 // the event or CSV row being formatted (reused: no allocation per slice)
   bool first_ = true;
   uint64_t written_ = 0;
   std::optional<uint64_t> limit_cycle_;  // set when the files reached options_.max_bytes
   void check_limit(uint64_t cycle);
-  std::set<int> named_;                      // cores whose process names were written
-  std::set<int64_t> named_lanes_;            // lanes (JSON tids) whose thread names were written
+  // Per core (looked up for every slice, so an index, not a tree): bit 7 = its process is named, bit k < 7 = lane
+  // k's thread is named.
+  std::vector<uint8_t> named_;
+  uint8_t& named_bits(int core);
+  static constexpr uint8_t kCoreNamed = 0x80;
   std::unordered_set<uint64_t> open_flows_;  // flow tails written with their set, heads not yet
 };
 
