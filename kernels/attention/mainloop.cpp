@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "kernels/attention/antiquant.h"
 #include "kernels/attention/cube_blocks.h"
 #include "kernels/attention/schedule.h"
 #include "kernels/attention/vec_blocks.h"
@@ -34,15 +33,15 @@ void cube_steps(sim::CoreCtx& c, const Plan& pl) {
 }  // namespace
 
 void cube_mainloop(sim::CoreCtx& c, const Plan& pl) {
-  if (pl.dequant.on) c.sync_all();  // the AIVs' fp16 K / V are in GM (antiquant.h)
+  if (pl.prologue.vector) c.sync_all();  // the AIVs' prologue (Plan::prologue) is done
   cube_steps(c, pl);
   if (pl.has_splits()) c.sync_all();  // every core of the launch takes part before the AIVs combine
 }
 
 void vector_mainloop(sim::CoreCtx& c, const Plan& pl) {
-  if (pl.dequant.on) {  // every AIV dequantises its share of K and V; every core meets before the mainloops
-    c.stage("dequant");
-    dequant_kv(c, pl);
+  if (pl.prologue.vector) {  // every AIV does its share; every core meets before the mainloops
+    c.stage(pl.prologue.stage);
+    pl.prologue.vector(c, pl);
     c.pipe_barrier(isa::Pipe::ALL);
     c.free_all(isa::Buf::UB);
     c.sync_all();

@@ -6,12 +6,17 @@
 // chosen from shapes and hardware capacities / unit shapes / core counts (never rates), so a bandwidth sweep
 // never changes output bits. kernels/attention/README.md explains every field.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "isa/instr/instr.h"
 #include "isa/numeric/int_math.h"
 #include "kernels/attention/attn_problem.h"
+
+namespace npusim::sim {
+class CoreCtx;
+}
 
 namespace npusim::op::attn {
 
@@ -69,16 +74,13 @@ struct OutputDesc {
   isa::RoundMode out_round = isa::RoundMode::RINT;  // O (fp32) -> output dtype
 };
 
-// KV antiquantisation (p.antiquant; antiquant.h): before the mainloops the AIVs dequantise the int8 key / value
-// (GM `key`, `value`) into fp16 copies that gm.key / gm.value then name; the cube reads those.
-struct DequantPlan {
-  bool on = false;
-  std::string src_key = "key", src_value = "value";  // the int8 tensors
-  int64_t seg = 0;       // elements of one contiguous run that uses one channel row: BSH / BSND a token's KV_N * D,
-                         // BNSD one row of D
-  int64_t segments = 0;  // runs per tensor
-  int64_t slab = 0;      // BNSD: runs per (b, n2), which share KV head n2's D channels; 0 (BSH / BSND): all heads
-  int64_t chunk = 0;     // runs per UB chunk (never across a slab)
+struct Plan;
+// A pass every core of the launch makes before the mainloops, ending where all of them meet (SyncAll): a feature's
+// own work over GM, plugged in by the op (FIA's KV antiquantisation, kernels/fia/antiquant). The AIVs run `vector`
+// under a trace stage of its own, then drain their pipes and free UB; the AICs only wait for them.
+struct Prologue {
+  std::string stage;
+  std::function<void(sim::CoreCtx&, const Plan&)> vector;  // empty: no prologue
 };
 
 // MSD antiquant decode (p.antiquant.msd; msd.h): the query's int8 limbs go through GM to the cube, which multiplies
@@ -112,7 +114,7 @@ struct Plan {
   std::vector<int64_t> fd_splits, fd_off;
   uint64_t fd_bytes = 0;
   std::vector<int64_t> core_first;  // units [core_first[k], core_first[k+1]) run on core k (block_dim + 1 entries)
-  DequantPlan dequant;
+  Prologue prologue;
   MsdPlan msd;
   // Workspace (one GM allocation): per core, S slots, P slots, O slots.
   uint64_t ws_s_bytes = 0, ws_p_bytes = 0, ws_o_bytes = 0, ws_core_bytes = 0;

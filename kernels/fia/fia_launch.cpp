@@ -1,8 +1,8 @@
 // FIA prompt branch: plan, GM image and launch (1 AIC : 2 AIV mix on the split topology).
 #include "kernels/fia/fia_launch.h"
 
-#include "kernels/attention/antiquant.h"
 #include "kernels/attention/prepare.h"
+#include "kernels/fia/antiquant/antiquant.h"
 #include "kernels/fia/fia_tiling.h"
 #include "kernels/op/gm_inputs.h"
 
@@ -72,10 +72,10 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   prep.output(o.out, p.out, out_shape(p));
   if (p.lse) prep.output(o.lse, ElemType::F32, {p.B, p.N, p.Sq, 1});
   prep.allocate_workspace();
-  if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (attention/antiquant.h)
-    attn::plan_dequant(pl, m.hw());
-    m.gm().allocate(pl.gm.key, attn::dequant_bytes(pl));
-    m.gm().allocate(pl.gm.value, attn::dequant_bytes(pl));
+  if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (fia/antiquant)
+    const uint64_t bytes = fia::add_kv_dequant(pl, m.hw());
+    m.gm().allocate(pl.gm.key, bytes);
+    m.gm().allocate(pl.gm.value, bytes);
   }
   if (pl.has_splits()) m.gm().allocate(pl.gm.fd_workspace, pl.fd_bytes);
   if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks

@@ -1,13 +1,13 @@
-// The KV antiquantisation prologue (antiquant.h). Each AIV takes an equal share of the contiguous runs of a
-// tensor (K, then V) and streams them through UB in chunks, two chunk slots deep so that MTE2 loads chunk i + 1
-// while the vector unit converts chunk i and MTE3 stores chunk i - 1:
+// The KV antiquantisation pass (antiquant.h), the attention mainloop's prologue. Each AIV takes an equal share of the
+// contiguous runs of a tensor (K, then V) and streams them through UB in chunks, two chunk slots deep so that MTE2
+// loads chunk i + 1 while the vector unit converts chunk i and MTE3 stores chunk i - 1:
 //   MTE2  int8 chunk GM -> UB                                   (waits: its slot free, MTE3 -> MTE2)
 //   V     vconv s8 -> f16; vadd.f16 offset; vmul.f16 scale      (waits: loaded, MTE2 -> V)
 //   MTE3  fp16 chunk UB -> GM copy                               (waits: converted, V -> MTE3)
 // Per-channel parameters are applied as whole-chunk binary ops against UB tiles that repeat the channel row once
 // per run of the chunk (built by one DMA of the row and doubling vector copies); per-tensor ones as vadds / vmuls
 // with the scalar, which the scalar unit reads from GM.
-#include "kernels/attention/antiquant.h"
+#include "kernels/fia/antiquant/antiquant.h"
 
 #include <algorithm>
 
@@ -17,7 +17,13 @@
 #include "kernels/tile/vec_ops.h"
 #include "kernels/tile/views.h"
 
-namespace npusim::op::attn {
+namespace npusim::op::fia {
+
+using attn::AntiQuant;
+using attn::AttnProblem;
+using attn::KvStorage;
+using attn::Layout;
+using attn::Plan;
 
 using isa::Addr;
 using isa::Buf;
@@ -39,7 +45,7 @@ struct UbLayout {
 
 class Dequantiser {
  public:
-  Dequantiser(sim::CoreCtx& c, const Plan& pl) : c_(c), pl_(pl), q_(pl.dequant), ops_(c) {
+  Dequantiser(sim::CoreCtx& c, const Plan& pl, const DequantPlan& q) : c_(c), pl_(pl), q_(q), ops_(c) {
     const int64_t elems = q_.chunk * q_.seg;
     for (int s = 0; s < 2; ++s) {
       ub_.in8[s] = c.alloc(Buf::UB, uint64_t(elems), "KV antiquant int8 chunk");
@@ -138,15 +144,14 @@ class Dequantiser {
 };
 }  // namespace
 
-void plan_dequant(Plan& pl, const sim::HwConfig& hw) {
+uint64_t add_kv_dequant(Plan& pl, const sim::HwConfig& hw) {
   const AttnProblem& p = pl.p;
-  DequantPlan& q = pl.dequant;
+  DequantPlan q;
   // Runs by storage: dense in the query's layout (B x kv_s tokens), or the page cache's (block_num, block_size,
   // KV_N * D) / (block_num, KV_N, block_size, D), dequantised whole (unused blocks too: the same bytes either way).
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   const bool bnsd = paged ? p.kv == KvStorage::PagedNBsD : p.layout == Layout::BNSD || p.layout == Layout::BNSD_BSND;
   const int64_t slabs = paged ? p.block_num : p.B, rows = paged ? p.block_size : p.kv_s;
-  q.on = true;
   q.seg = bnsd ? p.D : p.KV_N * p.D;
   q.segments = slabs * rows * (bnsd ? p.KV_N : 1);
   q.slab = bnsd ? rows : 0;
@@ -163,13 +168,10 @@ void plan_dequant(Plan& pl, const sim::HwConfig& hw) {
                     " bytes each; a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) +
                     " and one vector instruction (" + std::to_string(kMaxChunkElems) + " elements)");
   pl.gm.key = "key_fp16", pl.gm.value = "value_fp16";
+  pl.prologue = {"dequant", [q](sim::CoreCtx& c, const Plan& plan) {
+                   if (q.segments > 0) Dequantiser(c, plan, q).run();
+                 }};
+  return uint64_t(q.segments * q.seg * 2);
 }
 
-uint64_t dequant_bytes(const Plan& pl) { return uint64_t(pl.dequant.segments * pl.dequant.seg * 2); }
-
-void dequant_kv(sim::CoreCtx& c, const Plan& pl) {
-  if (pl.dequant.segments == 0) return;
-  Dequantiser(c, pl).run();
-}
-
-}  // namespace npusim::op::attn
+}  // namespace npusim::op::fia
