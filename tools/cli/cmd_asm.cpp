@@ -55,10 +55,8 @@ int cmd_asm(const Args& args) {
   option("program", po::value(&program)->required(), "assembly file");
   option("core", po::value(&core), "core kind that runs it on split chips: aiv (default) or aic");
   add_sim_options(desc, so);
-  po::positional_options_description pos;
-  pos.add("program", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim asm PROGRAM.s [options]", desc, pos, vm)) return kExitOk;
+  if (!parse_options(args, "usage: npusim asm PROGRAM.s [options]", desc, {{"program", 1}}, vm)) return kExitOk;
   const AsmFile f = load_asm_file(program);
   SimSession session(so, fs::path(program).stem().string());
   sim::Machine& m = session.machine();

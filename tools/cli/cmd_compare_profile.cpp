@@ -128,11 +128,9 @@ int cmd_compare_profile(const Args& args) {
   option("name", po::value(&name),
          "compare the row whose Op Name / OP Type contains this (median duration of several)");
   option("json", po::bool_switch(&json), "print the comparison as JSON");
-  po::positional_options_description pos;
-  pos.add("profile", 1).add("run", 1);
   po::variables_map vm;
   if (!parse_options(args, "usage: npusim compare-profile DEVICE.csv RUN_DIR [--row N | --name TEXT] [--json]", desc,
-                     pos, vm))
+                     {{"profile", 1}, {"run", 1}}, vm))
     return kExitOk;
   if (row_no < 0) throw InputError("--row " + std::to_string(row_no) + " must be 1 or more (the first data row is 1)");
   const fs::path sim_csv = fs::path(run_dir) / "op_summary.csv";

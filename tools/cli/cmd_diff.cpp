@@ -155,10 +155,9 @@ int cmd_diff(const Args& args) {
   option("b", po::value(&b)->required(), "run folder B (or a folder of OUTPUT.npy), the expected side");
   option("json", po::bool_switch(&json), "print the comparison as JSON on stdout");
   add_tolerance_options(desc, tol);
-  po::positional_options_description pos;
-  pos.add("a", 1).add("b", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim diff DIR_A DIR_B [--json] [--ulp N] [--atol X]", desc, pos, vm))
+  if (!parse_options(args, "usage: npusim diff DIR_A DIR_B [--json] [--ulp N] [--atol X]", desc, {{"a", 1}, {"b", 1}},
+                     vm))
     return kExitOk;
   check_tolerance(vm, tol, true, "");
   const nlohmann::json ra = read_report(a), rb = read_report(b);

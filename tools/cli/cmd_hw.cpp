@@ -35,10 +35,9 @@ int cmd_hw(const Args& args) {
   auto option = desc.add_options();
   option("set", po::value(&sets), "override a key: KEY=VALUE (e.g. core.ub_bytes=131072)");
   option("words", po::value(&words), "list | show NAME");
-  po::positional_options_description pos;
-  pos.add("words", -1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim hw list | npusim hw show NAME|FILE [--set KEY=VALUE]...", desc, pos, vm))
+  if (!parse_options(args, "usage: npusim hw list | npusim hw show NAME|FILE [--set KEY=VALUE]...", desc,
+                     {{"words", -1}}, vm))
     return kExitOk;
   if (words.size() == 1 && words[0] == "list") {
     for (const auto& n : sim::bundled_hw_names()) {

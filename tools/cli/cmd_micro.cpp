@@ -54,12 +54,10 @@ int cmd_micro(const Args& args) {
   option("names", po::value(&names), "microbenchmarks (default: all)");
   option("hw", po::value(&hw_name), "hardware config (default ascend910b2)");
   option("set", po::value(&sets), "hw.KEY=VALUE");
-  po::positional_options_description pos;
-  pos.add("names", -1);
   po::variables_map vm;
   std::string usage = "usage: npusim micro [NAME...] [--hw NAME] [--set hw.KEY=VALUE]...\nnames:";
   for (const auto& n : kernels::micro::micro_names()) usage += " " + n;
-  if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
+  if (!parse_options(args, usage, desc, {{"names", -1}}, vm)) return kExitOk;
   if (names.empty()) names = kernels::micro::micro_names();
   const auto valid = kernels::micro::micro_names();
   for (const auto& n : names)

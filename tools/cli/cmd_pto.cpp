@@ -21,13 +21,11 @@ int cmd_pto(const Args& args) {
   option("cxx", po::value(&o.compiler)->default_value("g++"), "the C++ compiler");
   option("verbose,v", po::bool_switch(&o.verbose), "print the compiler command");
   option("words", po::value(&words), "build KERNEL.cpp");
-  po::positional_options_description pos;
-  pos.add("words", -1);
   po::variables_map vm;
   if (!parse_options(
           args,
           "usage: npusim pto build KERNEL.cpp --out KERNEL.so [-I DIR]... [-D NAME=VALUE]... [--core cube|vector|any]",
-          desc, pos, vm))
+          desc, {{"words", -1}}, vm))
     return kExitOk;
   if (words.size() != 2 || words[0] != "build")
     throw InputError("expected 'pto build KERNEL.cpp --out KERNEL.so' (got '" +

@@ -217,11 +217,9 @@ int cmd_report(const Args& args) {
   option("y", po::value(&y), "sweep: the heatmap's row axis (default: the next one by that measure)");
   option("objective", po::value(&objective), "sweep: cycles (default) | time_us | achieved_tflops | roofline_ratio");
   option("objective2", po::value(&objective2), "sweep: a second objective: a Pareto plot against the first");
-  po::positional_options_description pos;
-  pos.add("dir", 1);
   po::variables_map vm;
   if (!parse_options(args, "usage: npusim report DIR [--out FILE] [--x KEY] [--y KEY] [--objective O] [--objective2 O]",
-                     desc, pos, vm))
+                     desc, {{"dir", 1}}, vm))
     return kExitOk;
   for (const std::string* o : {&objective, &objective2})
     if (!o->empty() && !valid_objective(*o))

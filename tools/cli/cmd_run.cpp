@@ -90,11 +90,9 @@ int run_like(const Args& args, bool check) {
     desc.add_options()("plan-only", po::bool_switch(&plan_only),
                        "check the case and choose its tiling, simulate nothing: prints the tiling (exit 0) or the rule "
                        "it breaks (exit 2); writes no files");
-  po::positional_options_description pos;
-  pos.add("case", 1);
   po::variables_map vm;
   const std::string usage = std::string("usage: npusim ") + (check ? "check" : "run") + " CASE.yaml [options]";
-  if (!parse_options(args, usage, desc, pos, vm)) return kExitOk;
+  if (!parse_options(args, usage, desc, {{"case", 1}}, vm)) return kExitOk;
   check_tolerance(vm, tol, !expect.empty(), "--expect DIR");
   try {
     if (plan_only) return print_plan(so, case_path);
@@ -163,10 +161,9 @@ int cmd_ops(const Args& args) {
   option("json", po::bool_switch(&json),
          "machine-readable output (with --tiling: the legal space a sweep or tuner reads)");
   option("hw", po::value(&hw_name), "hardware config that resolves core-count bounds (default ascend910b2)");
-  po::positional_options_description pos;
-  pos.add("op", 1);
   po::variables_map vm;
-  if (!parse_options(args, "usage: npusim ops [OP] [--tiling] [--json] [--hw NAME]", desc, pos, vm)) return kExitOk;
+  if (!parse_options(args, "usage: npusim ops [OP] [--tiling] [--json] [--hw NAME]", desc, {{"op", 1}}, vm))
+    return kExitOk;
   std::vector<const op::Op*> ops;
   try {
     if (name.empty())

@@ -184,13 +184,11 @@ int cmd_sweep(const Args& args) {
   option("slurm", po::value(&slurm),
          "write a Slurm sbatch array script to FILE (and OUT/tasks.txt) instead of running");
   option("chunk", po::value(&chunk), "--slurm: points per array task (default 1)");
-  po::positional_options_description pos;
-  pos.add("sweep", 1);
   po::variables_map vm;
   if (!parse_options(args,
                      "usage: npusim sweep SWEEP.yaml [--jobs N] [--out DIR] [--resume] [--emit-tasks FILE | --slurm "
                      "FILE [--chunk N]] | npusim sweep --collect DIR",
-                     desc, pos, vm))
+                     desc, {{"sweep", 1}}, vm))
     return kExitOk;
   if (!collect_dir.empty()) return collect(collect_dir);
   if (file.empty()) throw InputError("sweep: a sweep file is required (npusim sweep SWEEP.yaml)");

@@ -74,13 +74,11 @@ int cmd_tune(const Args& args) {
   option("out", po::value(&t.out), "output folder (default ./npusim-tune/<case>)");
   option("checks", po::value(&t.spec.checks), "checks of each run (default off: cycles do not depend on them)");
   t.spec.checks = "off";
-  po::positional_options_description pos;
-  pos.add("case", 1);
   po::variables_map vm;
   if (!parse_options(
           args,
           "usage: npusim tune CASE.yaml [--hw H] [--set K=V]... [--budget N] [--objective O] [--jobs N] [--out DIR]",
-          desc, pos, vm))
+          desc, {{"case", 1}}, vm))
     return kExitOk;
   if (t.budget < 2)
     throw InputError("--budget " + std::to_string(t.budget) + " must be >= 2 (the default and one more run)");

@@ -5,7 +5,9 @@
 namespace npusim::cli {
 
 bool parse_options(const Args& args, const std::string& usage, const po::options_description& desc,
-                   const po::positional_options_description& pos, po::variables_map& vm) {
+                   Positionals positional, po::variables_map& vm) {
+  po::positional_options_description pos;
+  for (const auto& [name, count] : positional) pos.add(name, count);
   po::options_description all = desc;
   all.add_options()("help,h", "show this help");
   try {

@@ -1,6 +1,8 @@
 #pragma once
 // Boost.Program_options glue shared by the subcommands: parsing with errors mapped to InputError.
 #include <boost/program_options.hpp>
+#include <initializer_list>
+#include <utility>
 
 #include "tools/cli/cli_error.h"
 #include "tools/cli/commands.h"
@@ -9,8 +11,11 @@ namespace npusim::cli {
 
 namespace po = boost::program_options;
 
-// Parses `args` against `desc` (+ positional names); --help prints `usage` + options and returns false.
+// The positional arguments, in order: an option name and how many words it takes (-1: all the rest).
+using Positionals = std::initializer_list<std::pair<const char*, int>>;
+
+// Parses `args` against `desc` and the positional names; --help prints `usage` + options and returns false.
 bool parse_options(const Args& args, const std::string& usage, const po::options_description& desc,
-                   const po::positional_options_description& pos, po::variables_map& vm);
+                   Positionals positional, po::variables_map& vm);
 
 }  // namespace npusim::cli
