@@ -20,9 +20,9 @@ case "$kind" in
   asan|fuzz) dir=build-asan; flags=("${sanitizer_tree[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNPUSIM_SANITIZE=ON
                                     -DNPUSIM_FUZZ=ON -DNPUSIM_FUZZ_TESTS=ON) ;;
   # The threads npusim starts: the race checker's (sim/check/check_runner.h), exercised by test_machine, and each
-  # trace file's writer (sim/trace/trace_file.h), by test_trace; the sweep and tune runners fork processes
+  # trace file's writer (sim/trace/trace_file.h), by test_trace_thread; the sweep and tune runners fork processes
   # (tools/cli/sweep_runner.cpp), no threads.
-  tsan) dir=build-tsan; flags=("${sanitizer_tree[@]}" -DNPUSIM_TSAN=ON); targets=(--target test_machine test_trace) ;;
+  tsan) dir=build-tsan; flags=("${sanitizer_tree[@]}" -DNPUSIM_TSAN=ON); targets=(--target test_machine test_trace_thread) ;;
   *) echo "usage: tools/build.sh [release|asan|tsan] [-DOPTION=VALUE ...]" >&2; exit 2 ;;
 esac
 cmake -S . -B "$dir" "${flags[@]}" "$@" >/dev/null

@@ -23,4 +23,4 @@ run_ctest build
 tools/build.sh asan
 ASAN_OPTIONS=detect_leaks=0 run_ctest build-asan -E "$(tools/sanitizer_exclusions.py asan)"
 tools/build.sh tsan
-TSAN_OPTIONS=atexit_sleep_ms=0 run_ctest build-tsan -L '^(test_machine|test_trace)$'
+TSAN_OPTIONS=atexit_sleep_ms=0 run_ctest build-tsan -L '^(test_machine|test_trace_thread)$'

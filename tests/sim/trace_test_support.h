@@ -3,6 +3,7 @@
 // that the golden files record.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <filesystem>
@@ -41,6 +42,17 @@ inline std::string read_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The text of a gzip file (a failed open fails the test and gives "").
+inline std::string gunzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  EXPECT_NE(f, nullptr);
+  std::string out;
+  char buf[4096];
+  for (int n; f && (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  if (f) gzclose(f);
+  return out;
 }
 
 inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
