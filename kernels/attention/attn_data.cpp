@@ -55,8 +55,7 @@ AttnData::AttnData(const AttnProblem& p, AttnTensors t) : p_(p), t_(std::move(t)
     require_size(t_.key_rope, (p_.layout == Layout::TND ? 1 : p_.B) * p_.kv_s * p_.KV_N * p_.Dr, "key_rope");
   }
   if (p_.antiquant.on) {
-    require(p_.Dv == p_.D && (!p_.prefix || p_.antiquant.msd),
-            "KV antiquantisation needs Dv = D (and no shared prefix but with MSD)");
+    require(p_.Dv == p_.D, "KV antiquantisation needs Dv = D");
     for (const bool value : {false, true}) {
       // Every element the mode can address: the last index of the tensor's (K's or V's) part, plus one (per-token
       // parameters of an empty K / V: nothing).

@@ -2,8 +2,9 @@
 // cited in kernels/fia/README.md "KV antiquantisation"): the combined parameters (antiquant_scale /
 // antiquant_offset) with dense K / V, the separated key_ / value_antiquant ones with page attention. The tensors are
 // checked at stage 2 (they decide the key / value dtype rule of stage 3), the storage and page-attention rules at
-// the end. MSD (query S = 1, or a bfloat16 query with the separated parameters) is fia_check_antiquant_msd.cpp. What
-// the vendor runs and npusim does not yet (tensor lists, prefix) exits 2 saying so.
+// the end. MSD (query S = 1, or a bfloat16 query with the separated parameters) is fia_check_antiquant_msd.cpp.
+// Tensor lists and a shared prefix take the combined parameters like dense K / V (kernels/fia/antiquant dequantises
+// every tensor).
 #include <set>
 
 #include "kernels/fia/fia_checks.h"
@@ -12,8 +13,6 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet =
-    ": not supported yet (npusim runs the prompt branch's float16 path and, at query S = 1, MSD)";
 
 // The per-channel shape the vendor binds to the layout (PFA tiling: BNSD (2, N, 1, D), BSH (2, H), BSND
 // (2, N, D); N = KV heads; the separated parameters have 1 for the 2); per-tensor is (2).
@@ -31,6 +30,8 @@ const char* const kSeparated[] = {"key_antiquant_scale", "key_antiquant_offset",
 // The separated key_ / value_antiquant parameters. With a float16 query and query S > 16 the vendor dequantises
 // in fp16 as for the combined ones, and reads the separated ones only with page attention (PFA tiling
 // CheckAntiquantParamsShape: per-channel, modes 0, shape (1, H) BSH / (1, KV_N, D) BSND); everything else runs MSD.
+// When the combined antiquant_scale / antiquant_offset are given too, the separated ones win (spec §1.6, as at
+// query S = 1): the combined ones are not read, so their shapes and dtypes are not checked either.
 void check_separated(Ctx& x) {
   const std::set<ElemType> allowed = {ElemType::F16, ElemType::BF16, ElemType::F32};
   for (const char* name : kSeparated)
@@ -46,8 +47,6 @@ void check_separated(Ctx& x) {
     fail(given + " with a float16 query and query S = " + str(x.p.Sq) +
          " <= 16: the separated prompt form needs a bfloat16 query (spec §1.6; a float16 query with S > 16 takes them "
          "with page attention)");
-  if (has(x.c, "antiquant_scale") || has(x.c, "antiquant_offset"))
-    fail("inputs.antiquant_scale and " + given + " are both given" + std::string(kNotYet));
   for (const char* side : {"key", "value"})
     if (!has(x.c, std::string(side) + "_antiquant_scale"))
       fail("inputs." + std::string(side) + "_antiquant_scale is missing: " + given + " go together (spec §1.6)");
@@ -125,8 +124,6 @@ void check_antiquant_rules(Ctx& x) {
     fail("inputs.key is int8 (KV antiquantisation), which needs D = " + str(p.D) +
          " to be a multiple of 32 (D is 32-element aligned whenever int8 is involved; spec §1.6)");
   if (p.antiquant.msd) return x.decode() ? check_antiquant_decode_rules(x) : check_antiquant_prompt_msd_rules(x);
-  if (p.kv == attn::KvStorage::List)
-    fail("inputs.antiquant_scale with a tensor list key / value" + std::string(kNotYet));
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   if (paged && !p.antiquant.separated)
     fail(std::string("inputs.antiquant_scale with page attention (inputs.block_table): ") +
@@ -150,7 +147,6 @@ void check_antiquant_rules(Ctx& x) {
           "inputs.pse_shift cannot be combined with page attention and KV antiquantisation (the vendor: \"PA "
           "perchannel antiquant not support PSE\")");
   }
-  if (p.prefix) fail("inputs.antiquant_scale with a shared prefix (inputs.key_shared_prefix)" + std::string(kNotYet));
 }
 
 }  // namespace npusim::op::fia

@@ -73,9 +73,7 @@ Prepared fia_prepare(const attn::AttnProblem& p, const CaseFile& c, sim::Machine
   if (p.lse) prep.output(o.lse, ElemType::F32, {p.B, p.N, p.Sq, 1});
   prep.allocate_workspace();
   if (p.antiquant.on && !p.antiquant.msd) {  // the AIVs' fp16 copies of the int8 key / value (fia/antiquant)
-    const uint64_t bytes = fia::add_kv_dequant(pl, m.hw());
-    m.gm().allocate(pl.gm.key, bytes);
-    m.gm().allocate(pl.gm.value, bytes);
+    for (const auto& [name, bytes] : fia::add_kv_dequant(pl, m.hw())) m.gm().allocate(name, bytes);
   }
   if (pl.has_splits()) m.gm().allocate(pl.gm.fd_workspace, pl.fd_bytes);
   if (pl.decode && !pl.fd_splits.empty()) {  // a batch splits its KV at most into its score blocks

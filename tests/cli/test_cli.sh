@@ -146,6 +146,13 @@ mkdir -p "$T/bn2" && /usr/bin/python3 -c 'import numpy as np, sys; a = np.load(s
   "$T/bn1/attention_out.npy" "$T/bn2/attention_out.npy"
 expect 4 "by \(b, n\) of BSH as \(B, S, N, D\): 1 of 8 differ; \[1, 2\] 8192;" -- "$NPUSIM" check "$ROOT/configs/cases/fia_bsh_f16.yaml" --expect "$T/bn2" --out "$T/bn3"
 expect 4 "by \(b, n\) of BSH as \(B, S, N, D\): 1 of 8 differ; \[1, 2\] 8192;" -- "$NPUSIM" diff "$T/bn1" "$T/bn2"
+# FIA antiquant: the combined parameters given beside the separated ones are not read (the separated win, spec §1.6):
+# the paged case runs bit for bit as without them, whatever they hold
+"$NPUSIM" run "$ROOT/configs/cases/fia_antiquant_paged.yaml" --out "$T/aq1" > /dev/null
+sed 's/^inputs:$/inputs:\n  antiquant_scale:  {shape: [2, 256], dtype: float16, init: {dist: uniform, low: 5, high: 9, seed: 1}}\n  antiquant_offset: {shape: [2, 256], dtype: float16, init: {dist: uniform, low: -9, high: 9, seed: 2}}/' \
+  "$ROOT/configs/cases/fia_antiquant_paged.yaml" > "$T/aq_both.yaml"
+"$NPUSIM" run "$T/aq_both.yaml" --out "$T/aq2" > /dev/null
+expect 0 "outputs: MATCH" -- "$NPUSIM" diff "$T/aq1" "$T/aq2"
 # diff against a folder of .npy files without report.json (a board dump, torch_npu saved with numpy)
 mkdir -p "$T/npydir" && cp "$T/so1bad/c.npy" "$T/npydir/"
 expect 4 "1999 of 2000 elements bit-exact" -- "$NPUSIM" diff "$T/so1" "$T/npydir"

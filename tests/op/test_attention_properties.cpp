@@ -8,7 +8,8 @@
 //   FiaPrompt: dtypes, the four layouts, GQA, D, lengths and actual lengths, left padding, system prefix, paged
 //     (both cache layouts), tensor lists, mask tensors and sparse modes 0-4 with pre / next, pse, inner_precise
 //     0-3, softmax_lse, post-quantisation (per-tensor / per-channel, with / without offset), KV antiquantisation
-//     (int8 K / V, per-tensor / per-channel, with / without offset; a bfloat16 query with S <= 16 through MSD),
+//     (int8 K / V, per-tensor / per-channel, with / without offset, dense, tensor lists or a system prefix; a
+//     bfloat16 query with S <= 16 through MSD),
 //     tiling overrides.
 //   FiaDecode: query S = 1 with the same families (masks (B, 1, Skv), pse rows, page sizes 1-512, flash-decoding
 //     splits, empty KV batches) and KV antiquantisation through MSD (modes 0-5, K 0 / V 1, 2 / 3 limbs; int4 K / V).
@@ -170,9 +171,11 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   c.p = p;
   c.p.lse = g.coin(0.5);
   // KV antiquantisation (int8 K / V, float16 query, prompt; spec §1.6): drawn from a stream of its own so that the
-  // other families keep their draws; dense K / V without a prefix, D a multiple of 32.
+  // other families keep their draws; dense K / V or a tensor list, with or without a system prefix, D a multiple of 32.
   Draw ga{Rng{seed * 104729 + 11}};
-  if (!decode && t == ElemType::F16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.prefix && ga.coin(0.6))
+  // (lists and prefixes, rarer draws, take it more often)
+  if (!decode && t == ElemType::F16 && D % 32 == 0 && (p.kv == KvStorage::Dense || p.kv == KvStorage::List) &&
+      ga.coin(p.kv == KvStorage::List || p.prefix ? 0.9 : 0.6))
     c.p.antiquant = {true, ga.coin(0.4), ga.coin(0.6)};
   // Prompt with a bfloat16 query and S <= 16: the prompt kernel's MSD mode (modes 0 / 1, the separated parameters).
   if (!decode && t == ElemType::BF16 && Sq <= 16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.left_pad &&
@@ -269,6 +272,7 @@ TEST(FiaRandomGenerator, DrawsEveryFeatureFamily) {
       n["post-quant per-tensor"] += q.on && !q.per_channel, n["post-quant per-channel"] += q.per_channel;
       n["post-quant offset"] += q.offset, n["tiling override"] += !d.x.tiling.empty();
       if (!decode) n["full quantisation"] += p.full_quant.on, n["kv antiquant"] += p.antiquant.on;
+      if (!decode) n["kv antiquant list / prefix"] += p.antiquant.on && (p.kv == KvStorage::List || p.prefix);
       if (decode) n["kv antiquant msd"] += p.antiquant.msd, n["msd per-token"] += p.antiquant.per_token(true);
       if (decode) n["msd int4"] += p.antiquant.int4;
       if (!decode) n["sparse_mode " + std::to_string(p.sparse_mode)] += 1, n["high performance"] += p.high_perf;
@@ -277,7 +281,7 @@ TEST(FiaRandomGenerator, DrawsEveryFeatureFamily) {
     for (const auto& [k, v] : n) std::cout << " " << k << " " << v << ";";
     std::cout << "\n";
     for (const auto& [k, v] : n) EXPECT_GE(v, 15) << (decode ? "decode " : "prompt ") << k;
-    EXPECT_EQ(n.size(), decode ? 20u : 26u) << "a family the generator should draw never appears";
+    EXPECT_EQ(n.size(), decode ? 20u : 27u) << "a family the generator should draw never appears";
   }
 }
 

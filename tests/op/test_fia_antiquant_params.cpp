@@ -85,7 +85,14 @@ TEST(FiaAntiquant, StorageAndDRules) {
   const std::string list = tensor("query", {2, 64, 256}) +
                            "  key: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n" +
                            "  value: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n";
-  expect_parts(parse_error(kN4, list + scale()), {"tensor list", "not supported yet"});
+  // Tensor lists and a shared prefix take the combined parameters like dense K / V (issue 36: exit 2 before).
+  const attn::AttnProblem l = parse(kN4, list + scale());
+  EXPECT_TRUE(l.antiquant.on && l.kv == attn::KvStorage::List);
+  const std::string prefix =
+      tensor("key_shared_prefix", {1, 40, 256}, "int8") + tensor("value_shared_prefix", {1, 40, 256}, "int8");
+  const attn::AttnProblem pre = parse(kN4, i8_kv() + prefix + scale({2}));
+  EXPECT_TRUE(pre.antiquant.on && pre.antiquant.per_tensor && pre.prefix);
+  EXPECT_EQ(pre.prefix_s, 40);
 }
 
 // Page attention (the vendor's CheckAntiquantParamsShape / CheckPAAntiquantSupportScenarios): the separated
@@ -131,7 +138,14 @@ TEST(FiaAntiquant, PageAttentionRulesOfTheVendor) {
   const std::string short_q =
       tensor("query", {2, 16, 256}) + tensor("key", {2, 128, 256}, "int8") + tensor("value", {2, 128, 256}, "int8");
   expect_parts(parse_error(kN4, short_q + separated()), {"query S = 16", "needs a bfloat16 query"});
-  expect_parts(parse_error(kN4, i8_kv() + separated() + scale()), {"both given", "not supported yet"});
+  // The separated parameters win over the combined ones (spec §1.6): those are not read, so without a block table
+  // the case fails as the separated ones alone do, and with one it runs them, whatever the combined ones hold.
+  expect_parts(parse_error(kN4, i8_kv() + separated() + scale()), {"only with page attention"});
+  const attn::AttnProblem both =
+      parse(kPagedAttrs, kPaged + separated() + scale({7}, "int8") + tensor("antiquant_offset", {3}));
+  EXPECT_TRUE(both.antiquant.on && both.antiquant.separated);
+  EXPECT_FALSE(both.antiquant.offset) << "the offset comes from the separated parameters, which have none";
+  EXPECT_EQ(both.antiquant_tensor(true, false), "value_antiquant_scale");
   expect_parts(parse_error(kN4, i8_kv() + separated("int8")), {"inputs.key_antiquant_scale dtype int8 is not allowed"});
 }
 

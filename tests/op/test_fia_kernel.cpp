@@ -287,6 +287,27 @@ std::vector<FiaCase> cases() {
     return make(paged_antiquant(dense(2, 2, 2, 96, 0, 128, Layout::BSND), 256, {600, 97}, false), 89,
                 [](AttnCase& c) { add_antiquant(c, 89); });
   });
+  // Tensor lists and a shared prefix (issue 36): every list tensor and the prefix get an fp16 copy.
+  add("AntiquantTensorListBsndOffset", [=] {
+    auto p = antiquant(dense(2, 4, 2, 64, 333, 64, Layout::BSND), false, true);
+    p.kv = attn::KvStorage::List, p.list_s = {100, 333}, p.act_kv = {100, 333};
+    return make(p, 90, [](AttnCase& c) { add_antiquant(c, 90); });
+  });
+  add("AntiquantTensorListBnsdPerTensor", [=] {
+    auto p = antiquant(causal(dense(2, 2, 2, 96, 300, 64, Layout::BNSD), 3), true, true);
+    p.kv = attn::KvStorage::List, p.list_s = {300, 150}, p.act_kv = {300, 150};
+    return make(p, 91, [](AttnCase& c) { add_antiquant(c, 91); });
+  });
+  add("AntiquantSharedPrefixBnsd", [=] {
+    auto p = antiquant(dense(2, 2, 2, 64, 128, 64, Layout::BNSD), false, true);
+    p.prefix = true, p.prefix_s = 100, p.prefix_len = 77, p.act_kv = {50, 120};
+    return make(p, 92, [](AttnCase& c) { add_antiquant(c, 92); });
+  });
+  add("AntiquantSharedPrefixBshPerChannelCausal", [=] {
+    auto p = antiquant(causal(dense(2, 4, 2, 80, 200, 64, Layout::BSH), 3), false, false);
+    p.prefix = true, p.prefix_s = 48, p.prefix_len = 40, p.act_kv = {180, 64};
+    return make(p, 93, [](AttnCase& c) { add_antiquant(c, 93); });
+  });
   add("AntiquantEmptyKv", [=] {
     return make(antiquant(dense(1, 2, 2, 64, 0, 64, Layout::BNSD), false, true), 86,
                 [](AttnCase& c) { add_antiquant(c, 86); });

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "isa/numeric/numeric.h"
+#include "kernels/attention/seq_addr.h"
 #include "kernels/host/case_file.h"
 #include "kernels/tile/events.h"
 #include "kernels/tile/vec_ops.h"
@@ -59,25 +60,25 @@ class Dequantiser {
 
   void run() {
     for (int s = 0; s < 2; ++s) tile::set(c_, kSlotFree.at(s));
-    tensor(false);
-    tensor(true);
+    for (const DequantTensor& t : q_.tensors)
+      if (t.segments > 0) tensor(t);
     for (int s = 0; s < 2; ++s) tile::wait(c_, kSlotFree.at(s));
   }
 
  private:
   // This AIV's runs of one tensor: an equal share of all runs (the first ones take the remainder).
-  void tensor(bool value) {
+  void tensor(const DequantTensor& t) {
     const int64_t cores = int64_t(c_.block_num()) * 2, me = int64_t(c_.block_idx()) * 2 + c_.sub_block_idx();
-    const int64_t per = q_.segments / cores, extra = q_.segments % cores;
+    const int64_t per = t.segments / cores, extra = t.segments % cores;
     const int64_t first = me * per + std::min(me, extra), end = first + per + (me < extra ? 1 : 0);
     int64_t head = -1;  // the KV head whose channel rows the tiles hold (BSH / BSND: 0 = all heads); -1: none
-    if (pl_.p.antiquant.per_tensor) load_scalars(value);
+    if (pl_.p.antiquant.per_tensor) load_scalars(t.value);
     for (int64_t r = first; r < end;) {
       int64_t n = std::min(q_.chunk, end - r);
-      if (q_.slab > 0) n = std::min(n, (r / q_.slab + 1) * q_.slab - r);  // a chunk stays in one (b, n2)
-      const int64_t n2 = q_.slab > 0 ? (r / q_.slab) % pl_.p.KV_N : 0;
-      if (!pl_.p.antiquant.per_tensor && n2 != head) build_tiles(value, n2), head = n2;
-      chunk(value, r, n);
+      if (t.slab > 0) n = std::min(n, (r / t.slab + 1) * t.slab - r);  // a chunk stays in one (b, n2)
+      const int64_t n2 = t.slab > 0 ? (r / t.slab) % pl_.p.KV_N : 0;
+      if (!pl_.p.antiquant.per_tensor && n2 != head) build_tiles(t.value, n2), head = n2;
+      chunk(t, r, n);
       r += n;
     }
   }
@@ -109,12 +110,11 @@ class Dequantiser {
     }
   }
 
-  void chunk(bool value, int64_t r, int64_t n) {
+  void chunk(const DequantTensor& t, int64_t r, int64_t n) {
     const int s = int(next_slot_);
     next_slot_ ^= 1;
     const int64_t elems = n * q_.seg;
-    const std::string& src = value ? q_.src_value : q_.src_key;
-    const std::string& dst = value ? pl_.gm.value : pl_.gm.key;
+    const std::string &src = t.src, &dst = t.dst;
     tile::wait(c_, kSlotFree.at(s));
     c_.issue(tile::copy_bytes(ub_.in8[s], c_.gm(src, uint64_t(r * q_.seg)), elems));
     tile::handover(c_, kLoaded.at(s));
@@ -144,34 +144,61 @@ class Dequantiser {
 };
 }  // namespace
 
-uint64_t add_kv_dequant(Plan& pl, const sim::HwConfig& hw) {
+namespace {
+// The int8 tensors, K's then V's, each with its runs by storage: dense in the query's layout (B x kv_s tokens), a
+// tensor list's (1 x S_b tokens each), the shared prefix's (1 x prefix_s), or the page cache's (block_num,
+// block_size, KV_N * D) / (block_num, KV_N, block_size, D), dequantised whole (unused blocks too: the same bytes).
+std::vector<DequantTensor> kv_tensors(const Plan& pl, bool bnsd) {
   const AttnProblem& p = pl.p;
-  DequantPlan q;
-  // Runs by storage: dense in the query's layout (B x kv_s tokens), or the page cache's (block_num, block_size,
-  // KV_N * D) / (block_num, KV_N, block_size, D), dequantised whole (unused blocks too: the same bytes either way).
+  const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
+  std::vector<DequantTensor> r;
+  auto add = [&](const std::string& src, const std::string& dst, bool value, int64_t slabs, int64_t rows) {
+    r.push_back({src, dst, value, slabs * rows * (bnsd ? p.KV_N : 1), bnsd ? rows : 0});
+  };
+  for (const bool value : {false, true}) {
+    const std::string& base = value ? pl.gm.value : pl.gm.key;
+    if (p.kv == KvStorage::List)  // key.B -> key_fp16.B (attn::kv_gm names a list's tensors)
+      for (int64_t b = 0; b < p.B; ++b)
+        add(attn::kv_gm(pl, value, b), base + "_fp16." + std::to_string(b), value, 1, p.list_s[size_t(b)]);
+    else add(base, base + "_fp16", value, paged ? p.block_num : p.B, paged ? p.block_size : p.kv_s);
+    const std::string& prefix = value ? pl.gm.value_prefix : pl.gm.key_prefix;
+    if (p.prefix) add(prefix, prefix + "_fp16", value, 1, p.prefix_s);
+  }
+  return r;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, uint64_t>> add_kv_dequant(Plan& pl, const sim::HwConfig& hw) {
+  const AttnProblem& p = pl.p;
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   const bool bnsd = paged ? p.kv == KvStorage::PagedNBsD : p.layout == Layout::BNSD || p.layout == Layout::BNSD_BSND;
-  const int64_t slabs = paged ? p.block_num : p.B, rows = paged ? p.block_size : p.kv_s;
+  DequantPlan q;
+  q.tensors = kv_tensors(pl, bnsd);
   q.seg = bnsd ? p.D : p.KV_N * p.D;
-  q.segments = slabs * rows * (bnsd ? p.KV_N : 1);
-  q.slab = bnsd ? rows : 0;
   // A chunk is one counter-mode instruction per step: at most 255 repeats of 128 fp16 lanes.
   constexpr int64_t kMaxChunkElems = 255 * 128;
   const int64_t per_elem = ub_bytes_per_elem(p.antiquant);
   const int64_t cap = std::min(int64_t(hw.core.ub_bytes) / per_elem, kMaxChunkElems);
   q.chunk = std::max<int64_t>(1, cap / q.seg);
-  if (q.slab > 0) q.chunk = std::min(q.chunk, std::max<int64_t>(1, q.slab));
+  int64_t slab = 0;  // the longest slab: a chunk never needs more runs
+  for (const DequantTensor& t : q.tensors) slab = std::max(slab, t.slab);
+  if (bnsd) q.chunk = std::min(q.chunk, std::max<int64_t>(1, slab));
   if (q.seg > cap)
     throw CaseError("KV antiquantisation streams runs of " + std::to_string(q.seg) + " elements (" +
                     (bnsd ? std::string("D") : std::string("KV_N * D")) + ") through UB at " +
                     std::to_string(per_elem) +
                     " bytes each; a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) +
                     " and one vector instruction (" + std::to_string(kMaxChunkElems) + " elements)");
-  pl.gm.key = "key_fp16", pl.gm.value = "value_fp16";
-  pl.prologue = {"dequant", [q](sim::CoreCtx& c, const Plan& plan) {
-                   if (q.segments > 0) Dequantiser(c, plan, q).run();
+  std::vector<std::pair<std::string, uint64_t>> copies;
+  int64_t runs = 0;
+  for (const DequantTensor& t : q.tensors)
+    copies.emplace_back(t.dst, uint64_t(t.segments * q.seg * 2)), runs += t.segments;
+  pl.gm.key += "_fp16", pl.gm.value += "_fp16";
+  if (p.prefix) pl.gm.key_prefix += "_fp16", pl.gm.value_prefix += "_fp16";
+  pl.prologue = {"dequant", [q, runs](sim::CoreCtx& c, const Plan& plan) {
+                   if (runs > 0) Dequantiser(c, plan, q).run();
                  }};
-  return uint64_t(q.segments * q.seg * 2);
+  return copies;
 }
 
 }  // namespace npusim::op::fia
