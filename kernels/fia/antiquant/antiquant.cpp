@@ -142,9 +142,7 @@ class Dequantiser {
   unsigned next_slot_ = 0;
   double scale_ = 1, offset_ = 0;
 };
-}  // namespace
 
-namespace {
 // The int8 tensors, K's then V's, each with its runs by storage: dense in the query's layout (B x kv_s tokens), a
 // tensor list's (1 x S_b tokens each), the shared prefix's (1 x prefix_s), or the page cache's (block_num,
 // block_size, KV_N * D) / (block_num, KV_N, block_size, D), dequantised whole (unused blocks too: the same bytes).
