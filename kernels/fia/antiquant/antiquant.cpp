@@ -146,9 +146,8 @@ class Dequantiser {
 // The int8 tensors, K's then V's, each with its runs by storage: dense in the query's layout (B x kv_s tokens), a
 // tensor list's (1 x S_b tokens each), the shared prefix's (1 x prefix_s), or the page cache's (block_num,
 // block_size, KV_N * D) / (block_num, KV_N, block_size, D), dequantised whole (unused blocks too: the same bytes).
-std::vector<DequantTensor> kv_tensors(const Plan& pl, bool bnsd) {
+std::vector<DequantTensor> kv_tensors(const Plan& pl, bool paged, bool bnsd) {
   const AttnProblem& p = pl.p;
-  const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   std::vector<DequantTensor> r;
   auto add = [&](const std::string& src, const std::string& dst, bool value, int64_t slabs, int64_t rows) {
     r.push_back({src, dst, value, slabs * rows * (bnsd ? p.KV_N : 1), bnsd ? rows : 0});
@@ -171,7 +170,7 @@ std::vector<std::pair<std::string, uint64_t>> add_kv_dequant(Plan& pl, const sim
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
   const bool bnsd = paged ? p.kv == KvStorage::PagedNBsD : p.layout == Layout::BNSD || p.layout == Layout::BNSD_BSND;
   DequantPlan q;
-  q.tensors = kv_tensors(pl, bnsd);
+  q.tensors = kv_tensors(pl, paged, bnsd);
   q.seg = bnsd ? p.D : p.KV_N * p.D;
   // A chunk is one counter-mode instruction per step: at most 255 repeats of 128 fp16 lanes.
   constexpr int64_t kMaxChunkElems = 255 * 128;
