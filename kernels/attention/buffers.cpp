@@ -36,7 +36,7 @@ struct Bump {
   }
 };
 // MSD antiquant decode (msd_block.cpp): the query pre-processing, the parameter rows and the limb tiles.
-void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) {
+void msd_ub(const AttnProblem& p, int64_t preload, int64_t vr, int64_t dv, UbLayout& u, Bump& b) {
   const int64_t L = p.antiquant.limbs, dw = round_up(p.D, int64_t(64));
   const AntiQuant& a = p.antiquant;
   u.msd_q_rows = kMsdQueryRows;  // their limbs are staged in the P cast buffers (pb)
@@ -48,6 +48,7 @@ void msd_ub(const AttnProblem& p, int64_t vr, int64_t dv, UbLayout& u, Bump& b) 
     u.amax1[i] = b.take(u.hm * kF32), u.rq[i] = b.take(u.hm * kF32);
     u.amax2[i] = b.take(u.hm * kF32), u.r2[i] = b.take(u.hm * kF32);
   }
+  for (int64_t i = 2; i < preload + 1; ++i) u.amax1[i] = b.take(u.hm * kF32), u.rq[i] = b.take(u.hm * kF32);
   u.ch_half = uint64_t(std::max(dw, dv) * 2);
   if (kch || vch) u.ch_raw = b.take(2 * int64_t(u.ch_half));
   u.coef = b.take(std::max<int64_t>(u.hm, 64) * kF32);
@@ -179,7 +180,7 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
     if (dec) u.qz = b.take(u.q_rows * dv * kF32);
   }
   if (p.full_quant.on) u.l16 = b.take(u.hm * 2);  // the fp16 row sums of the final divide (+inf: invalid rows)
-  if (p.antiquant.msd) msd_ub(p, vr, dv, u, b);
+  if (p.antiquant.msd) msd_ub(p, t.preload, vr, dv, u, b);
   u.total = b.top;
   return u;
 }

@@ -54,14 +54,15 @@ struct UbLayout {
   uint64_t l16 = 0;  // full quantisation: fp16 row sums for the final divide
   // MSD antiquant (p.antiquant.msd; msd_block.cpp): a chunk of msd_q_rows query rows as loaded (dw = D rounded
   // up to 64), A and R in fp32 (inside the limb region; their int8 limbs go out through pb); K's per-channel scale /
-  // offset rows (fp32, dw) and V's (dv); per unit parity amax1 and rq (K per-token offset: the query's row sum; K
+  // offset rows (fp32, dw) and V's (dv); per query slot amax1 and rq (K per-token offset: the query's row sum; K
   // per-channel offset: the lse correction); per step parity amax2 and r2 (V per-token); the limb scale (127 / 127.49)
   // for the divide; the L int32 limb tiles of S or of O (scratch after the combine); per-token parameter rows of a
   // block: K scale, K offset, V scale, V offset.
   int64_t msd_q_rows = 0, msd_o_rows = 0;  // query rows per pre-processing chunk; O rows per limb chunk
   uint64_t q_in = 0, q_a = 0, q_r = 0;
   uint64_t kch[2]{}, vch[2]{}, ch_raw = 0, ch_half = 0;
-  uint64_t amax1[2]{}, rq[2]{}, amax2[2]{}, r2[2]{}, coef = 0;
+  uint64_t amax1[kMaxPreload + 1]{}, rq[kMaxPreload + 1]{};  // per MSD query slot (Plan::q_slots)
+  uint64_t amax2[2]{}, r2[2]{}, coef = 0;
   uint64_t limb = 0, tok[4]{};
   uint64_t total = 0;
 };

@@ -55,7 +55,6 @@ class CubeBlocks {
   int64_t kvb_ = 1;       // K / V slots in L1 (tiling.kv_buffers)
   bool early_v_ = false;  // V(s) is loaded with K(s) in C1: its slot was freed by an earlier C2 (kvb > preload)
   int slot_ = 0, half_ = 0;
-  int64_t unit_seq_ = -1;       // units started so far - 1: MSD query limbs are double-buffered by its parity
   std::vector<PageIds> pages_;  // ring: score block s uses pages_[s % size]
 };
 

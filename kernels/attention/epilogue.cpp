@@ -19,7 +19,7 @@ using namespace vec_events;
 using tile::UbRows;
 
 // O in fp32, or in fp16 with full quantisation (pl_.oblk: the P V blocks as the cube writes them).
-void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
+void VecBlocks::v2(const Step& st, int64_t s) {
   c_.cross_wait(kFlagOReady);
   const WorkUnit& u = pl_.units[size_t(st.unit)];
   const auto [a, cnt] = share(u);
@@ -50,7 +50,7 @@ void VecBlocks::v2(const Step& st, int64_t s, int64_t parity) {
     }
   }
   if (st.last && pl_.msd.on) msd_v_rows(u);
-  if (st.last) finish_rows(u, a, cnt, parity);
+  if (st.last) finish_rows(u, a, cnt, st.seq % 2, st.seq % pl_.q_slots());
 }
 
 // MSD: O = O * alpha + the combined P V block, o_rows at a time through x (the first block: O = the block).
@@ -90,11 +90,11 @@ void VecBlocks::alpha_brcb(int64_t ai, int64_t r0, int64_t r) {
 
 // out = O / l (0 for invalid rows with row_fix: l -> +inf), lse = m + ln l (+inf for invalid rows); an fp16 O
 // (full quantisation) divides by the fp16 row sums.
-void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
-  if (u.split >= 0) return finish_partial(u, a, cnt, mi);
+void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, int64_t qi) {
+  if (u.split >= 0) return finish_partial(u, a, cnt, mi, qi);
   const DType ot = pl_.oblk;
   bool fresh = false;  // whether the divisor's last write may be outstanding
-  const Addr lf = final_stats(u, a, cnt, mi, fresh), div = ot == DType::F16 ? half_divisor(mi, cnt, fresh) : lf;
+  const Addr lf = final_stats(u, a, cnt, mi, qi, fresh), div = ot == DType::F16 ? half_divisor(mi, cnt, fresh) : lf;
   const bool pc = p_.post_quant.on && !pl_.decode && p_.post_quant.per_channel;
   if (pc && load_quant_params(u, 0, 1)) fresh = false;  // head u.n's row (its barrier ordered the divisor)
   const int64_t dv = pl_.dv_pad, oe = bytes_of(ot), row0 = u.r_lo + a;
@@ -124,7 +124,7 @@ void VecBlocks::finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
 // The unit's last block, statistics part: m and l as fp32 (where the lse, the FA statistics or an fp32 O need
 // them), the invalid-row bits (row_fix), lse or the FA statistics stored; returns the fp32 l with +inf in the
 // invalid rows, the divisor of an fp32 O.
-Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, bool& fresh) {
+Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, int64_t qi, bool& fresh) {
   Addr mf = ub(L_.m[mi]), lf = ub(L_.l[mi]);
   const bool wide_o = pl_.oblk == DType::F32;  // an fp16 O divides by the fp16 sums instead (half_divisor)
   const bool widen = vt_ == DType::F16 && (wide_o || p_.lse || p_.max_sum);  // then m / l are read after a barrier
@@ -146,7 +146,7 @@ Addr VecBlocks::final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t m
     ops_.unary(VUnaryOp::Ln, DType::F32, ub(L_.lse), lf, cnt);
     ops_.barrier();
     ops_.binary(VBinOp::Add, DType::F32, ub(L_.lse), ub(L_.lse), mf, cnt);
-    if (msd_lse_term()) ops_.barrier(), msd_lse_fix(ub(L_.lse), mi, cnt);
+    if (msd_lse_term()) ops_.barrier(), msd_lse_fix(ub(L_.lse), qi, cnt);
     if (p_.row_fix) ops_.barrier(), ops_.select(DType::F32, ub(L_.lse), ub(L_.lse), ub(L_.bits), kInf, cnt);
     tile::handover(c_, kLseFull);
     c_.issue(tile::copy_bytes(c_.gm(pl_.outputs.lse, row_lse_elem(pl_, u, row0) * 4), ub(L_.lse), cnt * 4));
@@ -204,7 +204,7 @@ void VecBlocks::store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, Addr m
 }
 
 // Flash-decoding partial of one split: O / l (fp32), m and l of rows [a, a + cnt) -> fd_workspace.
-void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi) {
+void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, int64_t qi) {
   const int64_t dv = pl_.dv_pad, gp = pl_.g_pad();
   for (int64_t r0 = 0; r0 < cnt; r0 += L_.o_rows) {
     const int64_t r = std::min(L_.o_rows, cnt - r0);
@@ -214,7 +214,7 @@ void VecBlocks::finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_
     ops_.row_bcast({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv}, ub(L_.obrcb), VBinOp::Div, p_.Dv);
     if (pl_.msd.on) msd_v_channel({ub(L_.oacc, r0 * dv * 4), DType::F32, r, dv});
   }
-  if (msd_lse_term()) msd_lse_fix(ub(L_.m[mi]), mi, cnt);  // the partial's m carries the K offset's lse term
+  if (msd_lse_term()) msd_lse_fix(ub(L_.m[mi]), qi, cnt);  // the partial's m carries the K offset's lse term
   const uint64_t at = uint64_t(pl_.fd_off[size_t(u.b * p_.KV_N + u.n2)]) + uint64_t(u.split) * pl_.fd_split_bytes();
   auto fd = [&](int64_t elem) { return c_.gm(pl_.gm.fd_workspace, at + uint64_t(elem * 4)); };
   tile::handover(c_, kPartialFull);

@@ -48,21 +48,22 @@ void vector_mainloop(sim::CoreCtx& c, const Plan& pl) {
   }
   VecBlocks v(c, pl);
   const std::vector<Step> steps = core_steps(pl, c.block_idx());
-  std::vector<int64_t> parity;  // unit parity of each step (m / l buffers)
-  int64_t seq = -1;
-  for (const Step& st : steps) parity.push_back((seq += st.first ? 1 : 0) % 2);
   v.start();
-  const int64_t n = int64_t(steps.size());
+  const int64_t n = int64_t(steps.size()), pre = pl.t.preload;
   // Stage spans: V1 = the softmax of one score block (max, exp, sum -> P), V2 = folding its P V into O.
   auto v1 = [&](int64_t s) {
     c.stage("V1", steps[size_t(s)].unit, steps[size_t(s)].blk);
-    v.v1(steps[size_t(s)], s, parity[size_t(s)]);
+    v.v1(steps[size_t(s)], s);
   };
+  // A unit's inputs from the AIVs (MSD: the query limbs) go out `pre` steps ahead: the cube's C1(t) comes after its
+  // C2(t - pre - 1), so the AIVs hand them over before V2(t - pre), the first step that waits for a later C2.
+  for (int64_t t = 0; t < std::min(pre, n); ++t) v.unit_inputs(steps[size_t(t)]);
   if (n) v1(0);
   for (int64_t s = 0; s < n; ++s) {
+    if (s + pre < n) v.unit_inputs(steps[size_t(s + pre)]);
     if (s + 1 < n) v1(s + 1);
     c.stage("V2", steps[size_t(s)].unit, steps[size_t(s)].blk);
-    v.v2(steps[size_t(s)], s, parity[size_t(s)]);
+    v.v2(steps[size_t(s)], s);
   }
   c.stage("finish");
   const size_t core = size_t(c.block_idx());

@@ -3,6 +3,7 @@
 // (schedule.h), pipelined so that cube and vector overlap:
 //   AIC: C1(0 .. preload-1), then C1(s + preload), C2(s) for s = 0, 1, ...  (QK ahead of the softmax)
 //   AIV: V1(0), then V1(s + 1), V2(s)                                      (softmax of s + 1 during P V of s)
+//   (MSD: a unit's query limbs go out `preload` steps ahead of its first V1, Plan::q_slots)
 // With flash-decoding splits every core meets at SyncAll, then the AIVs combine the partials.
 #include <string>
 

@@ -131,18 +131,18 @@ void VecBlocks::msd_token_row(bool value, bool offset, const WorkUnit& u, int64_
   }
 }
 
-// The unit's query rows of this AIV -> L int8 limbs in GM (workspace, unit parity mi), amax1 (and rq / the lse
+// The unit's query rows of this AIV -> L int8 limbs in GM (workspace, query slot qi), amax1 (and rq / the lse
 // term) kept for the unit's blocks, msd_q_rows rows at a time; then Q_READY to the AIC (both AIVs, also one without
 // rows).
-void VecBlocks::msd_query(const WorkUnit& u, int64_t mi) {
+void VecBlocks::msd_query(const WorkUnit& u, int64_t qi) {
   const auto [a, cnt] = share(u);
   if (cnt > 0 && !p_.antiquant.per_token(false)) msd_channel_rows(false, u.n2, p_.D, L_.kch);
-  for (int64_t r0 = 0; r0 < cnt; r0 += L_.msd_q_rows) msd_query_rows(u, mi, a, r0, std::min(L_.msd_q_rows, cnt - r0));
+  for (int64_t r0 = 0; r0 < cnt; r0 += L_.msd_q_rows) msd_query_rows(u, qi, a, r0, std::min(L_.msd_q_rows, cnt - r0));
   c_.cross_set(2, kFlagQReady, Pipe::MTE3);
 }
 
 // Query rows [a + r0, a + r0 + r) of the unit (this AIV's rows r0 ..).
-void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t r0, int64_t r) {
+void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t qi, int64_t a, int64_t r0, int64_t r) {
   const AntiQuant& aq = p_.antiquant;
   const int64_t D = p_.D, dw = pl_.msd.dw, stride = u.r_hi - u.r_lo, n = r * dw;  // stride: limb-major rows
   const bool ktok = aq.per_token(false), kscalar = aq.scalar(false);
@@ -161,7 +161,7 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   if (!(D < dw && scales_columns && D * 4 % kBlockBytes == 0)) ops_.barrier();
   if (!ktok && kscalar) ops_.scalar(VScalarOp::Muls, DType::F32, qa.at, qa.at, aq_scalar_[0][0], n), ops_.barrier();
   if (!ktok && !kscalar) ops_.row_vec(qa, ub(L_.kch[0]), VBinOp::Mul, D), ops_.barrier();
-  const Addr rq = ub(L_.rq[mi], r0 * 4), amax1 = ub(L_.amax1[mi], r0 * 4);
+  const Addr rq = ub(L_.rq[qi], r0 * 4), amax1 = ub(L_.amax1[qi], r0 * 4);
   if (ktok && aq.offset) reduce_rows(qa, rq, VRedOp::Sum);  // (acc: the barrier after the abs orders it)
   if (!ktok && aq.offset && p_.lse) {                       // cK * scale: the lse term of a per-channel K offset
     ops_.copy(DType::F32, qr.at, qa.at, n);
@@ -187,7 +187,7 @@ void VecBlocks::msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t
   msd_limbs(qa, qr.at, ub(L_.q_in), ub(L_.pb[pbi_]));  // q_in is the limbs' fp16 staging: free only after them
   tile::set(c_, kMsdFree);
   tile::handover(c_, kCastFull.at(pbi_));
-  const Addr q_gm = ws(pl_.ws_q(c_.block_idx(), mi));
+  const Addr q_gm = ws(pl_.ws_q(c_.block_idx(), qi));
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
     c_.issue(tile::copy_out(
         {ub(L_.pb[pbi_], limb_bytes(i * n)), DType::I8, r, limb_bytes(dw)},
@@ -217,10 +217,10 @@ void VecBlocks::msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t 
 }
 
 // x = the block's scores from the limb tiles: combined, * amax1, per-token K's offset and scale.
-void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t mi) {
+void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t qi) {
   const int64_t n = x.rows * x.width;
   msd_combine(ub(L_.limb), ub(L_.limb, n * 4), x.at, n);
-  ops_.brcb(DType::F32, ub(L_.amax1[mi], lr * 4), ub(L_.brcb), r);  // (independent of the combine)
+  ops_.brcb(DType::F32, ub(L_.amax1[qi], lr * 4), ub(L_.brcb), r);  // (independent of the combine)
   ops_.barrier();
   ops_.row_bcast(x, ub(L_.brcb), VBinOp::Mul, cols);
   if (!p_.antiquant.per_token(false)) return;
@@ -229,7 +229,7 @@ void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r,
     ops_.dup(DType::F32, t.at, 1.0, n);
     ops_.barrier();
     ops_.row_vec(t, ub(L_.tok[1]), VBinOp::Mul, cols);
-    ops_.brcb(DType::F32, ub(L_.rq[mi], lr * 4), ub(L_.brcb), r);
+    ops_.brcb(DType::F32, ub(L_.rq[qi], lr * 4), ub(L_.brcb), r);
     ops_.barrier();
     ops_.row_bcast(t, ub(L_.brcb), VBinOp::Mul, cols);
     ops_.barrier();
@@ -339,8 +339,8 @@ bool VecBlocks::msd_lse_term() const {
   return pl_.msd.on && !aq.per_token(false) && aq.offset && p_.lse;
 }
 
-void VecBlocks::msd_lse_fix(Addr dst, int64_t mi, int64_t cnt) {
-  ops_.binary(VBinOp::Add, DType::F32, dst, dst, ub(L_.rq[mi]), cnt);
+void VecBlocks::msd_lse_fix(Addr dst, int64_t qi, int64_t cnt) {
+  ops_.binary(VBinOp::Add, DType::F32, dst, dst, ub(L_.rq[qi]), cnt);
 }
 
 }  // namespace npusim::op::attn

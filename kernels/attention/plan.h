@@ -20,12 +20,16 @@ class CoreCtx;
 
 namespace npusim::op::attn {
 
+// The deepest cube preload the tiling key allows (the S workspace and the MSD query slots are sized by it).
+inline constexpr int64_t kMaxPreload = 4;
+
 // Block sizes of the kernel (the op's tiling keys map onto these).
 struct BlockTiling {
-  int64_t s1_block = 0;    // query rows per work unit (the cube's M); the two AIVs take half each
-  int64_t s2_block = 0;    // KV columns per score block
-  int64_t vec_rows = 0;    // rows per vector sub-tile of the softmax (multiple of 8)
-  int64_t preload = 1;     // score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)
+  int64_t s1_block = 0;  // query rows per work unit (the cube's M); the two AIVs take half each
+  int64_t s2_block = 0;  // KV columns per score block
+  int64_t vec_rows = 0;  // rows per vector sub-tile of the softmax (multiple of 8)
+  int64_t preload =
+      1;  // (1 .. kMaxPreload) score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)
   int64_t block_dim = 0;   // AI cores used
   int64_t kv_splits = 1;   // decode: KV splits per (b, KV head) (flash-decoding when > 1)
   int64_t kv_buffers = 1;  // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)
@@ -90,7 +94,7 @@ struct MsdPlan {
   bool on = false;
   int limbs = 0;            // L
   int64_t dw = 0;           // D rounded up to 64: the fp32 query rows in UB are whole 256-byte repeats
-  uint64_t ws_q_bytes = 0;  // one unit's query limbs (cube rows x D int8), two per core (unit parity)
+  uint64_t ws_q_bytes = 0;  // one unit's query limbs (cube rows x D int8); Plan::q_slots() per core
 };
 
 struct Plan {
@@ -123,6 +127,10 @@ struct Plan {
   uint64_t fd_split_bytes() const { return uint64_t(g_pad() * (dv_pad + 2) * 4); }
   bool has_splits() const { return fd_bytes > 0; }
   int64_t s_slots() const { return t.preload + 1; }
+  // MSD: the AIVs write a unit's query limbs `preload` steps before its first score block (the cube's QK of step t
+  // follows its P V of step t - preload - 1, which the AIVs' V2 of that step waits for), so the units of up to
+  // preload + 1 steps hold limbs (GM) and amax1 / rq rows (UB) at once: slot = the unit's Step::seq % q_slots().
+  int64_t q_slots() const { return t.preload + 1; }
   int64_t blk_cols(int64_t b, int64_t k) const;  // columns of score block k of batch b
   static int64_t cw_of(int64_t c) { return isa::round_up(c, int64_t(128)); }
   uint64_t ws_s(int core, int64_t slot) const { return core * ws_core_bytes + slot * ws_s_bytes; }
@@ -132,7 +140,7 @@ struct Plan {
   uint64_t ws_o(int core, int64_t slot) const {
     return core * ws_core_bytes + s_slots() * ws_s_bytes + 2 * ws_p_bytes + slot * ws_o_bytes;
   }
-  uint64_t ws_q(int core, int64_t parity) const { return ws_o(core, 2) + uint64_t(parity) * msd.ws_q_bytes; }
+  uint64_t ws_q(int core, int64_t slot) const { return ws_o(core, 2) + uint64_t(slot) * msd.ws_q_bytes; }
 };
 
 }  // namespace npusim::op::attn

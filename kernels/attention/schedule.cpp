@@ -121,9 +121,9 @@ void finish_plan(Plan& pl) {
   pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bits_of(pl.cube) / 8);
   pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * isa::bytes_of(pl.oblk));
   if (pl.msd.on) pl.msd.ws_q_bytes = uint64_t(m_cap * p.D * isa::bits_of(pl.cube) / 8);
-  pl.ws_core_bytes =
-      round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + 2 * pl.msd.ws_q_bytes),
-               int64_t(512));
+  pl.ws_core_bytes = round_up(
+      int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + pl.q_slots() * pl.msd.ws_q_bytes),
+      int64_t(512));
 }
 
 PlanFlops plan_flops(const Plan& pl) {
@@ -146,10 +146,12 @@ PlanFlops plan_flops(const Plan& pl) {
 std::vector<Step> core_steps(const Plan& pl, int core) {
   std::vector<Step> s;
   if (core + 1 >= int(pl.core_first.size())) return s;
+  int64_t seq = 0;
   for (int64_t u = pl.core_first[size_t(core)]; u < pl.core_first[size_t(core) + 1]; ++u) {
     const WorkUnit& w = pl.units[size_t(u)];
     if (!w.computed()) continue;
-    for (int64_t k = w.blk_first; k < w.blk_end; ++k) s.push_back({u, k, k == w.blk_first, k == w.blk_end - 1});
+    for (int64_t k = w.blk_first; k < w.blk_end; ++k) s.push_back({u, k, seq, k == w.blk_first, k == w.blk_end - 1});
+    ++seq;
   }
   return s;
 }

@@ -27,6 +27,7 @@ PlanFlops plan_flops(const Plan& pl);
 
 struct Step {
   int64_t unit = 0, blk = 0;
+  int64_t seq = 0;                   // its unit's ordinal among the core's computed units (picks the unit's buffers)
   bool first = false, last = false;  // first / last visited block of its unit
 };
 std::vector<Step> core_steps(const Plan& pl, int core);

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "kernels/attention/plan.h"
+
 namespace npusim::op::attn {
 namespace {
 
@@ -58,7 +60,7 @@ std::vector<TilingKey> attention_keys(const AttentionRules& r, std::vector<Tilin
                 r.vec_rows),
       with_rule({.name = keys::preload,
                  .lo = 1,
-                 .hi = 4,
+                 .hi = kMaxPreload,
                  .doc = "score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)"},
                 r.preload),
       with_rule({.name = keys::block_dim,

@@ -31,12 +31,13 @@ namespace npusim::op::attn {
 class VecBlocks {
  public:
   VecBlocks(sim::CoreCtx& c, const Plan& pl);
-  void start();                                        // "buffer free" events set once, constant rows written
-  void finish();                                       // ... and every event waited (no flag left set)
-  void v1(const Step& st, int64_t s, int64_t parity);  // softmax of step s (parity: the unit's m / l buffers)
-  void v2(const Step& st, int64_t s, int64_t parity);  // rescale of step s; the unit's last block writes it out
-  void zero_through(int64_t unit_end);                 // empty rows of every unit before unit_end
-  void combine();                                      // flash-decoding: this AIV's (b, KV head) groups
+  void start();                         // "buffer free" events set once, constant rows written
+  void finish();                        // ... and every event waited (no flag left set)
+  void unit_inputs(const Step& st);     // MSD: a unit's query limbs for the cube, at its first step
+  void v1(const Step& st, int64_t s);   // softmax of step s
+  void v2(const Step& st, int64_t s);   // rescale of step s; the unit's last block writes it out
+  void zero_through(int64_t unit_end);  // empty rows of every unit before unit_end
+  void combine();                       // flash-decoding: this AIV's (b, KV head) groups
 
  private:
   // ---- online softmax ----
@@ -56,10 +57,11 @@ class VecBlocks {
   MaskWrites apply_mask(const WorkUnit& u, const tile::UbRows& x, int64_t i0, int64_t j0, int64_t cols);
   // ---- epilogue ----
   void alpha_brcb(int64_t ai, int64_t r0, int64_t r);
-  void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  // mi: the unit's m / l buffers (Step::seq parity); qi: its MSD query slot (Plan::q_slots).
+  void finish_rows(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, int64_t qi);
   // The fp32 l; `fresh` tells whether its last write may still be outstanding (the caller's barrier).
-  isa::Addr final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, bool& fresh);
-  void finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi);
+  isa::Addr final_stats(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, int64_t qi, bool& fresh);
+  void finish_partial(const WorkUnit& u, int64_t a, int64_t cnt, int64_t mi, int64_t qi);
   void store_stats(const WorkUnit& u, int64_t row0, int64_t cnt, isa::Addr m, isa::Addr l, bool widened);
   void store_out(isa::Addr src, const WorkUnit& u, int64_t row, int64_t rows);
   void cast_store(const tile::UbRows& o, const WorkUnit& u, int64_t row);  // fp32 (fp16) rows -> output dtype -> GM
@@ -73,17 +75,17 @@ class VecBlocks {
   void quantized_empty_rows(const WorkUnit& u, int64_t row, int64_t rows);
   void zero_rows(const WorkUnit& u, int64_t row, int64_t rows);
   // ---- MSD antiquant (msd_block.cpp) ----
-  void msd_query(const WorkUnit& u, int64_t mi);
-  void msd_query_rows(const WorkUnit& u, int64_t mi, int64_t a, int64_t r0, int64_t r);
+  void msd_query(const WorkUnit& u, int64_t qi);
+  void msd_query_rows(const WorkUnit& u, int64_t qi, int64_t a, int64_t r0, int64_t r);
   void msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt);
   void msd_load_scores(const Step& st, int64_t s, int64_t row, int64_t r);
-  void msd_scores(const tile::UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t mi);
+  void msd_scores(const tile::UbRows& x, int64_t cols, int64_t lr, int64_t r, int64_t qi);
   void msd_p_limbs(const tile::UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr, int64_t r);
   void msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, int64_t r, const tile::UbRows& dst);
   void msd_v_rows(const WorkUnit& u);         // V's per-channel scale / offset of the unit's KV head
   void msd_v_channel(const tile::UbRows& o);  // O = (O + offset) * scale, V per-channel (after a V barrier)
   bool msd_lse_term() const;                  // whether the lse carries the K per-channel offset's term (msd_lse_fix)
-  void msd_lse_fix(isa::Addr dst, int64_t mi, int64_t cnt);  // + that term
+  void msd_lse_fix(isa::Addr dst, int64_t qi, int64_t cnt);  // + that term
   bool msd_invalid_factor(int64_t cnt);
   void msd_limbs(const tile::UbRows& a, isa::Addr r, isa::Addr h16, isa::Addr dst8);
   // Bytes of n limbs: int8, or int4 with int4 K / V (the cube's dtype; two per byte).

@@ -147,13 +147,6 @@ attn::Plan make_fia_plan(const attn::AttnProblem& p, const sim::HwConfig& hw, Ti
   attn::Plan pl;
   pl.p = p;
   attn::choose_blocks(pl, choose(p, hw, ov), ov);
-  // MSD: the cube's first QK of a unit waits for the AIVs' query limbs, which they write in their own step order (one
-  // score block ahead); a deeper cube preload would wait for limbs behind a P V it has not run (the vendor's IFA
-  // kernel has no QK preload either).
-  if (p.antiquant.msd && pl.t.preload != 1)
-    throw CaseError("tiling.preload = " + std::to_string(pl.t.preload) +
-                    " must be 1 with KV antiquantisation through MSD (the AIVs hand the cube each unit's query limbs "
-                    "one score block ahead)");
   pl.decode = p.Sq == 1;
   if (pl.decode) pl.t.kv_splits = ov.choose(keys::kv_splits, auto_kv_splits(p, hw));
   attn::choose_vec_rows(pl, hw.core.ub_bytes, ov, row_align(p), p.high_perf);

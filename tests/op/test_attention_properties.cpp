@@ -228,14 +228,16 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
     const std::vector<int64_t> s2 = D <= 64    ? std::vector<int64_t>{128, 256, 512}
                                     : D <= 128 ? std::vector<int64_t>{128, 256}
                                                : std::vector<int64_t>{128};
-    if (decode) o << "kv_splits: " << g.in(1, 4) << ", s2_block: " << (D <= 128 ? g.of(s2) : 128);
-    else
+    if (decode) {
+      o << "kv_splits: " << g.in(1, 4) << ", s2_block: " << (D <= 128 ? g.of(s2) : 128);
+      // MSD decode: a deeper preload too (Plan::q_slots), drawn apart so the other draws stay as they were
+      if (c.p.antiquant.msd) o << ", preload: " << Draw{Rng{seed * 7727 + 5}}.in(1, 3);
+    } else
       o << "s1_block: "
         << (D <= 32    ? g.of<int64_t>({32, 128, 256, 512})
             : D <= 128 ? g.of<int64_t>({32, 64, 128})
                        : 32)
-        << ", s2_block: " << g.of(s2)
-        << ", preload: " << std::max<int64_t>(g.in(1, 3) * !c.p.antiquant.msd, 1);  // MSD: preload 1 only
+        << ", s2_block: " << g.of(s2) << ", preload: " << g.in(1, 3);
     d.x.tiling = o.str();
   }
   d.x.mask_dtype = g.of<ElemType>({ElemType::Bool, ElemType::I8, ElemType::U8});

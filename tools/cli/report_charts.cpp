@@ -126,8 +126,8 @@ struct Core {
 // A stage's colour by its name (the label's first word): the cube stages reds, the vector stages blues.
 const char* stage_colour(const std::string& label) {
   static const std::map<std::string, const char*> c = {{"C1", "#e8847f"},   {"C2", "#b52b27"},   {"V1", "#7fb2e0"},
-                                                       {"V2", "#25639b"},   {"load", "#f0ad4e"}, {"mmad", "#d9534f"},
-                                                       {"store", "#9b59b6"}};
+                                                       {"V2", "#25639b"},   {"Q", "#b8d8f0"},    {"load", "#f0ad4e"},
+                                                       {"mmad", "#d9534f"}, {"store", "#9b59b6"}};
   const auto it = c.find(label.substr(0, label.find(' ')));
   return it == c.end() ? "#95a5a6" : it->second;
 }
