@@ -166,16 +166,24 @@ AttnData::KvPos AttnData::kv_pos(int64_t b, int64_t j) const {
   return r;
 }
 
+int64_t AttnData::param_index(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {
+  const int m = p_.antiquant.mode(value);
+  if (m == 1 || m == 3) {
+    const auto [pb, t] = p_.token_param_at(b, j);
+    return p_.antiquant_index(value, pb, n2, t, 0, d);
+  }
+  const KvPos pos = kv_pos(b, j);
+  return p_.antiquant_index(value, b, n2, pos.tok, pos.blk, d);
+}
+
 double AttnData::antiquant_scale(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {
   if (!p_.antiquant.on) return 1.0;
-  const KvPos pos = kv_pos(b, j);
-  return at(*antiquant_param(value, false), p_.antiquant_index(value, b, n2, pos.tok, pos.blk, d), "antiquant scale");
+  return at(*antiquant_param(value, false), param_index(value, b, n2, j, d), "antiquant scale");
 }
 
 double AttnData::antiquant_offset(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {
   if (!p_.antiquant.on || !p_.antiquant.offset) return 0.0;
-  const KvPos pos = kv_pos(b, j);
-  return at(*antiquant_param(value, true), p_.antiquant_index(value, b, n2, pos.tok, pos.blk, d), "antiquant offset");
+  return at(*antiquant_param(value, true), param_index(value, b, n2, j, d), "antiquant offset");
 }
 
 double AttnData::dequant(double x, bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const {

@@ -102,6 +102,7 @@ class AttnData {
   };
   KvPos kv_pos(int64_t b, int64_t j) const;
   const HostTensor* antiquant_param(bool value, bool offset) const;  // K's / V's scale or offset tensor
+  int64_t param_index(bool value, int64_t b, int64_t n2, int64_t j, int64_t d) const;  // its element of column j
   KvValues kv_values_ = KvValues::Exact;
   void check_kv(const std::vector<const HostTensor*>& kv, const HostTensor* prefix, int64_t dim,
                 const char* name) const;

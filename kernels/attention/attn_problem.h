@@ -169,6 +169,14 @@ struct AttnProblem {
     return antiquant.separated ? (value ? "value_" : "key_") + what : what;
   }
   int64_t skv_eff(int64_t b) const { return prefix_len + act_kv[b]; }
+  // The batch and token at which a per-token (B, S) antiquant parameter (modes 1, 3) holds KV column j of batch b:
+  // the batch's own row r at its token prefix_len + r (= kv_start(b) + j: a prefix excludes left padding), a shared
+  // prefix's row j at batch 0's token j. The vendor's IFA runs the prefix as batch 0 and offsets the batch's own
+  // parameters by the prefix length (hicann/ops-transformer c29bc10, incre_flash_attention_split_Bbn2s2_Us2.h
+  // 1498-1572; its tiling: "total kv S Size (with shared prefix) bigger than antiquant perToken size").
+  std::pair<int64_t, int64_t> token_param_at(int64_t b, int64_t j) const {
+    return j < prefix_len ? std::pair<int64_t, int64_t>{0, j} : std::pair<int64_t, int64_t>{b, kv_start(b) + j};
+  }
   // First physical query row of batch b (left padding: Sq - q_pad - act_q[b]; else 0).
   int64_t q_start(int64_t b) const;
   // First physical KV row of batch b's own K / V (left padding: kv S - kv_pad - act_kv[b]; else 0).

@@ -116,12 +116,23 @@ void VecBlocks::msd_channel_rows(bool value, int64_t n2, int64_t len, const uint
 // or one run per page (modes 4, 5: the block ids read with scalar loads).
 void VecBlocks::msd_token_row(bool value, bool offset, const WorkUnit& u, int64_t j0, int64_t cols, Addr dst) {
   const std::string& gm = p_.antiquant_tensor(value, offset);
-  const int64_t t0 = p_.kv_start(u.b) + j0;
   if (p_.antiquant.mode(value) < 4) {
-    const int64_t at = p_.antiquant_index(value, u.b, u.n2, t0, 0, 0);
-    c_.issue(tile::copy_bytes(dst, c_.gm(gm, uint64_t(at * 4)), cols * 4));
+    // A shared prefix's columns read batch 0's tokens, the batch's own its tokens after them
+    // (AttnProblem::token_param_at). Across the prefix's end the batch's run starts at a 32-byte UB offset, up to 7
+    // tokens early (tokens of its row the prefix leaves unread), and the prefix's run overwrites those after it.
+    const int64_t split = std::clamp<int64_t>(p_.prefix_len - j0, 0, cols), own = split / 8 * 8;
+    if (split < cols) {
+      const int64_t at = p_.antiquant_index(value, u.b, u.n2, p_.kv_start(u.b) + j0 + own, 0, 0);
+      c_.issue(tile::copy_bytes(tile::plus(dst, own * 4), c_.gm(gm, uint64_t(at * 4)), (cols - own) * 4));
+    }
+    if (split > 0) {
+      if (own < split && split < cols) c_.pipe_barrier(Pipe::MTE2);  // (the overlap: in this order)
+      const int64_t at = p_.antiquant_index(value, 0, u.n2, j0, 0, 0);
+      c_.issue(tile::copy_bytes(dst, c_.gm(gm, uint64_t(at * 4)), split * 4));
+    }
     return;
   }
+  const int64_t t0 = p_.kv_start(u.b) + j0;
   const int64_t bs = p_.block_size;
   for (int64_t t = t0; t < t0 + cols;) {
     const int64_t len = std::min(t0 + cols, (t / bs + 1) * bs) - t;

@@ -14,7 +14,6 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet = ": not supported yet (npusim runs int8 K / V through MSD at query S = 1)";
 
 bool separated_given(const CaseFile& c) {
   for (const char* n :
@@ -171,7 +170,16 @@ void check_antiquant_prompt_msd_rules(Ctx& x) {
     fail(
         "inputs.block_table (page attention) with inputs.key_antiquant_scale, a bfloat16 query and query S > 1 (spec "
         "§1.6: not with page attention; the vendor has no such kernel)");
-  if (p.prefix) fail("inputs.key_antiquant_scale with a shared prefix (inputs.key_shared_prefix): not supported yet");
+  // A shared prefix: the vendor's host tiling takes it (no prefix check among the MSD rules; PFA tiling keys with
+  // prefix + MSD exist), and per-channel parameters read no token index. Per-token ones: its kernel reads prefix
+  // token t at param[b][t] and KV token j at param[b][prefix + j] of a (B, the key's S) tensor, past the row's end
+  // for the last prefix tokens' worth of KV (hicann/ops-transformer c29bc10, prompt_flash_attention_tiling.cpp
+  // 5276-5296 and prompt_flash_attention_s1s2_bns1_x910_base.h 983-1040): undefined, so npusim refuses it.
+  if (p.prefix && a.k_mode == 1)
+    fail(
+        "inputs.key_shared_prefix with per-token key_ / value_antiquant parameters (mode 1), a bfloat16 query and "
+        "query S > 1: the vendor's (B, the key's S) parameters leave the prefix tokens no index of their own (its "
+        "kernel reads past each row), so npusim rejects it; per-channel parameters (mode 0) take a prefix");
   // Shapes: per-token (B, S) with the key's S; per-channel (N, D), (N, 1, D) or (H) of the KV heads.
   const std::vector<std::vector<int64_t>> ok =
       a.k_mode == 1 ? std::vector<std::vector<int64_t>>{{p.B, p.kv_s}}
@@ -228,13 +236,8 @@ void check_antiquant_int4_rules(Ctx& x) {
 void check_antiquant_decode_rules(Ctx& x) {
   attn::AttnProblem& p = x.p;
   attn::AntiQuant& a = p.antiquant;
-  // A tensor list takes every mode without pages; a shared prefix the per-channel / per-tensor ones (the per-token
-  // index of a prefix row is not documented).
-  if (p.prefix && (a.per_token(false) || a.per_token(true)))
-    fail(
-        "KV antiquantisation with a shared prefix (inputs.key_shared_prefix) and per-token parameters (key / value "
-        "mode " +
-        str(a.k_mode) + " / " + str(a.v_mode) + ")" + std::string(kNotYet));
+  // A tensor list takes every mode without pages, a shared prefix every mode without pages too: per-token parameters
+  // hold the prefix's rows at batch 0's first tokens (AttnProblem::token_param_at, the vendor's indexing).
   const bool paged = p.kv == attn::KvStorage::PagedBsH || p.kv == attn::KvStorage::PagedNBsD;
   for (const int m : {a.k_mode, a.v_mode})
     if (m >= 4 && !paged)
@@ -277,6 +280,12 @@ void check_antiquant_decode_rules(Ctx& x) {
       a.per_tensor = per_tensor;
     }
     if (m == 1 || m == 3) {
+      if (p.prefix && s_a < p.prefix_len + x.kv_rows)
+        fail("inputs." + name + " has S = " + str(s_a) + " (its last dim) but must be at least " +
+             str(p.prefix_len + x.kv_rows) + " = the shared prefix's " + str(p.prefix_len) + " rows + the key's " +
+             str(x.kv_rows) +
+             " per batch, which follow them (the vendor: \"total kv S Size (with shared prefix) "
+             "bigger than antiquant perToken size\")");
       if (s_a < x.kv_rows)
         fail("inputs." + name + " has S = " + str(s_a) + " (its last dim) but the key addresses " + str(x.kv_rows) +
              " rows per batch: a per-token parameter needs one value per KV row (spec §1.6)");

@@ -11,8 +11,14 @@
 namespace npusim::op::fia {
 
 namespace {
-const char* const kNotYet =
-    " is not supported yet (npusim runs per-channel / per-tensor antiquant with a float16 query at query S > 1)";
+// The vendor's dequantising prompt path (a float16 query, S > 1) is per-channel / per-tensor only: its kernel calls
+// AscendAntiQuant with a headSize vector or a scalar, its tiling rejects other modes with a block table and reads only
+// the combined parameters without one (hicann/ops-transformer c29bc10: prompt_flash_attention_s1s2_bns1_x910.h
+// 163-400; prompt_flash_attention_tiling.cpp 2530, 2609-2611, 4421-4425).
+const char* const kPerChannelOnly =
+    " must be 0 with query S > 1 outside MSD (the vendor's dequantising prompt path is per-channel / per-tensor: "
+    "\"keyAntiquantMode and valueAntiquantMode only support per-token and per-channel when keyAntiquantScale or "
+    "valueAntiquantScale is enabled\" rejects every mode but 0; spec §1.6)";
 
 // antiquant_mode 0..1 (legacy); key/value_antiquant_mode 0..5 (6 = per-token-group is not on A2), only 0 and 1
 // with query S > 1 (all of 0-5 with S = 1, MSD), equal except K per-channel (0) + V per-token (1) (spec §1.6).
@@ -43,8 +49,8 @@ void check_modes(const Ctx& x) {
     return;
   }
   if (x.p.antiquant.msd) return;  // the bfloat16 separated form: modes 0 / 1 (fia_check_antiquant_msd.cpp)
-  if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + ": KV antiquantisation with query S > 1" + kNotYet);
-  if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + ": KV antiquantisation with query S > 1" + kNotYet);
+  if (km != 0) fail("attrs.key_antiquant_mode = " + str(km) + kPerChannelOnly);
+  if (vm != 0) fail("attrs.value_antiquant_mode = " + str(vm) + kPerChannelOnly);
 }
 
 // quant_scale2 / quant_offset2: dtype float32 (or bfloat16 with a bfloat16 query), one element (per-tensor) or

@@ -229,14 +229,16 @@ inline void add_antiquant(AttnCase& c, uint64_t seed) {
 // MSD (query S = 1) antiquant parameters for a filled case with p.antiquant.msd and its modes set: each side's shape
 // per its mode (spec §1.6; per-tensor when p.antiquant.per_tensor), the query's dtype for the per-channel family and
 // float32 per token, scales around 1 / 32 and offsets in [-3, 3] (rounded to the dtype). Combined (not separated):
-// one (2, ...) tensor in aqs / aqo with K's part first. Sets token_s to the KV rows a batch addresses.
+// one (2, ...) tensor in aqs / aqo with K's part first. Sets token_s to the KV rows a batch addresses (after a
+// shared prefix's rows at query S = 1).
 inline void add_msd_antiquant(AttnCase& c, uint64_t seed) {
   AttnProblem& p = c.p;
   AntiQuant& a = p.antiquant;
   const bool paged = p.kv == KvStorage::PagedBsH || p.kv == KvStorage::PagedNBsD;
-  a.token_s = paged ? p.max_blocks * p.block_size : p.kv_s;
-  const int64_t first = a.separated ? 1 : 2;
   const bool prompt = p.Sq > 1;  // the prompt kernel's MSD mode: per-token (B, S), per-channel (KV_N, 1, D)
+  // (decode with a shared prefix: its rows first, AttnProblem::token_param_at)
+  a.token_s = paged ? p.max_blocks * p.block_size : p.kv_s + (p.prefix && !prompt ? p.prefix_len : 0);
+  const int64_t first = a.separated ? 1 : 2;
   auto shape_of_mode = [&](int m) -> std::vector<int64_t> {
     if (prompt) return m == 1 ? std::vector<int64_t>{p.B, a.token_s} : std::vector<int64_t>{p.KV_N, 1, p.D};
     switch (m) {

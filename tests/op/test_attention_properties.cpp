@@ -177,21 +177,21 @@ FiaDraw draw_fia(uint64_t seed, bool decode, bool tensors = true) {
   if (!decode && t == ElemType::F16 && D % 32 == 0 && (p.kv == KvStorage::Dense || p.kv == KvStorage::List) &&
       ga.coin(p.kv == KvStorage::List || p.prefix ? 0.9 : 0.6))
     c.p.antiquant = {true, ga.coin(0.4), ga.coin(0.6)};
-  // Prompt with a bfloat16 query and S <= 16: the prompt kernel's MSD mode (modes 0 / 1, the separated parameters).
+  // Prompt with a bfloat16 query and S <= 16: the prompt kernel's MSD mode (modes 0 / 1, the separated parameters;
+  // a system prefix with mode 0).
   if (!decode && t == ElemType::BF16 && Sq <= 16 && D % 32 == 0 && p.kv == KvStorage::Dense && !p.left_pad &&
-      !p.prefix && ga.coin(0.7)) {
+      ga.coin(0.7)) {
     AntiQuant& a = c.p.antiquant;
     a.on = a.msd = a.separated = true, a.offset = ga.coin(0.6), a.k_mode = a.v_mode = int(ga.in(0, 1));
+    if (p.prefix) a.k_mode = a.v_mode = 0;
     a.limbs = 2, a.coef = 127.49f, a.expand = 254.98f;
   }
-  // Decode: MSD over int8 K / V (modes 0-5, K 0 / V 1, separated or combined; a prefix with the per-channel modes;
+  // Decode: MSD over int8 K / V (modes 0-5, K 0 / V 1, separated or combined; with a prefix too;
   // inner_precise 0 or 1 picks 3 or 2 limbs).
   if (decode && D % 32 == 0 && (!paged || p.block_size % 32 == 0) && ga.coin(0.5)) {
     AntiQuant& a = c.p.antiquant;
     a.on = a.msd = true, a.offset = ga.coin(0.6);
-    const std::vector<int> modes = paged      ? std::vector<int>{0, 1, 2, 3, 4, 5, 9}
-                                   : p.prefix ? std::vector<int>{0, 2}
-                                              : std::vector<int>{0, 1, 2, 3, 9};
+    const std::vector<int> modes = paged ? std::vector<int>{0, 1, 2, 3, 4, 5, 9} : std::vector<int>{0, 1, 2, 3, 9};
     const int m = ga.of(modes);  // 9: K per-channel with V per-token
     a.k_mode = m == 9 ? 0 : m, a.v_mode = m == 9 ? 1 : m;
     if (m == 9 && t != ElemType::F16) a.k_mode = a.v_mode = 0;

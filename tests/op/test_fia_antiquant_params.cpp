@@ -245,8 +245,12 @@ TEST(FiaAntiquantMsd, RulesOfTheDecodeKernel) {
   const std::string prefix =
       tensor("key_shared_prefix", {1, 30, 2, 64}, "int8") + tensor("value_shared_prefix", {1, 30, 2, 64}, "int8");
   EXPECT_TRUE(parse(modes(0, 0), dec_qkv() + prefix + sep({1, 128}, "float16", {1, 128}, "float16")).prefix);
-  expect_parts(parse_error(modes(1, 1), dec_qkv() + prefix + sep({1, 2, 100}, "float32", {1, 2, 100}, "float32")),
-               {"shared prefix", "per-token", "not supported yet"});
+  // Per-token parameters with a prefix: its 30 rows first, then the key's 100 (AttnProblem::token_param_at).
+  EXPECT_EQ(
+      parse(modes(1, 1), dec_qkv() + prefix + sep({1, 2, 130}, "float32", {1, 2, 130}, "float32")).antiquant.token_s,
+      130);
+  expect_parts(parse_error(modes(3, 3), dec_qkv() + prefix + sep({2, 2, 129}, "float32", {2, 2, 129}, "float32")),
+               {"inputs.key_antiquant_scale has S = 129", "at least 130", "total kv S Size (with shared prefix)"});
   expect_parts(parse_error(modes(0, 0), dec_qkv() + sep({1, 128}, "float16", {1, 128}, "float16") +
                                             tensor("key_antiquant_offset", {1, 128}, "float32") +
                                             tensor("value_antiquant_offset", {1, 128})),

@@ -188,6 +188,27 @@ std::vector<KernelCase> cases() {
         return make(msd(p, {0, 0}), 372);
       },
       {.tiling = "kv_splits: 3, s2_block: 128"});
+  // Per-token parameters with a prefix: its rows at batch 0's first tokens, the batch's own rows after them
+  // (AttnProblem::token_param_at); 128-column blocks straddle the prefix's end.
+  add("SharedPrefixPerTokenOffsetStraddle",
+      [] {
+        auto p = dec(2, 4, 2, 300, 64, Layout::BNSD);
+        p.prefix = true, p.prefix_s = 200, p.prefix_len = 150, p.act_kv = {300, 5};
+        return make(msd(p, {1, 1}), 374);
+      },
+      {.tiling = "s2_block: 128"});
+  add("SplitsSharedPrefixPerTokenHeadBf16",
+      [] {
+        auto p = dec(2, 8, 2, 500, 128, Layout::BSND, ElemType::BF16);
+        p.prefix = true, p.prefix_s = 77, p.prefix_len = 77;
+        return make(msd(p, {3, 3}), 375);
+      },
+      {.tiling = "kv_splits: 3, s2_block: 128"});
+  add("SharedPrefixKChannelVTokenSymmetric", [] {
+    auto p = dec(3, 4, 1, 260, 64, Layout::BSH);
+    p.prefix = true, p.prefix_s = 64, p.prefix_len = 40, p.act_kv = {260, 1, 100};
+    return make(msd(p, {0, 1, false, false}), 376);
+  });
   add("SharedPrefixPerTensorBf16", [] {
     auto p = dec(1, 8, 1, 500, 128, Layout::BSH, ElemType::BF16);
     p.prefix = true, p.prefix_s = 300, p.prefix_len = 300;
@@ -266,6 +287,18 @@ std::vector<KernelCase> cases() {
         c.mask.set(2 * 300 + j, 1.0), c.mask.set(6 * 300 + 5 * 300 + j, 1.0);  // rows b0 i2, b1 i5
     });
   });
+  add("PromptSharedPrefixPerChannelOffsetLse",
+      [] {
+        auto p = prompt(2, 8, 2, 6, 400, 128, Layout::BSND);
+        p.prefix = true, p.prefix_s = 300, p.prefix_len = 211, p.act_kv = {400, 37};
+        return make(msd(p, {0, 0}), 367);
+      },
+      {.lengths = true});
+  add("PromptSharedPrefixPerChannelSymmetricCausalBnsd", [] {
+    auto p = causal(prompt(1, 4, 1, 16, 500, 64, Layout::BNSD));
+    p.prefix = true, p.prefix_s = 130, p.prefix_len = 130;
+    return make(msd(p, {0, 0, false, false}), 368);
+  });
   add("PromptLongKvNoMaskBlock1024", [] {
     return make(msd(prompt(1, 2, 1, 3, 2600, 128, Layout::BSND), {1, 1}), 365);
   });
@@ -303,6 +336,13 @@ std::vector<KernelCase> cases() {
         return make(msd(p, i4pc), 387);
       },
       {.tiling = "kv_splits: 3, s2_block: 128"});
+  add("Int4SharedPrefixPerTokenOffset",
+      [=] {
+        auto p = dec(2, 4, 2, 200, 128, Layout::BSND);
+        p.prefix = true, p.prefix_s = 190, p.prefix_len = 190, p.act_kv = {200, 3};
+        return make(msd(p, i4pt), 397);
+      },
+      {.tiling = "s2_block: 128"});
   add("SplitsInt4PerChannelOffset", [=] { return make(msd(dec(1, 8, 2, 1501, 128, Layout::BSND), i4pc), 388); },
       {.tiling = "kv_splits: 3, s2_block: 128"});
   add("PostQuantPerChannelInt8Out", [] {

@@ -295,7 +295,7 @@ TEST(FiaQuant, AntiquantModesAreRangeCheckedThenRejected) {
   expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1", bsh_qkv()),
                {"attrs.key_antiquant_mode = 1", "attrs.value_antiquant_mode = 0", "equal"});
   expect_parts(parse_error(kN4 + ", value_antiquant_mode: 1", bsh_qkv()),
-               {"attrs.value_antiquant_mode = 1", "not supported yet"});
+               {"attrs.value_antiquant_mode = 1 must be 0 with query S > 1 outside MSD", "only support"});
 }
 
 TEST(FiaPrecision, InnerPreciseIs0To3AndScaleIsFinite) {
