@@ -1,12 +1,13 @@
 // The KV antiquantisation pass (antiquant.h), the attention mainloop's prologue. Each AIV takes an equal share of the
-// contiguous runs of a tensor (K, then V) and streams them through UB in chunks, two chunk slots deep so that MTE2
-// loads chunk i + 1 while the vector unit converts chunk i and MTE3 stores chunk i - 1:
+// contiguous runs of every tensor (K's, then V's), cut into chunks, and streams them through UB two chunk slots deep:
 //   MTE2  int8 chunk GM -> UB                                   (waits: its slot free, MTE3 -> MTE2)
 //   V     vconv s8 -> f16; vadd.f16 offset; vmul.f16 scale      (waits: loaded, MTE2 -> V)
 //   MTE3  fp16 chunk UB -> GM copy                               (waits: converted, V -> MTE3)
-// Per-channel parameters are applied as whole-chunk binary ops against UB tiles that repeat the channel row once
-// per run of the chunk (built by one DMA of the row and doubling vector copies); per-tensor ones as vadds / vmuls
-// with the scalar, which the scalar unit reads from GM.
+// MTE2 issues chunk i + 1's load before it hands chunk i over (a set_flag waits for the pipe's earlier copies), so
+// the GM latencies of consecutive loads overlap: with a few chunks per AIV the pass is latency-bound. Per-channel
+// parameters: every channel row of K's and V's scale / offset is loaded once, first, and applied to the chunk's runs
+// as rows (VecOps::row_vec: the row re-read by every repeat, repeat stride 0); per-tensor ones as vadds / vmuls with
+// the scalars, which the scalar unit reads from GM.
 #include "kernels/fia/antiquant/antiquant.h"
 
 #include <algorithm>
@@ -32,16 +33,23 @@ using isa::DType;
 using isa::Pipe;
 
 namespace {
-constexpr tile::Event kSlotFree{Pipe::MTE3, Pipe::MTE2, 0};  // .at(slot)
-constexpr tile::Event kLoaded{Pipe::MTE2, Pipe::V, 0};       // .at(slot)
-constexpr tile::Event kConverted{Pipe::V, Pipe::MTE3, 0};    // .at(slot)
-constexpr tile::Event kRowLoaded{Pipe::MTE2, Pipe::V, 2};    // the channel rows of the tiles
+constexpr tile::Event kSlotFree{Pipe::MTE3, Pipe::MTE2, 0};   // .at(slot)
+constexpr tile::Event kLoaded{Pipe::MTE2, Pipe::V, 0};        // .at(slot)
+constexpr tile::Event kConverted{Pipe::V, Pipe::MTE3, 0};     // .at(slot)
+constexpr tile::Event kParamsLoaded{Pipe::MTE2, Pipe::V, 2};  // the per-channel rows
 
-// UB bytes per element of a chunk: two slots of int8 in + fp16 out, and (per-channel) the offset and scale tiles.
-int64_t ub_bytes_per_elem(const AntiQuant& a) { return 2 * (1 + 2) + (a.per_tensor ? 0 : 2 * 2); }
+// UB bytes per element of a chunk: two slots of int8 in + fp16 out.
+constexpr int64_t kUbBytesPerElem = 2 * (1 + 2);
 
-struct UbLayout {
-  Addr in8[2], x16[2], toff, tscale;
+// UB bytes of the per-channel rows: K's and V's scale (and offset) over all KV_N * D channels, fp16.
+int64_t param_bytes(const AttnProblem& p) {
+  return p.antiquant.per_tensor ? 0 : 2 * (p.antiquant.offset ? 2 : 1) * p.KV_N * p.D * 2;
+}
+
+// One chunk of an AIV's share: `runs` runs from run r of tensor t, all of KV head n2 (BNSD; else 0: every head).
+struct Chunk {
+  const DequantTensor* t = nullptr;
+  int64_t r = 0, runs = 0, n2 = 0;
 };
 
 class Dequantiser {
@@ -49,88 +57,97 @@ class Dequantiser {
   Dequantiser(sim::CoreCtx& c, const Plan& pl, const DequantPlan& q) : c_(c), pl_(pl), q_(q), ops_(c) {
     const int64_t elems = q_.chunk * q_.seg;
     for (int s = 0; s < 2; ++s) {
-      ub_.in8[s] = c.alloc(Buf::UB, uint64_t(elems), "KV antiquant int8 chunk");
-      ub_.x16[s] = c.alloc(Buf::UB, uint64_t(elems * 2), "KV antiquant fp16 chunk");
+      ub_in8_[s] = c.alloc(Buf::UB, uint64_t(elems), "KV antiquant int8 chunk");
+      ub_x16_[s] = c.alloc(Buf::UB, uint64_t(elems * 2), "KV antiquant fp16 chunk");
     }
-    if (!pl.p.antiquant.per_tensor) {
-      ub_.toff = c.alloc(Buf::UB, uint64_t(elems * 2), "KV antiquant offset tile");
-      ub_.tscale = c.alloc(Buf::UB, uint64_t(elems * 2), "KV antiquant scale tile");
-    }
+    if (!pl.p.antiquant.per_tensor)
+      ub_params_ = c.alloc(Buf::UB, uint64_t(param_bytes(pl.p)), "KV antiquant channel rows");
   }
 
   void run() {
+    const std::vector<Chunk> chunks = my_chunks();
+    if (chunks.empty()) return;
+    const bool rows = !pl_.p.antiquant.per_tensor;
+    if (rows) load_rows();
+    else load_scalars();
     for (int s = 0; s < 2; ++s) tile::set(c_, kSlotFree.at(s));
-    for (const DequantTensor& t : q_.tensors)
-      if (t.segments > 0) tensor(t);
+    load(chunks[0], 0);
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      const int s = int(i % 2);
+      if (i + 1 < chunks.size()) load(chunks[i + 1], 1 - s);  // before the hand-over, which waits for the loads
+      if (i == 0 && rows) tile::handover(c_, kParamsLoaded);
+      tile::handover(c_, kLoaded.at(s));
+      convert(chunks[i], s);
+    }
     for (int s = 0; s < 2; ++s) tile::wait(c_, kSlotFree.at(s));
   }
 
  private:
-  // This AIV's runs of one tensor: an equal share of all runs (the first ones take the remainder).
-  void tensor(const DequantTensor& t) {
+  // This AIV's chunks: of each tensor an equal share of the runs (the first AIVs take the remainder), cut into
+  // chunks of at most q_.chunk runs that stay within one (b, n2) slab.
+  std::vector<Chunk> my_chunks() const {
     const int64_t cores = int64_t(c_.block_num()) * 2, me = int64_t(c_.block_idx()) * 2 + c_.sub_block_idx();
-    const int64_t per = t.segments / cores, extra = t.segments % cores;
-    const int64_t first = me * per + std::min(me, extra), end = first + per + (me < extra ? 1 : 0);
-    int64_t head = -1;  // the KV head whose channel rows the tiles hold (BSH / BSND: 0 = all heads); -1: none
-    if (pl_.p.antiquant.per_tensor) load_scalars(t.value);
-    for (int64_t r = first; r < end;) {
-      int64_t n = std::min(q_.chunk, end - r);
-      if (t.slab > 0) n = std::min(n, (r / t.slab + 1) * t.slab - r);  // a chunk stays in one (b, n2)
-      const int64_t n2 = t.slab > 0 ? (r / t.slab) % pl_.p.KV_N : 0;
-      if (!pl_.p.antiquant.per_tensor && n2 != head) build_tiles(t.value, n2), head = n2;
-      chunk(t, r, n);
-      r += n;
+    std::vector<Chunk> r;
+    for (const DequantTensor& t : q_.tensors) {
+      const int64_t per = t.segments / cores, extra = t.segments % cores;
+      const int64_t first = me * per + std::min(me, extra), end = first + per + (me < extra ? 1 : 0);
+      for (int64_t at = first; at < end;) {
+        int64_t n = std::min(q_.chunk, end - at);
+        if (t.slab > 0) n = std::min(n, (at / t.slab + 1) * t.slab - at);
+        r.push_back({&t, at, n, t.slab > 0 ? (at / t.slab) % pl_.p.KV_N : 0});
+        at += n;
+      }
+    }
+    return r;
+  }
+
+  // Every channel row (all KV heads) of K's and V's scale and offset, in that order (row_at).
+  void load_rows() {
+    const int64_t w = pl_.p.KV_N * pl_.p.D;
+    for (const bool value : {false, true})
+      for (const bool offset : {false, true})
+        if (!offset || pl_.p.antiquant.offset)
+          c_.issue(tile::copy_bytes(
+              row_at(value, offset, 0),
+              c_.gm(pl_.p.antiquant_tensor(value, offset), uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2)), w * 2));
+  }
+  Addr row_at(bool value, bool offset, int64_t n2) const {
+    const int64_t w = pl_.p.KV_N * pl_.p.D, k = (value ? (pl_.p.antiquant.offset ? 2 : 1) : 0) + (offset ? 1 : 0);
+    return tile::plus(ub_params_, (k * w + n2 * pl_.p.D) * 2);
+  }
+
+  void load_scalars() {
+    for (const bool value : {false, true}) {
+      const auto bits = [&](bool offset) {
+        const Addr at = c_.gm(pl_.p.antiquant_tensor(value, offset), uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2));
+        return double(isa::f16_to_f32(uint16_t(c_.load_scalar(DType::F16, at))));
+      };
+      scale_[value] = bits(false);
+      offset_[value] = pl_.p.antiquant.offset ? bits(true) : 0.0;
     }
   }
 
-  void load_scalars(bool value) {
-    const auto bits = [&](bool offset) {
-      const Addr at = c_.gm(pl_.p.antiquant_tensor(value, offset), uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2));
-      return double(isa::f16_to_f32(uint16_t(c_.load_scalar(DType::F16, at))));
-    };
-    scale_ = bits(false);
-    offset_ = pl_.p.antiquant.offset ? bits(true) : 0.0;
-  }
-
-  // The tiles repeat the channel row (BSH / BSND: all KV_N * D channels; BNSD: head n2's D) once per run. The
-  // vector unit may still read the old tiles: the pipes drain first.
-  void build_tiles(bool value, int64_t n2) {
-    c_.pipe_barrier(Pipe::ALL);
-    const int64_t w = q_.seg, row = pl_.p.antiquant_index(value, n2, 0);
-    c_.issue(tile::copy_bytes(ub_.tscale, c_.gm(pl_.p.antiquant_tensor(value, false), uint64_t(row * 2)), w * 2));
-    if (pl_.p.antiquant.offset)
-      c_.issue(tile::copy_bytes(ub_.toff, c_.gm(pl_.p.antiquant_tensor(value, true), uint64_t(row * 2)), w * 2));
-    tile::handover(c_, kRowLoaded);
-    for (int64_t have = 1; have < q_.chunk;) {  // doubling copies: 1, 2, 4, ... runs
-      const int64_t n = std::min(have, q_.chunk - have);
-      if (n > have / 2) ops_.barrier();  // it reads runs [have / 2, have), which the doubling before wrote
-      ops_.copy(DType::F16, tile::plus(ub_.tscale, have * w * 2), ub_.tscale, n * w);
-      if (pl_.p.antiquant.offset) ops_.copy(DType::F16, tile::plus(ub_.toff, have * w * 2), ub_.toff, n * w);
-      have += n;
-    }
-  }
-
-  void chunk(const DequantTensor& t, int64_t r, int64_t n) {
-    const int s = int(next_slot_);
-    next_slot_ ^= 1;
-    const int64_t elems = n * q_.seg;
-    const std::string &src = t.src, &dst = t.dst;
+  void load(const Chunk& k, int s) {
     tile::wait(c_, kSlotFree.at(s));
-    c_.issue(tile::copy_bytes(ub_.in8[s], c_.gm(src, uint64_t(r * q_.seg)), elems));
-    tile::handover(c_, kLoaded.at(s));
-    ops_.cast(DType::F16, DType::I8, ub_.x16[s], ub_.in8[s], elems);
+    c_.issue(tile::copy_bytes(ub_in8_[s], c_.gm(k.t->src, uint64_t(k.r * q_.seg)), k.runs * q_.seg));
+  }
+
+  void convert(const Chunk& k, int s) {
+    const int64_t elems = k.runs * q_.seg;
+    const bool value = k.t->value, offset = pl_.p.antiquant.offset;
+    const Addr x = ub_x16_[s];
+    ops_.cast(DType::F16, DType::I8, x, ub_in8_[s], elems);
     ops_.barrier();  // each step reads the chunk as the one before left it
     if (pl_.p.antiquant.per_tensor) {
-      if (pl_.p.antiquant.offset)
-        ops_.scalar(isa::VScalarOp::Adds, DType::F16, ub_.x16[s], ub_.x16[s], offset_, elems), ops_.barrier();
-      ops_.scalar(isa::VScalarOp::Muls, DType::F16, ub_.x16[s], ub_.x16[s], scale_, elems);
+      if (offset) ops_.scalar(isa::VScalarOp::Adds, DType::F16, x, x, offset_[value], elems), ops_.barrier();
+      ops_.scalar(isa::VScalarOp::Muls, DType::F16, x, x, scale_[value], elems);
     } else {
-      if (pl_.p.antiquant.offset)
-        ops_.binary(isa::VBinOp::Add, DType::F16, ub_.x16[s], ub_.x16[s], ub_.toff, elems), ops_.barrier();
-      ops_.binary(isa::VBinOp::Mul, DType::F16, ub_.x16[s], ub_.x16[s], ub_.tscale, elems);
+      const tile::UbRows rows{x, DType::F16, k.runs, q_.seg};
+      if (offset) ops_.row_vec(rows, row_at(value, true, k.n2), isa::VBinOp::Add, q_.seg), ops_.barrier();
+      ops_.row_vec(rows, row_at(value, false, k.n2), isa::VBinOp::Mul, q_.seg);
     }
     tile::handover(c_, kConverted.at(s));
-    c_.issue(tile::copy_bytes(c_.gm(dst, uint64_t(r * q_.seg * 2)), ub_.x16[s], elems * 2));
+    c_.issue(tile::copy_bytes(c_.gm(k.t->dst, uint64_t(k.r * q_.seg * 2)), x, elems * 2));
     tile::set(c_, kSlotFree.at(s));
   }
 
@@ -138,9 +155,8 @@ class Dequantiser {
   const Plan& pl_;
   const DequantPlan& q_;
   tile::VecOps ops_;
-  UbLayout ub_{};
-  unsigned next_slot_ = 0;
-  double scale_ = 1, offset_ = 0;
+  Addr ub_in8_[2]{}, ub_x16_[2]{}, ub_params_{};
+  double scale_[2]{1, 1}, offset_[2]{};  // per-tensor: K's [0] and V's [1]
 };
 
 // The int8 tensors, K's then V's, each with its runs by storage: dense in the query's layout (B x kv_s tokens), a
@@ -174,8 +190,8 @@ std::vector<std::pair<std::string, uint64_t>> add_kv_dequant(Plan& pl, const sim
   q.seg = bnsd ? p.D : p.KV_N * p.D;
   // A chunk is one counter-mode instruction per step: at most 255 repeats of 128 fp16 lanes.
   constexpr int64_t kMaxChunkElems = 255 * 128;
-  const int64_t per_elem = ub_bytes_per_elem(p.antiquant);
-  const int64_t cap = std::min(int64_t(hw.core.ub_bytes) / per_elem, kMaxChunkElems);
+  const int64_t per_elem = kUbBytesPerElem, rows = param_bytes(p);
+  const int64_t cap = std::min((int64_t(hw.core.ub_bytes) - rows) / per_elem, kMaxChunkElems);
   q.chunk = std::max<int64_t>(1, cap / q.seg);
   int64_t slab = 0;  // the longest slab: a chunk never needs more runs
   for (const DequantTensor& t : q.tensors) slab = std::max(slab, t.slab);
@@ -183,18 +199,14 @@ std::vector<std::pair<std::string, uint64_t>> add_kv_dequant(Plan& pl, const sim
   if (q.seg > cap)
     throw CaseError("KV antiquantisation streams runs of " + std::to_string(q.seg) + " elements (" +
                     (bnsd ? std::string("D") : std::string("KV_N * D")) + ") through UB at " +
-                    std::to_string(per_elem) +
-                    " bytes each; a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) +
+                    std::to_string(per_elem) + " bytes each (after " + std::to_string(rows) +
+                    " bytes of channel rows); a run must fit core.ub_bytes = " + std::to_string(hw.core.ub_bytes) +
                     " and one vector instruction (" + std::to_string(kMaxChunkElems) + " elements)");
   std::vector<std::pair<std::string, uint64_t>> copies;
-  int64_t runs = 0;
-  for (const DequantTensor& t : q.tensors)
-    copies.emplace_back(t.dst, uint64_t(t.segments * q.seg * 2)), runs += t.segments;
+  for (const DequantTensor& t : q.tensors) copies.emplace_back(t.dst, uint64_t(t.segments * q.seg * 2));
   pl.gm.key += "_fp16", pl.gm.value += "_fp16";
   if (p.prefix) pl.gm.key_prefix += "_fp16", pl.gm.value_prefix += "_fp16";
-  pl.prologue = {"dequant", [q, runs](sim::CoreCtx& c, const Plan& plan) {
-                   if (runs > 0) Dequantiser(c, plan, q).run();
-                 }};
+  pl.prologue = {"dequant", [q](sim::CoreCtx& c, const Plan& plan) { Dequantiser(c, plan, q).run(); }};
   return copies;
 }
 
