@@ -356,6 +356,15 @@ if grep -q 'id=pipe-summary' "$T/u9/report.html" && grep -q '<table id=stages><t
    grep -q '"cat":"stage","ph":"b"' "$T/u9/trace.json" && grep -q '"name":"queue depth"' "$T/u9/trace.json" &&
    grep -q '"GM traffic (B/cycle)"' "$T/u9/trace.json" && grep -q ',C1 u0 b0$' "$T/u9/instructions.csv"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: the trace lacks stage spans / counters or the report its summary"; fi
+# report.json finish_balance (issue 36 item 2): max / mean over the AI cores of each one's last end_cycle
+expect 0 "finish balance ok" -- python3 -c "
+import json
+r = json.load(open('$T/u9/report.json')); f = {}
+for n, c in r['pipe_summary']['per_core'].items():
+    i = int(n[3:]); k = i // 2 if n.startswith('aiv') else i; f[k] = max(f.get(k, 0), c['end_cycle'])
+b = r['finish_balance']; mean = sum(f.values()) / len(f)
+ok = b['ai_cores'] == len(f) and b['max_finish_cycle'] == max(f.values()) and abs(b['ratio'] - max(f.values()) / mean) < 1e-9
+print('finish balance', 'ok' if ok and b['ratio'] >= 1 else 'WRONG', b)"
 expect 0 "trace.json.gz" -- "$NPUSIM" run "$ROOT/configs/cases/fia_bsh_f16.yaml" --mode timing --trace --trace-gzip --out "$T/u9"
 if [[ ! -e "$T/u9/trace.json" && -s "$T/u9/trace.json.gz" ]] && zcat "$T/u9/instructions.csv.gz" | sed -n 1p | grep -q ',stage$' &&
    [[ $(zcat "$T/u9/trace.json.gz" | grep -c '"ph":"X"') -eq $n_sum ]]; then

@@ -74,6 +74,8 @@ std::string run_page(const fs::path& dir, std::string& summary) {
       "<h1>npusim run: " + xml_escape(field(rep, "case")) + " (" + xml_escape(field(rep, "op")) + ")</h1><table>";
   for (const char* k : {"hw", "mode", "cycles", "time_us", "achieved_tflops", "bound", "cores_used", "l2_hit_rate"})
     h += row(k, field(rep, k));
+  if (rep.contains("finish_balance") && rep["finish_balance"].contains("ratio"))
+    h += row("finish balance (max / mean AI core finish)", fmt_num(rep["finish_balance"]["ratio"].get<double>()));
   h += row("tiling", rep.value("tiling", nlohmann::json::object()).dump()) + "</table>";
   h += "<h2>Pipe utilisation (busy fraction, mean over the cores of a kind)</h2>" + utilisation_chart(rep);
   const std::string roof = roofline_chart(rep);

@@ -96,6 +96,29 @@ json pipe_summary(const sim::LaunchResult& r) {
   }
   return {{"per_kind", per_kind}, {"per_core", per_core}};
 }
+
+// Balance by time: each AI core's finish cycle (the last end_cycle of its AIC and AIVs, counted from the launch's
+// start, so a late dispatch and idle waits count), max / mean over the AI cores the launch used. Busy-cycle ratios
+// measure how the work was split; this measures what the slowest core costs the launch (issue 36 item 2).
+json finish_balance(const sim::HwConfig& hw, const sim::LaunchResult& r) {
+  std::map<int, uint64_t> finish;  // AI core -> its last end_cycle
+  for (const auto& c : r.cores) {
+    if (!c.used) continue;
+    const std::string k = kind_of(c.name);
+    const int i = std::stoi(c.name.substr(k.size()));
+    const int core = k == "aiv" ? i / int(std::max<int64_t>(hw.chip.aiv_per_core, 1)) : i;
+    finish[core] = std::max(finish[core], c.end_cycle);
+  }
+  if (finish.empty()) return json::object();
+  uint64_t most = 0;
+  double sum = 0;
+  for (const auto& [core, f] : finish) most = std::max(most, f), sum += static_cast<double>(f);
+  const double mean = sum / static_cast<double>(finish.size());
+  return {{"ai_cores", finish.size()},
+          {"max_finish_cycle", most},
+          {"mean_finish_cycle", mean},
+          {"ratio", mean > 0 ? static_cast<double>(most) / mean : 1.0}};
+}
 }  // namespace
 
 json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std::string& op,
@@ -143,6 +166,7 @@ json launch_report(const sim::Machine& m, const sim::LaunchResult& r, const std:
   j["busy_cycles"] = busy;
   j["utilisation"] = util;
   j["pipe_summary"] = pipe_summary(r);
+  j["finish_balance"] = finish_balance(hw, r);
   j["bound"] = bound;
   j["gm_bytes_read"] = r.mem.bytes_read;
   j["gm_bytes_written"] = r.mem.bytes_written;
