@@ -25,11 +25,10 @@ inline constexpr int64_t kMaxPreload = 4;
 
 // Block sizes of the kernel (the op's tiling keys map onto these).
 struct BlockTiling {
-  int64_t s1_block = 0;  // query rows per work unit (the cube's M); the two AIVs take half each
-  int64_t s2_block = 0;  // KV columns per score block
-  int64_t vec_rows = 0;  // rows per vector sub-tile of the softmax (multiple of 8)
-  int64_t preload =
-      1;  // (1 .. kMaxPreload) score blocks the cube computes ahead of the softmax (S workspace slots = preload + 1)
+  int64_t s1_block = 0;    // query rows per work unit (the cube's M); the two AIVs take half each
+  int64_t s2_block = 0;    // KV columns per score block
+  int64_t vec_rows = 0;    // rows per vector sub-tile of the softmax (multiple of 8)
+  int64_t preload = 1;     // score blocks the cube computes ahead (1 .. kMaxPreload; S slots = preload + 1)
   int64_t block_dim = 0;   // AI cores used
   int64_t kv_splits = 1;   // decode: KV splits per (b, KV head) (flash-decoding when > 1)
   int64_t kv_buffers = 1;  // K / V block slots in L1 (2 lets MTE2 stream the next blocks during the softmax)

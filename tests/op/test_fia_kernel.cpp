@@ -240,7 +240,7 @@ std::vector<FiaCase> cases() {
   // KV antiquantisation (int8 K / V, float16 query, combined antiquant_scale / antiquant_offset; spec §1.6):
   // per-channel in each layout's shape and per-tensor, with and without an offset, GQA, causal, actual lengths, int8
   // output; the long ones give each AIV several UB chunks (slot alternation) and BNSD shares that cross a (b, n2) slab,
-  // so the channel tiles are rebuilt mid-share.
+  // so a share uses several heads' channel rows.
   auto antiquant = [](attn::AttnProblem p, bool per_tensor, bool offset) {
     p.antiquant = {true, per_tensor, offset};
     return p;
@@ -264,6 +264,13 @@ std::vector<FiaCase> cases() {
   add("AntiquantPerChannelBshSeveralChunks", [=] {
     return make(antiquant(dense(2, 4, 2, 64, 4096, 64, Layout::BSH), false, false), 84,
                 [](AttnCase& c) { add_antiquant(c, 84); });
+  });
+  // 64 KV heads of D 128 with offsets: 32 KB of channel rows per tensor, more than UB keeps for both beside the chunks,
+  // so V's rows replace K's in each AIV's share (DequantPlan::both_rows false); one chunk of each, so only the drain
+  // orders the swap (without it the race check reports the WAR).
+  add("AntiquantPerChannelOffsetRowsSwapped", [=] {
+    return make(antiquant(dense(1, 64, 64, 16, 100, 128, Layout::BSND), false, true), 88,
+                [](AttnCase& c) { add_antiquant(c, 88); });
   });
   // Per-tensor chunks at the instruction limit (255 repeats of 128 fp16 lanes; found by the random property tests).
   add("AntiquantPerTensorFullChunks", [=] {

@@ -41,9 +41,9 @@ constexpr tile::Event kParamsLoaded{Pipe::MTE2, Pipe::V, 2};  // the per-channel
 // UB bytes per element of a chunk: two slots of int8 in + fp16 out.
 constexpr int64_t kUbBytesPerElem = 2 * (1 + 2);
 
-// UB bytes of the per-channel rows: K's and V's scale (and offset) over all KV_N * D channels, fp16.
-int64_t param_bytes(const AttnProblem& p) {
-  return p.antiquant.per_tensor ? 0 : 2 * (p.antiquant.offset ? 2 : 1) * p.KV_N * p.D * 2;
+// UB bytes of one tensor's per-channel rows: its scale (and offset) over all KV_N * D channels, fp16.
+int64_t row_bytes(const AttnProblem& p) {
+  return p.antiquant.per_tensor ? 0 : (p.antiquant.offset ? 2 : 1) * p.KV_N * p.D * 2;
 }
 
 // One chunk of an AIV's share: `runs` runs from run r of tensor t, all of KV head n2 (BNSD; else 0: every head).
@@ -61,21 +61,25 @@ class Dequantiser {
       ub_x16_[s] = c.alloc(Buf::UB, uint64_t(elems * 2), "KV antiquant fp16 chunk");
     }
     if (!pl.p.antiquant.per_tensor)
-      ub_params_ = c.alloc(Buf::UB, uint64_t(param_bytes(pl.p)), "KV antiquant channel rows");
+      ub_params_ = c.alloc(Buf::UB, uint64_t(row_bytes(pl.p) * (q_.both_rows ? 2 : 1)), "KV antiquant channel rows");
   }
 
   void run() {
     const std::vector<Chunk> chunks = my_chunks();
     if (chunks.empty()) return;
     const bool rows = !pl_.p.antiquant.per_tensor;
-    if (rows) load_rows();
-    else load_scalars();
+    if (rows) load_rows(chunks[0].t->value);
+    if (rows && q_.both_rows) load_rows(!chunks[0].t->value);
+    if (!rows) load_scalars();
     for (int s = 0; s < 2; ++s) tile::set(c_, kSlotFree.at(s));
     load(chunks[0], 0);
     for (size_t i = 0; i < chunks.size(); ++i) {
       const int s = int(i % 2);
       if (i + 1 < chunks.size()) load(chunks[i + 1], 1 - s);  // before the hand-over, which waits for the loads
-      if (i == 0 && rows) tile::handover(c_, kParamsLoaded);
+      const bool switched = i > 0 && chunks[i].t->value != chunks[i - 1].t->value;
+      if (rows && switched && !q_.both_rows)  // V's rows replace K's once nothing reads them
+        c_.pipe_barrier(Pipe::ALL), load_rows(chunks[i].t->value);
+      if (rows && (i == 0 || (switched && !q_.both_rows))) tile::handover(c_, kParamsLoaded);
       tile::handover(c_, kLoaded.at(s));
       convert(chunks[i], s);
     }
@@ -101,18 +105,19 @@ class Dequantiser {
     return r;
   }
 
-  // Every channel row (all KV heads) of K's and V's scale and offset, in that order (row_at).
-  void load_rows() {
+  // Every channel row (all KV heads) of K's (value = false) or V's scale and offset (row_at).
+  void load_rows(bool value) {
     const int64_t w = pl_.p.KV_N * pl_.p.D;
-    for (const bool value : {false, true})
-      for (const bool offset : {false, true})
-        if (!offset || pl_.p.antiquant.offset)
-          c_.issue(tile::copy_bytes(
-              row_at(value, offset, 0),
-              c_.gm(pl_.p.antiquant_tensor(value, offset), uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2)), w * 2));
+    for (const bool offset : {false, true})
+      if (!offset || pl_.p.antiquant.offset)
+        c_.issue(tile::copy_bytes(
+            row_at(value, offset, 0),
+            c_.gm(pl_.p.antiquant_tensor(value, offset), uint64_t(pl_.p.antiquant_index(value, 0, 0) * 2)), w * 2));
   }
+  // K's rows, then V's (DequantPlan::both_rows), or the one tensor's in the same place.
   Addr row_at(bool value, bool offset, int64_t n2) const {
-    const int64_t w = pl_.p.KV_N * pl_.p.D, k = (value ? (pl_.p.antiquant.offset ? 2 : 1) : 0) + (offset ? 1 : 0);
+    const int64_t w = pl_.p.KV_N * pl_.p.D;
+    const int64_t k = (value && q_.both_rows ? (pl_.p.antiquant.offset ? 2 : 1) : 0) + (offset ? 1 : 0);
     return tile::plus(ub_params_, (k * w + n2 * pl_.p.D) * 2);
   }
 
@@ -190,8 +195,11 @@ std::vector<std::pair<std::string, uint64_t>> add_kv_dequant(Plan& pl, const sim
   q.seg = bnsd ? p.D : p.KV_N * p.D;
   // A chunk is one counter-mode instruction per step: at most 255 repeats of 128 fp16 lanes.
   constexpr int64_t kMaxChunkElems = 255 * 128;
-  const int64_t per_elem = kUbBytesPerElem, rows = param_bytes(p);
-  const int64_t cap = std::min((int64_t(hw.core.ub_bytes) - rows) / per_elem, kMaxChunkElems);
+  // Both tensors' channel rows stay in UB when they take at most a quarter of it; else V's replace K's (a drain).
+  const int64_t ub = int64_t(hw.core.ub_bytes);
+  q.both_rows = 2 * row_bytes(p) <= ub / 4;
+  const int64_t per_elem = kUbBytesPerElem, rows = row_bytes(p) * (q.both_rows ? 2 : 1);
+  const int64_t cap = std::min((ub - rows) / per_elem, kMaxChunkElems);
   q.chunk = std::max<int64_t>(1, cap / q.seg);
   int64_t slab = 0;  // the longest slab: a chunk never needs more runs
   for (const DequantTensor& t : q.tensors) slab = std::max(slab, t.slab);

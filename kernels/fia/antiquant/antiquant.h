@@ -29,9 +29,10 @@ struct DequantTensor {
 // The pass's plan: runs of int8 elements in GM, each using one channel row of the parameters, K's tensors first.
 struct DequantPlan {
   std::vector<DequantTensor> tensors;
-  int64_t seg = 0;    // elements of one contiguous run that uses one channel row: BSH / BSND a token's KV_N * D,
-                      // BNSD one row of D
-  int64_t chunk = 0;  // runs per UB chunk (never across a slab)
+  int64_t seg = 0;        // elements of one contiguous run that uses one channel row: BSH / BSND a token's KV_N * D,
+                          // BNSD one row of D
+  int64_t chunk = 0;      // runs per UB chunk (never across a slab)
+  bool both_rows = true;  // per-channel: K's and V's channel rows both held in UB (else V's replace K's)
 };
 
 // Plans the pass from the problem and the UB capacity (CaseError when one run does not fit), points the plan's
