@@ -108,8 +108,7 @@ void CubeBlocks::qk(const Step& st, int64_t s) {
     tile::wait(c_, kL1Free.at(kSlotQ));
     if (pl_.msd.on) {  // the AIV pair's int8 limbs of the query (limb-major rows, D apart)
       c_.cross_wait(kFlagQReady);
-      load_rows({pl_.gm.workspace, elems_at(pl_.ws_q(c_.block_idx(), st.seq % pl_.q_slots())), m, pl_.p.D, 0}, q_,
-                pl_.p.D);
+      load_rows({pl_.gm.workspace, elems_at(pl_.ws_q(c_.block_idx(), pl_.q_slot(st.seq))), m, pl_.p.D, 0}, q_, pl_.p.D);
     } else {
       load_rows({pl_.gm.query, row_q_elem(pl_, u, u.r_lo), m, row_q_stride(pl_), 0}, q_, pl_.p.D);
     }

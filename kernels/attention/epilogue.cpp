@@ -50,7 +50,7 @@ void VecBlocks::v2(const Step& st, int64_t s) {
     }
   }
   if (st.last && pl_.msd.on) msd_v_rows(u);
-  if (st.last) finish_rows(u, a, cnt, st.seq % 2, st.seq % pl_.q_slots());
+  if (st.last) finish_rows(u, a, cnt, st.seq % 2, pl_.q_slot(st.seq));
 }
 
 // MSD: O = O * alpha + the combined P V block, o_rows at a time through x (the first block: O = the block).

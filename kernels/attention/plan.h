@@ -130,6 +130,7 @@ struct Plan {
   // follows its P V of step t - preload - 1, which the AIVs' V2 of that step waits for), so the units of up to
   // preload + 1 steps hold limbs (GM) and amax1 / rq rows (UB) at once: slot = the unit's Step::seq % q_slots().
   int64_t q_slots() const { return t.preload + 1; }
+  int64_t q_slot(int64_t seq) const { return seq % q_slots(); }
   int64_t blk_cols(int64_t b, int64_t k) const;  // columns of score block k of batch b
   static int64_t cw_of(int64_t c) { return isa::round_up(c, int64_t(128)); }
   uint64_t ws_s(int core, int64_t slot) const { return core * ws_core_bytes + slot * ws_s_bytes; }

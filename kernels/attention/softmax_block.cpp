@@ -35,7 +35,7 @@ std::pair<int64_t, int64_t> VecBlocks::share(const WorkUnit& u) const {
 void VecBlocks::unit_inputs(const Step& st) {
   if (!pl_.msd.on || !st.first) return;
   c_.stage("Q", st.unit, st.blk);  // the trace's span of the query limbs
-  msd_query(pl_.units[size_t(st.unit)], st.seq % pl_.q_slots());
+  msd_query(pl_.units[size_t(st.unit)], pl_.q_slot(st.seq));
 }
 
 void VecBlocks::v1(const Step& st, int64_t s) {
@@ -62,7 +62,7 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   tile::handover(c_, kXLoaded.at(xb_));
   // Each vector step below reads or overwrites x as the step before left it: ops_.barrier() between them (the V
   // pipe does not order same-pipe dependences; it is a no-op where a set_flag from V completed them already).
-  if (pl_.msd.on) msd_scores(x, cols, lr, r, st.seq % pl_.q_slots()), ops_.barrier();
+  if (pl_.msd.on) msd_scores(x, cols, lr, r, pl_.q_slot(st.seq)), ops_.barrier();
   ops_.scalar(VScalarOp::Muls, vt_, x.at, x.at, p_.scale, n);
   if (p_.pse) {  // fp32 math: widened first; fp16 (full quantisation) adds the fp16 rows as loaded
     const bool wide = vt_ == DType::F32;

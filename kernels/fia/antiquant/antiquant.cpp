@@ -76,10 +76,10 @@ class Dequantiser {
     for (size_t i = 0; i < chunks.size(); ++i) {
       const int s = int(i % 2);
       if (i + 1 < chunks.size()) load(chunks[i + 1], 1 - s);  // before the hand-over, which waits for the loads
-      const bool switched = i > 0 && chunks[i].t->value != chunks[i - 1].t->value;
-      if (rows && switched && !q_.both_rows)  // V's rows replace K's once nothing reads them
-        c_.pipe_barrier(Pipe::ALL), load_rows(chunks[i].t->value);
-      if (rows && (i == 0 || (switched && !q_.both_rows))) tile::handover(c_, kParamsLoaded);
+      // V's rows replace K's (when UB holds one set) once nothing reads them
+      const bool swap = rows && !q_.both_rows && i > 0 && chunks[i].t->value != chunks[i - 1].t->value;
+      if (swap) c_.pipe_barrier(Pipe::ALL), load_rows(chunks[i].t->value);
+      if (rows && (i == 0 || swap)) tile::handover(c_, kParamsLoaded);
       tile::handover(c_, kLoaded.at(s));
       convert(chunks[i], s);
     }
