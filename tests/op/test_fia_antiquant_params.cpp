@@ -363,6 +363,13 @@ TEST(FiaAntiquantMsd, ABfloat16PromptQueryTakesTheSeparatedParametersUpToS16) {
                            "  key: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n" +
                            "  value: [{shape: [1, 128, 256], dtype: int8}, {shape: [1, 128, 256], dtype: int8}]\n";
   expect_parts(parse_error(kN4, list + sep({4, 64}, "bfloat16", {4, 64}, "bfloat16")), {"tensorlist is not supported"});
+  // A shared prefix: per-channel parameters take it; per-token ones exit 2 (the vendor's kernel reads past each row).
+  const std::string prefix =
+      tensor("key_shared_prefix", {1, 40, 256}, "int8") + tensor("value_shared_prefix", {1, 40, 256}, "int8");
+  EXPECT_TRUE(parse(kN4, bf_prompt() + prefix + sep({4, 64}, "bfloat16", {4, 64}, "bfloat16")).prefix);
+  expect_parts(parse_error(kN4 + ", key_antiquant_mode: 1, value_antiquant_mode: 1",
+                           bf_prompt() + prefix + sep({2, 128}, "float32", {2, 128}, "float32")),
+               {"inputs.key_shared_prefix with per-token", "mode 1", "reads past each row"});
 }
 
 }  // namespace
