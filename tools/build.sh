@@ -2,7 +2,7 @@
 # Configures and builds one build tree. Usage: tools/build.sh [release|asan|tsan] [-DOPTION=VALUE ...]
 #   release: build/       the tools, benchmarks and the full test suite
 #   asan:    build-asan/  clang, AddressSanitizer (stack checks on) + UndefinedBehaviorSanitizer: the test suite and
-#                         the libFuzzer targets of tests/fuzz with their 30 s smoke tests (tests/fuzz/README.md)
+#                         the libFuzzer targets of tests/fuzz with their 10 s smoke tests (tests/fuzz/README.md)
 #   tsan:    build-tsan/  ThreadSanitizer: only the tests of the threads the program starts (tests/README.md)
 # (fuzz: the old name of the asan tree's fuzz targets; it builds build-asan.) Further arguments go to cmake.
 set -euo pipefail

@@ -3,7 +3,7 @@
 # columns), builds, and runs every check the README claims, in three trees:
 #   1. release (build/): every suite, with Chromium rendering the report and a one-node Slurm cluster on loopback;
 #   2. asan (build-asan/, clang): the unit tests again under AddressSanitizer (stack checks on) +
-#      UndefinedBehaviorSanitizer, and a 20 s libFuzzer smoke of every fuzz target seeded from the corpus;
+#      UndefinedBehaviorSanitizer, and a 10 s libFuzzer smoke of every fuzz target seeded from the corpus;
 #   3. tsan (build-tsan/): the tests of the threads npusim starts (race checker, trace files) under ThreadSanitizer.
 # The sanitizer runs leave out what tests/README.md ("What the sanitizer runs leave out") lists, with reasons and
 # times. After each ctest run, tools/check_skips.py fails the command on a skipped test that tests/README.md's

@@ -23,16 +23,17 @@ const TilingSpace& fa_tiling_space() {
                             "AI cores"},
            .s2_block =
                {.default_rule =
-                    "the longest sequence's KV rounded up to 128, clamped to [128, 512] and to half the longest "
-                    "KV rounded up to 128 (two score blocks per unit); lowered by 128 (not below 256) until two "
-                    "K / V slots fit L1, else the longest with one slot, lowered until it fits",
+                    "the longest sequence's KV rounded up to 128, clamped to [128, 256] (the fp32 softmax: above "
+                    "256 columns one counter-mode vector instruction holds fewer than 32 rows) and to half the "
+                    "longest KV rounded up to 128 (two score blocks per unit); with two K / V slots if they fit L1, "
+                    "else one, lowered by 128 until it fits",
                 .follows = {keys::s1_block, keys::kv_buffers}},
            .vec_rows = {.default_rule = "the largest multiple of 8 that divides the AIV half and whose UB layout fits, "
                                         "with vec_rows x s2_block <= core.ub_bytes / 24",
                         .follows = {keys::s1_block, keys::s2_block}},
            .preload = {.default_rule = "2 with two K / V slots, else 1", .follows = {keys::kv_buffers}},
            .block_dim = {.default_rule = "min(AI cores, work units)", .follows = {keys::s1_block}},
-           .kv_buffers = {.default_rule = "2 when both K / V slots fit L1 with s2_block >= 256, else 1",
+           .kv_buffers = {.default_rule = "2 when both K / V slots of s2_block columns fit L1, else 1",
                           .follows = {keys::s1_block}}}));
   return space;
 }
@@ -50,19 +51,20 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   const bool s1_set = ov.pin(keys::s1_block, t.s1_block);
   int64_t max_kv = 1;
   for (int64_t b = 0; b < p.B; ++b) max_kv = std::max(max_kv, p.act_kv[size_t(b)]);
+  // At most 256 columns, as FIA's fp32 softmax: vec_rows x s2_block is bounded by one counter-mode vector
+  // instruction (255 x 64 fp32), so a 512-column block leaves 16-row sub-tiles and twice the vector instructions
+  // per block. A grown L1 had taken 512 x 2 slots: MLA T 8192 14% slower (kernels/fa_varlen/README.md "Tiling").
   const int64_t longest =
-      std::min(std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 512), attn::two_blocks_cap(max_kv));
+      std::min(std::clamp<int64_t>(isa::round_up(max_kv, int64_t(128)), 128, 256), attn::two_blocks_cap(max_kv));
   const uint64_t l1 = uint64_t(hw.core.l1_bytes);
   const auto over_l1 = [&] { return l1_bytes(p, t) > l1; };
-  // Two K / V slots let MTE2 stream the next block while the cube works, which is worth more than a longer
-  // block (kernels/fa_varlen/README.md "Tiling": MLA D + Dr = 192 runs at 0.68 of the cube roofline with
-  // 256 x 2 slots against 0.57 with 512 x 1): s2_block goes down to 256 to keep them, then one slot is used.
+  // Two K / V slots let MTE2 stream the next block while the cube works; where they do not fit, one slot keeps
+  // the block long (a short block re-pays the per-block cube and vector start-up more often).
   t.kv_buffers = 2;
   const bool kvb_set = ov.pin(keys::kv_buffers, t.kv_buffers);
   t.s2_block = longest;
   const bool s2_set = ov.pin(keys::s2_block, t.s2_block);
-  while (!s2_set && t.s2_block > std::min<int64_t>(longest, 256) && over_l1()) t.s2_block -= 128;
-  if (!kvb_set && over_l1()) t.kv_buffers = 1, t.s2_block = s2_set ? t.s2_block : longest;
+  if (!kvb_set && over_l1()) t.kv_buffers = 1;
   while (!s2_set && t.s2_block > 128 && over_l1()) t.s2_block -= 128;
   while (!s1_set && t.s1_block > 16 && over_l1()) t.s1_block /= 2;
   // With two slots the cube runs two QK blocks ahead, so the softmax of one block overlaps both QK and PV.

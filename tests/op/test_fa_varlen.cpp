@@ -69,7 +69,7 @@ TEST_P(FaVarLenKernel, OutputsAreTheGoldenBitsAndPassTheAccuracyPolicy) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, FaVarLenKernel,
     ::testing::Values(
-        FaCase{"fa_varlen_rope_causal", {}},
+        FaCase{"fa_varlen_rope_causal", {}}, FaCase{"fa_varlen_rope_s1024", {}},
         FaCase{"fa_varlen_rope_causal", {"tiling.s1_block=32", "tiling.s2_block=128", "tiling.block_dim=5"}},
         FaCase{"fa_varlen_f16_d192", {}}, FaCase{"fa_varlen_local_mask_band", {}},
         FaCase{"fa_varlen_local_mask_band", {"tiling.s1_block=48", "tiling.vec_rows=8", "tiling.preload=2"}},

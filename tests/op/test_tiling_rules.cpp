@@ -94,10 +94,10 @@ const Claim kClaims[] = {
      {{"s1_block", 64}}},
     {"preload: 2 with two K / V slots", "fa_varlen_perf_mla_t8192", {}, {{"preload", 2}, {"kv_buffers", 2}}},
     {"preload: else 1 (the case sets one slot)", "fa_varlen_perf_mla_t8192", {"tiling.kv_buffers=1"}, {{"preload", 1}}},
-    {"s2_block: lowered by 128 (not below 256) until two K / V slots fit L1",
+    {"s2_block: the longest KV rounded up to 128, clamped to [128, 256]; with two K / V slots if they fit L1",
      "fa_varlen_perf_mla_t8192",
      {},
-     {{"s2_block", 256}}},
+     {{"s2_block", 256}, {"kv_buffers", 2}}},
     // matmul
     {"base_m: min(128, M rounded up to 16); base_n: min(256, N rounded up to 16)",
      "matmul_f16_4096",
