@@ -134,8 +134,7 @@ TEST_P(CodesignGrowth, DoublingACapacityIsNeverSlower) {
 INSTANTIATE_TEST_SUITE_P(Cases, CodesignGrowth,
                          ::testing::Values("fia_perf_s2048_mode0", "fia_perf_s2048_mode3", "fia_bsh_f16", "fia_d512",
                                            "fia_decode_bsh_f16", "fa_varlen_rope_causal", "fa_varlen_f16_d192",
-                                           "fa_varlen_rope_s1024",
-                                           "matmul_f16_1024"),
+                                           "fa_varlen_rope_s1024", "matmul_f16_1024"),
                          [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
