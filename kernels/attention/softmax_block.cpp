@@ -12,6 +12,12 @@ namespace npusim::op::attn {
 
 using namespace isa;
 using namespace vec_events;
+
+namespace {
+// The softmax's row sums in pto-isa's TROWSUM order (vcgadd, pairwise vadd, vcgadd) where the rows are fp32 and
+// 128 or 256 columns wide (kernels/fia/README.md, step V1; the golden models: softmax_row_sum).
+constexpr auto kSumOrder = tile::VecOps::SumOrder::Blocks;
+}  // namespace
 using tile::UbRows;
 
 VecBlocks::VecBlocks(sim::CoreCtx& c, const Plan& pl)
@@ -149,9 +155,9 @@ void VecBlocks::softmax_rows(const UbRows& x, int64_t cols, int64_t lr, int64_t 
   ops_.barrier();
   if (cols < x.width) {
     ops_.dup_cols(x, cols, x.width, 0.0);
-    if (tile::VecOps::reduce_starts_at(x, cols, VRedOp::Sum)) ops_.barrier();
+    if (tile::VecOps::reduce_starts_at(x, cols, VRedOp::Sum, kSumOrder)) ops_.barrier();
   }
-  ops_.row_reduce(x, ub(L_.acc), ub(L_.rsum), VRedOp::Sum);
+  ops_.row_reduce(x, ub(L_.acc), ub(L_.rsum), VRedOp::Sum, kSumOrder);
   if (first) {
     ops_.barrier();
     ops_.copy(vt_, l, ub(L_.rsum), r);

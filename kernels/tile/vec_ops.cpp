@@ -64,7 +64,8 @@ void VecOps::dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, d
                   .mask = lanes_between(L, 0, c1 - full_end * L)});
 }
 
-void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
+void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op, SumOrder order) {
+  if (const int64_t rows = block_reduce_rows(x, op, order)) return row_reduce_by_blocks(x, rows, acc, dst, op);
   if (x.rows > kMaxRepeatRows) {  // acc: one repeat per row; dst: one element per row
     for (int64_t r0 = 0; r0 < x.rows; r0 += kMaxRepeatRows)
       row_reduce(rows_of(x, r0, std::min(kMaxRepeatRows, x.rows - r0)), plus(acc, r0 * kRepeatBytes),
@@ -72,7 +73,6 @@ void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
     return;
   }
   const int64_t groups = x.width / x.lanes();
-  if (op == VRedOp::Max && block_reduce_fits(x)) return row_max_by_blocks(x, acc, dst);
   const VStride row{1, x.row_blocks()}, packed{1, 8};
   const uint8_t rep = uint8_t(x.rows);
   Addr src = x.at;
@@ -106,35 +106,37 @@ void VecOps::row_reduce(const UbRows& x, Addr acc, Addr dst, VRedOp op) {
   c_.issue(VReduce{.op = op, .dtype = x.t, .dst = dst, .src = src, .repeat = rep, .src_s = src_s, .dst_rep = 1});
 }
 
-// fp32 rows of 2 or 4 lane groups, a multiple of 8 rows, at most 255 repeats: the block-reduction path applies
-// (its blocks, 32 bytes per lane group, then fit half of `acc`, and the folds alternate between the halves: a
-// vector source may not overlap its destination).
-bool VecOps::block_reduce_fits(const UbRows& x) {
+// fp32 rows of 2 or 4 lane groups, at most 255 repeats: the block-reduction path applies (its blocks, 32 bytes per
+// lane group, then fit half of `acc`, and the folds alternate between the halves: a vector source may not overlap
+// its destination). A max takes it at a multiple of 8 rows (then it is the fold path's result bit for bit); a sum
+// only when asked (SumOrder::Blocks: another order of the fp32 additions), over the rows rounded up to 8.
+int64_t VecOps::block_reduce_rows(const UbRows& x, VRedOp op, SumOrder order) {
   const int64_t groups = x.width / x.lanes();
-  return x.t == DType::F32 && (groups == 2 || groups == 4) && x.rows % 8 == 0 && x.rows * groups <= 255 &&
-         x.width == groups * x.lanes();
+  if (x.t != DType::F32 || (groups != 2 && groups != 4) || x.width != groups * x.lanes()) return 0;
+  const bool sum = op == VRedOp::Sum && order == SumOrder::Blocks;
+  if (op != VRedOp::Max && !sum) return 0;
+  if (!sum && x.rows % 8) return 0;
+  const int64_t rows = isa::round_up(x.rows, int64_t(8));
+  return rows * groups <= 255 ? rows : 0;
 }
 
-// The public PTO kernel's row max (pto-isa @3186c381 TRowReduceOps, its 32 x 256 fp32 path): vcgmax folds every
-// 32-byte block to one element (1 cycle per repeat, against 7 for a whole-repeat vcmax), pairwise vmax with block
-// stride 2 halves a row's blocks until one is left, and a last vcgmax takes each row's block to its element. Max
-// is exact in any order, so the result is the fold path's bit for bit.
-void VecOps::row_max_by_blocks(const UbRows& x, Addr acc, Addr dst) {
+// The public PTO kernel's row reductions (pto-isa @3186c381 TRowReduceOps, its 32 x 256 fp32 path): vcgmax /
+// vcgadd folds every 32-byte block to one element (1 cycle per repeat, against 7 for a whole-repeat vcmax /
+// vcadd), pairwise vmax / vadd with block stride 2 halves a row's blocks until one is left, and a last vcgmax /
+// vcgadd takes each row's block to its element. Max is exact in any order; a sum's order is this one
+// (tests/golden/attention_golden_parts.h, block_row_sum).
+void VecOps::row_reduce_by_blocks(const UbRows& x, int64_t rows, Addr acc, Addr dst, VRedOp op) {
   const int64_t groups = x.width / x.lanes();
-  const Addr half[2] = {acc, plus(acc, x.rows * isa::kRepeatBytes / 2)};
-  int64_t blocks = x.rows * groups;  // after the first vcgmax: one 32-byte block per lane group
+  const Addr half[2] = {acc, plus(acc, rows * isa::kRepeatBytes / 2)};
+  const VBinOp fold = op == VRedOp::Max ? VBinOp::Max : VBinOp::Add;
+  int64_t blocks = rows * groups;  // after the first vcgmax / vcgadd: one 32-byte block per lane group
   int cur = 0;
-  c_.issue(VBlockReduce{.op = VRedOp::Max,
-                        .dtype = x.t,
-                        .dst = half[0],
-                        .src = x.at,
-                        .repeat = uint8_t(blocks),
-                        .src_s = {1, 8},
-                        .dst_rep = 1});
+  c_.issue(VBlockReduce{
+      .op = op, .dtype = x.t, .dst = half[0], .src = x.at, .repeat = uint8_t(blocks), .src_s = {1, 8}, .dst_rep = 1});
   for (int64_t per_row = groups; per_row > 1; per_row /= 2, cur ^= 1) {  // block j <- blocks 2j, 2j + 1
     barrier();
     blocks /= 2;
-    c_.issue(VBinary{.op = VBinOp::Max,
+    c_.issue(VBinary{.op = fold,
                      .dtype = x.t,
                      .dst = half[cur ^ 1],
                      .src0 = half[cur],
@@ -145,17 +147,17 @@ void VecOps::row_max_by_blocks(const UbRows& x, Addr acc, Addr dst) {
                      .src1_s = {2, 16}});
   }
   barrier();
-  c_.issue(VBlockReduce{.op = VRedOp::Max,
+  c_.issue(VBlockReduce{.op = op,
                         .dtype = x.t,
                         .dst = dst,
                         .src = half[cur],
-                        .repeat = uint8_t(x.rows / 8),
+                        .repeat = uint8_t(rows / 8),
                         .src_s = {1, 8},
                         .dst_rep = 1});
 }
 
-bool VecOps::reduce_starts_at(const UbRows& x, int64_t c0, VRedOp op) {
-  if (op == VRedOp::Max && block_reduce_fits(x)) return c0 < x.width;  // its first vcgmax reads every column
+bool VecOps::reduce_starts_at(const UbRows& x, int64_t c0, VRedOp op, SumOrder order) {
+  if (block_reduce_rows(x, op, order)) return c0 < x.width;  // its first vcgmax / vcgadd reads every column
   const int64_t groups = x.width / x.lanes();
   return c0 < std::min<int64_t>(groups, 2) * x.lanes();
 }

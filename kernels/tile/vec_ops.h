@@ -28,21 +28,28 @@ class VecOps {
   void dup_cols(const UbRows& x, int64_t c0, int64_t c1, double value);
   // Row r, columns [c0, c1) = value (per-row clipping of the band in mode 0).
   void dup_row_range(const UbRows& x, int64_t r, int64_t c0, int64_t c1, double value);
+  // The order of a row sum (a max is exact in any order and picks its path itself).
+  //   LaneGroups: the lane groups folded elementwise in order, then the whole-reduce tree over the lanes;
+  //   Blocks: pto-isa's TROWSUM path for fp32 rows of 2 or 4 lane groups (vcgadd per 32-byte block, the groups'
+  //     block sums added pairwise (g0 + g1, g2 + g3, then the two), vcgadd of the last 8), with the rows rounded
+  //     up to 8: the caller's x, acc and dst hold those rows (their values are not read back). Other shapes fold.
+  enum class SumOrder { LaneGroups, Blocks };
   // dst[r] = reduce over the row (max or sum): lane groups folded elementwise in order into `acc`
   // (acc = g0 op g1, acc = acc op g2, ...), then the whole-reduce tree over the lanes; a barrier between folds.
-  // A max over fp32 rows of 2^k lane groups (a multiple of 8 rows) takes the block-reduction path instead
-  // (row_max_by_blocks; exact either way); `acc` holds one repeat per row.
-  void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
-  // Whether row_reduce(x, op)'s first instruction reads column c0 or any after it (the fold path: lane groups 0
-  // and 1; the block path: every column): a caller that just wrote only columns from c0 on needs a barrier before
-  // row_reduce only then.
-  static bool reduce_starts_at(const UbRows& x, int64_t c0, isa::VRedOp op);
+  // A max over fp32 rows of 2 or 4 lane groups (a multiple of 8 rows) takes the block-reduction path instead
+  // (exact either way), and a sum in SumOrder::Blocks (above); `acc` holds one repeat per row.
+  void row_reduce(const UbRows& x, isa::Addr acc, isa::Addr dst, isa::VRedOp op, SumOrder order = SumOrder::LaneGroups);
+  // Whether row_reduce(x, op, order)'s first instruction reads column c0 or any after it (the fold path: lane
+  // groups 0 and 1; the block path: every column): a caller that just wrote only columns from c0 on needs a
+  // barrier before row_reduce only then.
+  static bool reduce_starts_at(const UbRows& x, int64_t c0, isa::VRedOp op, SumOrder order = SumOrder::LaneGroups);
   // x[r][:] = x[r][:] op brc[r] where brc holds one 32-byte broadcast block per row (vbrcb output).
   void row_bcast(const UbRows& x, isa::Addr brc, isa::VBinOp op, int64_t valid_cols);
 
  private:
-  static bool block_reduce_fits(const UbRows& x);
-  void row_max_by_blocks(const UbRows& x, isa::Addr acc, isa::Addr dst);
+  // The rows the block path reduces (x.rows, or rounded up to 8 for a sum), 0 when it does not apply.
+  static int64_t block_reduce_rows(const UbRows& x, isa::VRedOp op, SumOrder order);
+  void row_reduce_by_blocks(const UbRows& x, int64_t rows, isa::Addr acc, isa::Addr dst, isa::VRedOp op);
 
  public:
   // x[r][c] = x[r][c] op v[c] for c < valid_cols: one row vector applied to every row (repeat stride 0).

@@ -112,6 +112,26 @@ float lane_row_sum(const std::vector<float>& e, VecMath vm) {
   return tree_sum(acc.data(), lanes, [vm](float v) { return vm.r(v); });
 }
 
+float block_row_sum(const std::vector<float>& e) {
+  constexpr int64_t kLanes = 64, kPerBlock = 8;
+  const int64_t groups = int64_t(e.size()) / kLanes;
+  std::vector<float> s(e.size() / kPerBlock);  // s[g * 8 + b]: block b of lane group g
+  for (size_t q = 0; q < s.size(); ++q) {
+    float blk[kPerBlock];
+    std::copy_n(e.begin() + int64_t(q) * kPerBlock, kPerBlock, blk);
+    s[q] = tree_sum(blk, kPerBlock, [](float v) { return v; });
+  }
+  for (int64_t n = groups; n > 1; n /= 2)  // group j <- groups 2j, 2j + 1, lane by lane
+    for (int64_t j = 0; j < n / 2; ++j)
+      for (int64_t b = 0; b < kPerBlock; ++b)
+        s[size_t(j * kPerBlock + b)] = s[size_t(2 * j * kPerBlock + b)] + s[size_t((2 * j + 1) * kPerBlock + b)];
+  return tree_sum(s.data(), kPerBlock, [](float v) { return v; });
+}
+
+float softmax_row_sum(const std::vector<float>& e, VecMath vm) {
+  return !vm.f16 && (e.size() == 128 || e.size() == 256) ? block_row_sum(e) : lane_row_sum(e, vm);
+}
+
 void put(HostTensor& t, int64_t idx, int bytes, uint32_t v) {
   for (int k = 0; k < bytes; ++k) t.bytes[size_t(idx * bytes + k)] = uint8_t(v >> (8 * k));
 }
@@ -175,7 +195,7 @@ struct Unit {
     return e;
   }
 
-  float row_sum(const std::vector<float>& e) const { return lane_row_sum(e, vm); }
+  float row_sum(const std::vector<float>& e) const { return softmax_row_sum(e, vm); }
 
   // O_blk = P (rounded to the input dtype; full quantisation: quantised to int8, the P V block dequantised to
   // f16 by the FixPipe) . V over the block's c columns, Mmad order.

@@ -17,8 +17,11 @@
 //         vr(f16sat(s_j) * f16(scale)). Invisible (band or mask tensor) and pad columns [c, cw): MASKVAL.
 //   m_new = first ? rowmax(x over cw) : max(m_old, rowmax); rowmax / max = IEEE maximum (exact in either type).
 //   p_j   = vr(hw_exp(vr(x_j - m_new))) for j < c, +0 for the pad columns.
-//   l_blk = lane chunks of 64 (fp32) / 128 (fp16): acc = chunk0, acc = vr(acc + chunk_k) for k = 1.. in order,
-//           then the vcadd whole-reduce tree over the lanes (adjacent pairs level by level, vr at every node).
+//   l_blk = fp32 rows 128 or 256 wide (cw): the block order (pto-isa TROWSUM): per 8-element block the vcgadd
+//           tree, the lane groups' 8 block sums added pairwise lane by lane (g0 + g1; (g0 + g1) + (g2 + g3)),
+//           then the vcgadd tree of the 8. Other widths and fp16: lane chunks of 64 (fp32) / 128 (fp16): acc =
+//           chunk0, acc = vr(acc + chunk_k) for k = 1.. in order, then the vcadd whole-reduce tree over the lanes
+//           (adjacent pairs level by level, vr at every node).
 //   alpha = vr(hw_exp(vr(m_old - m_new))) (not first); l = first ? l_blk : vr(vr(l * alpha) + l_blk).
 //   P_j   = p_j rounded to the input dtype (RINT, saturating); O_blk[dv] = Mmad-order fp32 dot of P and
 //           V[:, dv] over the c columns; O = first ? O_blk : fp32(fp32(O * alpha) + O_blk) (alpha widened).

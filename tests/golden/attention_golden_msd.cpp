@@ -164,7 +164,7 @@ struct Msd {
       const float m_new = k == first ? rmax : vmax(m, rmax);
       std::vector<float> e(x.size(), 0.0f);
       for (int64_t t = 0; t < c; ++t) e[size_t(t)] = isa::hw_exp(x[size_t(t)] - m_new);
-      const float l_blk = lane_row_sum(e, VecMath{});
+      const float l_blk = softmax_row_sum(e, VecMath{});
       const std::vector<float> ob = pv(e, j0, c);
       if (k == first) {
         l = l_blk, o = ob;

@@ -38,6 +38,13 @@ RoundMode out_round(const AttnProblem& p);
 uint32_t post_quant_bits(const AttnProblem& p, const AttnData& d, int64_t n, int64_t dv, float o);
 // A row reduction (row_reduce in kernels/tile/vec_ops.h): lane chunks in order, then the vcadd tree.
 float lane_row_sum(const std::vector<float>& e, VecMath vm);
+// The block order (VecOps::SumOrder::Blocks) of an fp32 row of 2 or 4 lane groups: per 32-byte block the vcgadd
+// tree of its 8 elements, the groups' block sums added pairwise lane by lane (g0 + g1; with 4: (g0 + g1) +
+// (g2 + g3)), then the vcgadd tree of the 8 results.
+float block_row_sum(const std::vector<float>& e);
+// The softmax's row sum of p (kernels/attention/softmax_block.cpp): the block order for fp32 rows 128 or 256 wide,
+// else the lane order.
+float softmax_row_sum(const std::vector<float>& e, VecMath vm);
 // The computed rows (logical indices) among physical rows [row0, row_end) of batch b.
 std::vector<int64_t> computed_rows(const AttnProblem& p, int64_t b, int64_t row0, int64_t row_end);
 // Element idx of t (bytes wide) = the low bytes of v.
