@@ -18,9 +18,9 @@ const TilingSpace& fa_tiling_space() {
       "flash_attention_var_len_score",
       attn::attention_keys(
           {.s1_block = {.default_rule =
-                            "128 (the vendor's S1 base; 64 when D + Dr > 256), halved until L1 and UB fit, then "
-                            "lowered by 16 while the work units (segment x head x s1_block rows) are fewer than the "
-                            "AI cores"},
+                            "256 where its work units (segment x head x s1_block rows) are at least twice the AI "
+                            "cores, else 128 (the vendor's S1 base; both halved when D + Dr > 256); halved until L1 "
+                            "and UB fit, then lowered by 16 while the work units are fewer than the AI cores"},
            .s2_block =
                {.default_rule =
                     "the longest sequence's KV rounded up to 128, clamped to [128, 256] (the fp32 softmax: above "
@@ -47,7 +47,10 @@ constexpr int64_t kRowAlign = 8;  // fp32 row arrays: 8 rows per 32-byte block
 // derive from it (preload from kv_buffers, the capacity fits) see it, so the keys left to them adapt.
 BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Tiling& ov) {
   BlockTiling t;
-  t.s1_block = p.qk_dim() > 256 ? 64 : 128;
+  // Twice the vendor's S1 base (README "Tiling": each K / V block then serves twice the query rows, half the loads
+  // of the MTE2-bound TND rows) where that still gives every core two units to balance; else the vendor's base.
+  const int64_t base = p.qk_dim() > 256 ? 64 : 128;
+  t.s1_block = attn::prompt_units(p, 2 * base) >= 2 * hw.chip.ai_cores ? 2 * base : base;
   const bool s1_set = ov.pin(keys::s1_block, t.s1_block);
   int64_t max_kv = 1;
   for (int64_t b = 0; b < p.B; ++b) max_kv = std::max(max_kv, p.act_kv[size_t(b)]);
