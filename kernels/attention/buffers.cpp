@@ -147,7 +147,7 @@ UbLayout ub_layout(const AttnProblem& p, const BlockTiling& t) {
   u.rmax = b.take(vr * kF32);
   u.rsum = b.take(vr * kF32);
   u.brcb = b.take(vr * kBlockBytes);  // one broadcast block per row
-  for (int i = 0; i < 2; ++i)
+  for (int64_t i = 0; i <= vec_lead(p); ++i)
     u.m[i] = b.take(u.hm * kF32), u.l[i] = b.take(u.hm * kF32), u.alpha[i] = b.take(u.hm * kF32);
   u.mnew = b.take(u.hm * kF32);
   u.lse = b.take(u.hm * kF32);

@@ -38,7 +38,8 @@ struct UbLayout {
   int64_t o_rows = 0;        // rows per O chunk (V2 / final), staged in x
   uint64_t x[2]{}, pb[2]{};  // score sub-tiles (vector type); P / output cast staging
   uint64_t acc = 0, rmax = 0, rsum = 0, brcb = 0;
-  uint64_t m[2]{}, l[2]{}, alpha[2]{}, mnew = 0, lse = 0, tmp = 0;
+  uint64_t m[kMaxVecLead + 1]{}, l[kMaxVecLead + 1]{}, alpha[kMaxVecLead + 1]{};  // Plan::step_slots() each
+  uint64_t mnew = 0, lse = 0, tmp = 0;
   uint64_t oacc = 0, obrcb = 0;
   uint64_t mask_u8 = 0, mask_h = 0;  // mask present
   uint64_t bits = 0, zero = 0;       // compare results; one repeat of f16 zeros

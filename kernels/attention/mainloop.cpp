@@ -57,11 +57,13 @@ void vector_mainloop(sim::CoreCtx& c, const Plan& pl) {
   };
   // A unit's inputs from the AIVs (MSD: the query limbs) go out `pre` steps ahead: the cube's C1(t) comes after its
   // C2(t - pre - 1), so the AIVs hand them over before V2(t - pre), the first step that waits for a later C2.
+  // The softmax runs pl.v_lead() blocks ahead of the O update (plan.h vec_lead): V1(s + lead) before V2(s).
   for (int64_t t = 0; t < std::min(pre, n); ++t) v.unit_inputs(steps[size_t(t)]);
-  if (n) v1(0);
+  const int64_t lead = pl.v_lead();
+  for (int64_t s = 0; s < std::min(lead, n); ++s) v1(s);
   for (int64_t s = 0; s < n; ++s) {
     if (s + pre < n) v.unit_inputs(steps[size_t(s + pre)]);
-    if (s + 1 < n) v1(s + 1);
+    if (s + lead < n) v1(s + lead);
     c.stage("V2", steps[size_t(s)].unit, steps[size_t(s)].blk);
     v.v2(steps[size_t(s)], s);
   }

@@ -23,6 +23,13 @@ namespace npusim::op::attn {
 // The deepest cube preload the tiling key allows (the S workspace and the MSD query slots are sized by it).
 inline constexpr int64_t kMaxPreload = 4;
 
+// Score blocks the AIVs' softmax (V1) runs ahead of their O update (V2) (kernels/attention/mainloop.cpp): 2, so
+// that the P V round trip through the cube (P out, its load, the mmad, O through the FixPipe behind the QK blocks'
+// S) runs under two softmax blocks instead of one; MSD keeps 1 (its query limbs' hand-over is planned for it).
+// The P and O workspace slots, alpha, and the m / l rows of the units in flight: lead + 1 each.
+inline constexpr int64_t kMaxVecLead = 2;
+inline int64_t vec_lead(const AttnProblem& p) { return p.antiquant.msd ? 1 : kMaxVecLead; }
+
 // Block sizes of the kernel (the op's tiling keys map onto these).
 struct BlockTiling {
   int64_t s1_block = 0;    // query rows per work unit (the cube's M); the two AIVs take half each
@@ -119,13 +126,16 @@ struct Plan {
   std::vector<int64_t> core_first;  // units [core_first[k], core_first[k+1]) run on core k (block_dim + 1 entries)
   Prologue prologue;
   MsdPlan msd;
-  // Workspace (one GM allocation): per core, S slots, P slots, O slots.
+  // Workspace (one GM allocation): per core, S slots, P slots, O slots (, MSD query slots).
   uint64_t ws_s_bytes = 0, ws_p_bytes = 0, ws_o_bytes = 0, ws_core_bytes = 0;
 
   int64_t g_pad() const { return isa::round_up(p.G, int64_t(16)); }
   uint64_t fd_split_bytes() const { return uint64_t(g_pad() * (dv_pad + 2) * 4); }
   bool has_splits() const { return fd_bytes > 0; }
   int64_t s_slots() const { return t.preload + 1; }
+  int64_t v_lead() const { return vec_lead(p); }
+  // P / O workspace slots, alpha rows (by step) and m / l rows (by the unit's Step::seq): v_lead() + 1 in flight.
+  int64_t step_slots() const { return v_lead() + 1; }
   // MSD: the AIVs write a unit's query limbs `preload` steps before its first score block (the cube's QK of step t
   // follows its P V of step t - preload - 1, which the AIVs' V2 of that step waits for), so the units of up to
   // preload + 1 steps hold limbs (GM) and amax1 / rq rows (UB) at once: slot = the unit's Step::seq % q_slots().
@@ -138,9 +148,9 @@ struct Plan {
     return core * ws_core_bytes + s_slots() * ws_s_bytes + slot * ws_p_bytes;
   }
   uint64_t ws_o(int core, int64_t slot) const {
-    return core * ws_core_bytes + s_slots() * ws_s_bytes + 2 * ws_p_bytes + slot * ws_o_bytes;
+    return core * ws_core_bytes + s_slots() * ws_s_bytes + step_slots() * ws_p_bytes + slot * ws_o_bytes;
   }
-  uint64_t ws_q(int core, int64_t slot) const { return ws_o(core, 2) + uint64_t(slot) * msd.ws_q_bytes; }
+  uint64_t ws_q(int core, int64_t slot) const { return ws_o(core, step_slots()) + uint64_t(slot) * msd.ws_q_bytes; }
 };
 
 }  // namespace npusim::op::attn

@@ -127,9 +127,9 @@ void finish_plan(Plan& pl) {
   pl.ws_p_bytes = uint64_t(m_cap * pl.cw_max * isa::bits_of(pl.cube) / 8);
   pl.ws_o_bytes = uint64_t(m_cap * pl.dv_pad * isa::bytes_of(pl.oblk));
   if (pl.msd.on) pl.msd.ws_q_bytes = uint64_t(m_cap * p.D * isa::bits_of(pl.cube) / 8);
-  pl.ws_core_bytes = round_up(
-      int64_t(pl.s_slots() * pl.ws_s_bytes + 2 * pl.ws_p_bytes + 2 * pl.ws_o_bytes + pl.q_slots() * pl.msd.ws_q_bytes),
-      int64_t(512));
+  pl.ws_core_bytes = round_up(int64_t(pl.s_slots() * pl.ws_s_bytes + pl.step_slots() * (pl.ws_p_bytes + pl.ws_o_bytes) +
+                                      pl.q_slots() * pl.msd.ws_q_bytes),
+                              int64_t(512));
 }
 
 PlanFlops plan_flops(const Plan& pl) {

@@ -46,7 +46,7 @@ void VecBlocks::unit_inputs(const Step& st) {
 
 void VecBlocks::v1(const Step& st, int64_t s) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
-  const int64_t parity = st.seq % 2;  // the unit's m / l buffers
+  const int64_t parity = st.seq % pl_.step_slots();  // the unit's m / l buffers
   c_.cross_wait(kFlagSReady);
   if (st.first) zero_through(st.unit + 1);
   const auto [a, cnt] = share(u);
@@ -58,7 +58,7 @@ void VecBlocks::v1(const Step& st, int64_t s) {
 void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int64_t a, int64_t parity) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
   const int64_t j0 = st.blk * pl_.t.s2_block, cols = pl_.blk_cols(u.b, st.blk), cw = Plan::cw_of(cols);
-  const int64_t row = u.r_lo + a + lr, i0 = row_logical(pl_, u, row), n = r * cw, ai = s % 2;
+  const int64_t row = u.r_lo + a + lr, i0 = row_logical(pl_, u, row), n = r * cw, ai = s % pl_.step_slots();
   const UbRows x{ub(L_.x[xb_]), vt_, r, cw};
   tile::wait(c_, kXFree.at(xb_));
   const uint64_t src = pl_.ws_s(c_.block_idx(), s % pl_.s_slots()) + uint64_t((a + lr) * pl_.cw_max * es());
@@ -122,7 +122,8 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   }
   tile::set(c_, kXFree.at(xb_));
   tile::handover(c_, kCastFull.at(pbi_));
-  const uint64_t p_at = pl_.ws_p(c_.block_idx(), s % 2) + uint64_t((a + lr) * pl_.cw_max * bytes_of(pl_.in));
+  const uint64_t p_at =
+      pl_.ws_p(c_.block_idx(), s % pl_.step_slots()) + uint64_t((a + lr) * pl_.cw_max * bytes_of(pl_.in));
   c_.issue(tile::copy_out({ub(L_.pb[pbi_]), pl_.in, r, cw}, {ws(p_at), pl_.in, r, cw, pl_.cw_max}));
   tile::set(c_, kCastFree.at(pbi_));
   xb_ ^= 1, pbi_ ^= 1;
@@ -132,24 +133,26 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
 void VecBlocks::softmax_rows(const UbRows& x, int64_t cols, int64_t lr, int64_t r, bool first, int64_t mi, int64_t ai) {
   const int64_t e = es();
   const Addr m = ub(L_.m[mi], lr * e), l = ub(L_.l[mi], lr * e), alpha = ub(L_.alpha[ai], lr * e);
-  // A chain: every step reads what the one before wrote, so a V barrier between each two (none between the
-  // copy of m and the exp of alpha, which read mnew / alpha written two steps before).
+  // A chain: each step reads what the one before wrote, so a V barrier between each two; independent steps share
+  // one wait (a barrier costs its producers' latency): the broadcast of the new max goes with alpha's subtraction,
+  // the row subtraction with alpha's exp and m's update (same values as broadcasting m after the update).
   ops_.row_reduce(x, ub(L_.acc), ub(L_.rmax), VRedOp::Max);
   ops_.barrier();
   if (first) {
     ops_.copy(vt_, m, ub(L_.rmax), r);
+    ops_.brcb(vt_, ub(L_.rmax), ub(L_.brcb), r);
+    ops_.barrier();
+    ops_.row_bcast(x, ub(L_.brcb), VBinOp::Sub, x.width);
   } else {
     ops_.binary(VBinOp::Max, vt_, ub(L_.mnew), m, ub(L_.rmax), r);
     ops_.barrier();
     ops_.binary(VBinOp::Sub, vt_, alpha, m, ub(L_.mnew), r);
+    ops_.brcb(vt_, ub(L_.mnew), ub(L_.brcb), r);
     ops_.barrier();
+    ops_.row_bcast(x, ub(L_.brcb), VBinOp::Sub, x.width);
     ops_.unary(VUnaryOp::Exp, vt_, alpha, alpha, r);
     ops_.copy(vt_, m, ub(L_.mnew), r);
   }
-  ops_.barrier();
-  ops_.brcb(vt_, m, ub(L_.brcb), r);
-  ops_.barrier();
-  ops_.row_bcast(x, ub(L_.brcb), VBinOp::Sub, x.width);
   ops_.barrier();
   ops_.unary(VUnaryOp::Exp, vt_, x.at, x.at, x.rows * x.width);
   ops_.barrier();
