@@ -22,6 +22,7 @@ const TilingSpace& fia_tiling_space() {
            .s2_block = {.default_rule =
                             "the longest KV rounded up to 128, clamped to [128, 256] for an fp32 softmax at query S > "
                             "1 (and at most half the longest KV rounded up to 128 there: two score blocks per unit), "
+                            "[128, 896] with full quantisation at query S > 1, "
                             "else [128, 512] (MSD antiquant at query S = 1: to the vendor's 1024 with G > 1, 8192 "
                             "with G = 1, whole pages); lowered by 128 until L1 fits (and UB, once s1_block is down to "
                             "32); query S = 1: then the smallest block that gives a KV split no more blocks",
@@ -102,8 +103,12 @@ BlockTiling choose(const attn::AttnProblem& p, const sim::HwConfig& hw, const Ti
   const bool s1_set = ov.pin(keys::s1_block, t.s1_block);
   // An fp32 softmax takes its row max by block reductions up to 256 columns (VecOps::row_reduce, the PTO kernel's
   // TILE_S1 256): 4-15% faster than 512 on the prompt perf cases; fp16 (high-performance mode) keeps 512.
-  t.s2_block =
-      std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, p.high_perf || p.Sq == 1 ? 512 : 256);
+  // Full quantisation (int8 Q / K / V, fp16 softmax) goes longer: its int8 K / V blocks take half the L1, and
+  // each score block's fixed vector cost is spread over more columns (fia_perf_s8192_int8: 8,365,902 cycles at 512,
+  // 7,169,567 at 768, 6,961,737 at 896; fp16 high performance is 6% slower at 640 than at 512): up to 896, the
+  // longest block whose 16-row fp16 sub-tile stays one counter-mode instruction (16 x 896 of 255 x 64).
+  const int64_t hi = p.full_quant.on && p.Sq > 1 ? 896 : p.high_perf || p.Sq == 1 ? 512 : 256;
+  t.s2_block = std::clamp<int64_t>(round_up(std::max<int64_t>(max_skv(p), 1), 128), 128, hi);
   // The prompt's load-balance rules (tiling_fit.h); an empty KV has no work to spread (its units only write rows).
   const bool balance = p.Sq > 1 && !p.antiquant.msd && max_skv(p) > 0;
   if (balance) t.s2_block = std::min(t.s2_block, attn::two_blocks_cap(max_skv(p)));

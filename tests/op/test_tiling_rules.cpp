@@ -57,6 +57,7 @@ const Claim kClaims[] = {
     {"s1_block: lowered by 16 while the work units are fewer than the AI cores", "fia_bsh_f16", {}, {{"s1_block", 48}}},
     {"s1_block: query S = 1: the G heads of a KV head rounded up to 16", "fia_decode_bsnd_gqa", {}, {{"s1_block", 16}}},
     {"s2_block: [128, 256] for an fp32 softmax at query S > 1", "fia_perf_s2048_mode3", {}, {{"s2_block", 256}}},
+    {"s2_block: [128, 896] with full quantisation at query S > 1", "fia_perf_s8192_int8", {}, {{"s2_block", 896}}},
     {"s2_block: at most half the longest KV rounded up to 128 (two score blocks per unit)",
      "fia_bsh_f16",
      {},
