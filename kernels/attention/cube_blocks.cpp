@@ -150,12 +150,12 @@ void CubeBlocks::pv(const Step& st, int64_t s) {
   if (!early_v_) load_v(st, s);
   c_.cross_wait(kFlagPReady);
   tile::wait(c_, kL1Free.at(kSlotP));
-  load_rows({pl_.gm.workspace, elems_at(pl_.ws_p(c_.block_idx(), s % pl_.step_slots())), m, pl_.cw_max, 0}, pm_, cols);
+  load_rows({pl_.gm.workspace, elems_at(pl_.ws_p(c_.block_idx(), pl_.step_slot(s))), m, pl_.cw_max, 0}, pm_, cols);
   tile::set(c_, kL1Loaded.at(kSlotP));
   tile::wait(c_, kL1Loaded.at(v_slot(vs)));
   tile::wait(c_, kL1Loaded.at(kSlotP));
   gemm({pm_, false}, {v_[vs], true}, m, pl_.p.Dv, cols,
-       c_.gm(pl_.gm.workspace, pl_.ws_o(c_.block_idx(), s % pl_.step_slots())), pl_.dv_pad,
+       c_.gm(pl_.gm.workspace, pl_.ws_o(c_.block_idx(), pl_.step_slot(s))), pl_.dv_pad,
        pl_.msd.on ? DType::I32 : pl_.oblk, pl_.p.full_quant.deq2);
   tile::set(c_, kL1Free.at(v_slot(vs)));
   tile::set(c_, kL1Free.at(kSlotP));

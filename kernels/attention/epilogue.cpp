@@ -26,7 +26,7 @@ void VecBlocks::v2(const Step& st, int64_t s) {
   if (cnt == 0) return;
   const DType ot = pl_.oblk;
   const int64_t dv = pl_.dv_pad, oe = bytes_of(ot);
-  const uint64_t src = pl_.ws_o(c_.block_idx(), s % pl_.step_slots()) + uint64_t(a * dv * oe);
+  const uint64_t src = pl_.ws_o(c_.block_idx(), pl_.step_slot(s)) + uint64_t(a * dv * oe);
   if (pl_.msd.on) {
     msd_v2(st, s, a, cnt);
   } else if (st.first) {
@@ -39,7 +39,7 @@ void VecBlocks::v2(const Step& st, int64_t s) {
       tile::wait(c_, kXFree.at(xb_));
       c_.issue(tile::copy_bytes(ub(L_.x[xb_]), ws(src + uint64_t(r0 * dv * oe)), r * dv * oe));
       tile::handover(c_, kXLoaded.at(xb_));
-      alpha_brcb(s % pl_.step_slots(), r0, r);
+      alpha_brcb(pl_.step_slot(s), r0, r);
       const UbRows o{ub(L_.oacc, r0 * dv * oe), ot, r, dv};
       ops_.barrier();
       ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
@@ -50,7 +50,7 @@ void VecBlocks::v2(const Step& st, int64_t s) {
     }
   }
   if (st.last && pl_.msd.on) msd_v_rows(u);
-  if (st.last) finish_rows(u, a, cnt, st.seq % pl_.step_slots(), pl_.q_slot(st.seq));
+  if (st.last) finish_rows(u, a, cnt, pl_.step_slot(st.seq), pl_.q_slot(st.seq));
 }
 
 // MSD: O = O * alpha + the combined P V block, o_rows at a time through x (the first block: O = the block).
@@ -67,7 +67,7 @@ void VecBlocks::msd_v2(const Step& st, int64_t s, int64_t a, int64_t cnt) {
       ops_.barrier();
       ops_.copy(DType::F32, o.at, ob.at, r * dv);
     } else {
-      alpha_brcb(s % pl_.step_slots(), r0, r);
+      alpha_brcb(pl_.step_slot(s), r0, r);
       ops_.barrier();
       ops_.row_bcast(o, ub(L_.obrcb), VBinOp::Mul, p_.Dv);
       ops_.barrier();

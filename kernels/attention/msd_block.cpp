@@ -254,7 +254,7 @@ void VecBlocks::msd_scores(const UbRows& x, int64_t cols, int64_t lr, int64_t r,
 // unit's computed rows); per-token V also keeps amax2 and r2 of rows [lr, lr + r) for V2 (step parity).
 void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t stride, int64_t row, int64_t lr,
                             int64_t r) {
-  const int64_t n = x.rows * x.width, ai = s % pl_.step_slots();
+  const int64_t n = x.rows * x.width, ai = pl_.step_slot(s);
   const UbRows t0{ub(L_.limb), DType::F32, r, x.width};
   const Addr t1 = ub(L_.limb, n * 4);
   if (p_.antiquant.per_token(true)) {  // a chain: a V barrier between dependent steps
@@ -283,7 +283,7 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t st
   ops_.barrier();
   msd_limbs(x, t1, t0.at, ub(L_.pb[pbi_]));
   tile::handover(c_, kCastFull.at(pbi_));
-  const uint64_t slot = pl_.ws_p(c_.block_idx(), s % pl_.step_slots());
+  const uint64_t slot = pl_.ws_p(c_.block_idx(), pl_.step_slot(s));
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)
     c_.issue(tile::copy_out({ub(L_.pb[pbi_], limb_bytes(i * n)), DType::I8, r, limb_bytes(x.width)},
                             {ws(slot + uint64_t(limb_bytes((i * stride + row) * pl_.cw_max))), DType::I8, r,
@@ -296,9 +296,9 @@ void VecBlocks::msd_p_limbs(const UbRows& x, int64_t cols, int64_t s, int64_t st
 // O block rows [row + r0, row + r0 + r) (row: this AIV's first) from the L int32 limb tiles of the O slot -> dst
 // (fp32), per-token V's amax2 and r2 (rows r0 ..) applied.
 void VecBlocks::msd_o_block(int64_t s, int64_t stride, int64_t row, int64_t r0, int64_t r, const UbRows& dst) {
-  const int64_t dv = pl_.dv_pad, n = r * dv, ai = s % pl_.step_slots();
+  const int64_t dv = pl_.dv_pad, n = r * dv, ai = pl_.step_slot(s);
   tile::wait(c_, kMsdFree);
-  const uint64_t slot = pl_.ws_o(c_.block_idx(), s % pl_.step_slots());
+  const uint64_t slot = pl_.ws_o(c_.block_idx(), pl_.step_slot(s));
   for (int64_t i = 0; i < pl_.msd.limbs; ++i)  // limb 0 straight into dst
     c_.issue(tile::copy_bytes(i ? ub(L_.limb, (i - 1) * n * 4) : dst.at,
                               ws(slot + uint64_t((i * stride + row + r0) * dv * 4)), n * 4));

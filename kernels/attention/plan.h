@@ -134,8 +134,10 @@ struct Plan {
   bool has_splits() const { return fd_bytes > 0; }
   int64_t s_slots() const { return t.preload + 1; }
   int64_t v_lead() const { return vec_lead(p); }
-  // P / O workspace slots, alpha rows (by step) and m / l rows (by the unit's Step::seq): v_lead() + 1 in flight.
+  // P / O workspace slots, alpha rows (by step) and m / l rows (by the unit's Step::seq): v_lead() + 1 in flight;
+  // slot = the step's (or the unit's Step::seq's) index % step_slots().
   int64_t step_slots() const { return v_lead() + 1; }
+  int64_t step_slot(int64_t i) const { return i % step_slots(); }
   // MSD: the AIVs write a unit's query limbs `preload` steps before its first score block (the cube's QK of step t
   // follows its P V of step t - preload - 1, which the AIVs' V2 of that step waits for), so the units of up to
   // preload + 1 steps hold limbs (GM) and amax1 / rq rows (UB) at once: slot = the unit's Step::seq % q_slots().

@@ -12,13 +12,13 @@ namespace npusim::op::attn {
 
 using namespace isa;
 using namespace vec_events;
+using tile::UbRows;
 
 namespace {
 // The softmax's row sums in pto-isa's TROWSUM order (vcgadd, pairwise vadd, vcgadd) where the rows are fp32 and
 // 128 or 256 columns wide (kernels/fia/README.md, step V1; the golden models: softmax_row_sum).
 constexpr auto kSumOrder = tile::VecOps::SumOrder::Blocks;
 }  // namespace
-using tile::UbRows;
 
 VecBlocks::VecBlocks(sim::CoreCtx& c, const Plan& pl)
     : c_(c), pl_(pl), p_(pl.p), L_(ub_layout(pl.p, pl.t)), ops_(c), vt_(pl.vec) {
@@ -46,7 +46,7 @@ void VecBlocks::unit_inputs(const Step& st) {
 
 void VecBlocks::v1(const Step& st, int64_t s) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
-  const int64_t parity = st.seq % pl_.step_slots();  // the unit's m / l buffers
+  const int64_t parity = pl_.step_slot(st.seq);  // the unit's m / l buffers
   c_.cross_wait(kFlagSReady);
   if (st.first) zero_through(st.unit + 1);
   const auto [a, cnt] = share(u);
@@ -58,7 +58,7 @@ void VecBlocks::v1(const Step& st, int64_t s) {
 void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int64_t a, int64_t parity) {
   const WorkUnit& u = pl_.units[size_t(st.unit)];
   const int64_t j0 = st.blk * pl_.t.s2_block, cols = pl_.blk_cols(u.b, st.blk), cw = Plan::cw_of(cols);
-  const int64_t row = u.r_lo + a + lr, i0 = row_logical(pl_, u, row), n = r * cw, ai = s % pl_.step_slots();
+  const int64_t row = u.r_lo + a + lr, i0 = row_logical(pl_, u, row), n = r * cw, ai = pl_.step_slot(s);
   const UbRows x{ub(L_.x[xb_]), vt_, r, cw};
   tile::wait(c_, kXFree.at(xb_));
   const uint64_t src = pl_.ws_s(c_.block_idx(), s % pl_.s_slots()) + uint64_t((a + lr) * pl_.cw_max * es());
@@ -122,8 +122,7 @@ void VecBlocks::v1_subtile(const Step& st, int64_t s, int64_t lr, int64_t r, int
   }
   tile::set(c_, kXFree.at(xb_));
   tile::handover(c_, kCastFull.at(pbi_));
-  const uint64_t p_at =
-      pl_.ws_p(c_.block_idx(), s % pl_.step_slots()) + uint64_t((a + lr) * pl_.cw_max * bytes_of(pl_.in));
+  const uint64_t p_at = pl_.ws_p(c_.block_idx(), pl_.step_slot(s)) + uint64_t((a + lr) * pl_.cw_max * bytes_of(pl_.in));
   c_.issue(tile::copy_out({ub(L_.pb[pbi_]), pl_.in, r, cw}, {ws(p_at), pl_.in, r, cw, pl_.cw_max}));
   tile::set(c_, kCastFree.at(pbi_));
   xb_ ^= 1, pbi_ ^= 1;
